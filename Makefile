@@ -1,0 +1,38 @@
+# cosmoskit make targets. `make test` is what CI runs (see .ci/run).
+GO ?= go
+GOLANGCI_LINT_VERSION ?= v2.15.0
+GOBIN ?= $(shell $(GO) env GOPATH)/bin
+GOLANGCI_LINT ?= $(GOBIN)/golangci-lint
+
+.PHONY: test vet lint unit integration tools image bench
+
+## test: everything CI runs: vet, lint, unit tests with -race, integration tests.
+test: vet lint unit integration
+
+vet:
+	$(GO) vet ./...
+	cd integration && $(GO) vet ./...
+
+## tools: installs golangci-lint from the Go module proxy if it is missing or another version.
+tools:
+	@if ! $(GOLANGCI_LINT) version 2>/dev/null | grep -q "$(patsubst v%,%,$(GOLANGCI_LINT_VERSION))"; then \
+		echo "installing golangci-lint $(GOLANGCI_LINT_VERSION)"; \
+		$(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION); \
+	fi
+
+lint: tools
+	$(GOLANGCI_LINT) run ./...
+	cd integration && $(GOLANGCI_LINT) run ./...
+
+unit:
+	$(GO) test -race -count=1 -timeout 8m ./...
+
+integration:
+	cd integration && $(GO) test -count=1 -timeout 8m ./...
+
+## image: builds the cosmostest server as a static binary and a FROM scratch image (no pull needed).
+image:
+	./scripts/build-image.sh
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
