@@ -1,0 +1,114 @@
+package diagnostics
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Stats is what the attempt policy learned about the HTTP attempts of one operation.
+type Stats struct {
+	// Attempts is the number of HTTP attempts (1 when nothing was retried).
+	Attempts int
+	// Throttles is the number of attempts answered with 429.
+	Throttles int
+	// ThrottleWait is the time spent waiting before retrying throttled attempts, as reported with
+	// [AddThrottleWait] by the retry layer (azcore's own retry policy does not report it).
+	ThrottleWait time.Duration
+	// RequestCharge is the sum of x-ms-request-charge over all attempts.
+	RequestCharge float64
+	// Host is the host[:port] of the last attempt (the region endpoint that answered).
+	Host string
+}
+
+// callState is created by the per-call policy for each operation and updated by the attempt
+// policy below it, which may run concurrently for hedged attempts.
+type callState struct {
+	mu sync.Mutex
+	s  Stats
+}
+
+type stateKey struct{}
+
+func stateFrom(ctx context.Context) *callState {
+	st, _ := ctx.Value(stateKey{}).(*callState)
+	return st
+}
+
+func (st *callState) snapshot() Stats {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.s
+}
+
+// StatsFromContext returns the attempt statistics of the operation whose request context is ctx
+// (the context a per-retry policy sees), and false when ctx carries no operation started by
+// [Policy].
+func StatsFromContext(ctx context.Context) (Stats, bool) {
+	st := stateFrom(ctx)
+	if st == nil {
+		return Stats{}, false
+	}
+	return st.snapshot(), true
+}
+
+// AddThrottleWait records that the retry layer waited d before retrying a throttled attempt of the
+// operation whose request context is ctx. It feeds the throttle wait metric and [Stats]; it does
+// nothing when ctx carries no operation started by [Policy].
+func AddThrottleWait(ctx context.Context, d time.Duration) {
+	if st := stateFrom(ctx); st != nil && d > 0 {
+		st.mu.Lock()
+		st.s.ThrottleWait += d
+		st.mu.Unlock()
+	}
+}
+
+// NewAttemptPolicy returns the per-retry half of the diagnostics: install it in
+// azcosmos.ClientOptions.PerRetryPolicies. It sees every HTTP attempt below azcore's retry policy
+// and the Cosmos region retry, counts attempts and 429s, sums their request charges and remembers
+// the region endpoint of the last attempt, for the [Policy] above it to report. On a throttled
+// attempt it adds a "cosmoskit.throttled" event to the operation's span. Without [Policy] above it,
+// it only passes the request on.
+func NewAttemptPolicy() policy.Policy { return attemptPolicy{} }
+
+type attemptPolicy struct{}
+
+func (attemptPolicy) Do(req *policy.Request) (*http.Response, error) {
+	ctx := req.Raw().Context()
+	st := stateFrom(ctx)
+	if st == nil {
+		return req.Next()
+	}
+	resp, err := req.Next()
+	host := req.Raw().URL.Host
+	throttled := false
+	var charge float64
+	if resp != nil {
+		throttled = resp.StatusCode == http.StatusTooManyRequests
+		charge = requestCharge(resp.Header)
+	}
+	st.mu.Lock()
+	st.s.Attempts++
+	st.s.RequestCharge += charge
+	st.s.Host = host
+	if throttled {
+		st.s.Throttles++
+	}
+	st.mu.Unlock()
+	if throttled {
+		if span := trace.SpanFromContext(ctx); span.IsRecording() {
+			span.AddEvent("cosmoskit.throttled", trace.WithAttributes(
+				attribute.Int(keySubStatus, subStatus(resp.Header)),
+				attribute.Int64("cosmoskit.retry_after_ms", retryAfter(resp.Header).Milliseconds()),
+				attribute.String(keyServerAddress, host),
+				attribute.Int("cosmoskit.attempt", st.snapshot().Attempts),
+			))
+		}
+	}
+	return resp, err
+}

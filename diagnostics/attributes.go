@@ -1,0 +1,52 @@
+package diagnostics
+
+import (
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
+
+// Attribute keys: the OpenTelemetry database semantic conventions for Cosmos DB, plus
+// azure.cosmosdb.activity_id (the .NET SDK's key; not in the conventions) and a few cosmoskit.*
+// keys for what the conventions do not cover.
+const (
+	keySystemName    = string(semconv.DBSystemNameKey)
+	valSystemName    = "azure.cosmosdb"
+	keyNamespace     = string(semconv.DBNamespaceKey)
+	keyCollection    = string(semconv.DBCollectionNameKey)
+	keyOperation     = string(semconv.DBOperationNameKey)
+	keyStatusCode    = string(semconv.DBResponseStatusCodeKey)
+	keySubStatus     = string(semconv.AzureCosmosDBResponseSubStatusCodeKey)
+	keyRequestCharge = string(semconv.AzureCosmosDBOperationRequestChargeKey)
+	keyConsistency   = string(semconv.AzureCosmosDBConsistencyLevelKey)
+	keyConnMode      = string(semconv.AzureCosmosDBConnectionModeKey)
+	keyQueryText     = string(semconv.DBQueryTextKey)
+	keyReturnedRows  = string(semconv.DBResponseReturnedRowsKey)
+	keyServerAddress = string(semconv.ServerAddressKey)
+	keyServerPort    = string(semconv.ServerPortKey)
+	keyErrorType     = string(semconv.ErrorTypeKey)
+	keyActivityID    = "azure.cosmosdb.activity_id"
+	keyAttempts      = "cosmoskit.attempts"
+	keyThrottles     = "cosmoskit.throttles"
+	keyBreakerState  = "cosmoskit.circuit_breaker.state"
+	keyBreakerFrom   = "cosmoskit.circuit_breaker.previous_state"
+)
+
+// Metric instrument names.
+const (
+	// MetricOperationDuration is the operation duration histogram, in seconds.
+	MetricOperationDuration = "db.client.operation.duration"
+	// MetricRequestCharge is the request charge histogram, in request units (a float histogram:
+	// the conventions' int histogram would round 1.23 RU down to 1).
+	MetricRequestCharge = "azure.cosmosdb.client.operation.request_charge"
+	// MetricThrottles counts attempts answered with 429, retried or not.
+	MetricThrottles = "cosmoskit.client.throttled_requests"
+	// MetricThrottleWait sums the seconds waited before retrying throttled attempts, as reported
+	// with AddThrottleWait.
+	MetricThrottleWait = "cosmoskit.client.throttle_wait"
+	// MetricRetries counts HTTP attempts beyond the first of each operation.
+	MetricRetries = "cosmoskit.client.retries"
+	// MetricCircuitBreakerStateChanges counts circuit breaker state changes.
+	MetricCircuitBreakerStateChanges = "cosmoskit.client.circuit_breaker.state_changes"
+)
+
+// instrumentationName is the tracer and meter scope name.
+const instrumentationName = "github.com/cosmoskit/cosmoskit-go/diagnostics"

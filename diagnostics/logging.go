@@ -1,0 +1,120 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+)
+
+// Log messages of the records the policy writes.
+const (
+	msgFailed    = "cosmoskit: operation failed"
+	msgSlow      = "cosmoskit: slow operation"
+	msgExpensive = "cosmoskit: expensive operation"
+)
+
+// log writes at most one record per operation: a failure (Error for faults; Warn for 408, 429 and
+// deadlines; Debug for 404/409/412 with sub-status 0 and cancellations), else a slow or expensive
+// operation (Warn). Records carry the SDK's diagnostics string, never headers, keys or parameter
+// values.
+func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *outcome, d time.Duration, query string) {
+	var level slog.Level
+	var msg string
+	var threshold time.Duration
+	switch {
+	case out.failed():
+		msg, level = msgFailed, failureLevel(out)
+	default:
+		threshold = p.opts.nonPointThreshold()
+		if op.Point {
+			threshold = p.opts.pointThreshold()
+		}
+		slow := !p.opts.DisableLatencyLog && d > threshold
+		expensive := p.opts.RequestChargeThreshold > 0 && out.charge > p.opts.RequestChargeThreshold
+		switch {
+		case slow:
+			msg, level = msgSlow, slog.LevelWarn
+		case expensive:
+			msg, level = msgExpensive, slog.LevelWarn
+		default:
+			return
+		}
+	}
+	if !p.logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 16)
+	attrs = append(attrs,
+		slog.String(keyOperation, op.Name),
+		slog.String(keyNamespace, op.Database),
+		slog.String(keyCollection, op.Container),
+		slog.Duration("duration", d),
+		slog.Int("status", out.status),
+		slog.Int("sub_status", out.sub),
+		slog.String("activity_id", out.activityID),
+		slog.Float64("request_charge", out.charge),
+		slog.String(keyServerAddress, out.host),
+	)
+	if threshold > 0 {
+		attrs = append(attrs, slog.Duration("latency_threshold", threshold))
+	}
+	if msg == msgExpensive {
+		attrs = append(attrs, slog.Float64("request_charge_threshold", p.opts.RequestChargeThreshold))
+	}
+	if out.attempts > 1 {
+		attrs = append(attrs, slog.Int("attempts", out.attempts))
+	}
+	if out.throttles > 0 {
+		attrs = append(attrs, slog.Int("throttles", out.throttles))
+	}
+	if out.retryAfter > 0 {
+		attrs = append(attrs, slog.Duration("retry_after", out.retryAfter))
+	}
+	if out.resp != nil && out.status >= 400 {
+		if m := serviceMessage(out.resp); m != "" {
+			attrs = append(attrs, slog.String("message", m))
+		}
+	}
+	if out.status == 0 && out.err != nil {
+		attrs = append(attrs, slog.String("error", out.err.Error()))
+	}
+	if query != "" {
+		attrs = append(attrs, slog.String(keyQueryText, query))
+	}
+	attrs = append(attrs, slog.Any("diagnostics", diagnosticsValue{raw}))
+	p.logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+func failureLevel(out *outcome) slog.Level {
+	if out.expected() {
+		return slog.LevelDebug
+	}
+	switch {
+	case out.status == http.StatusTooManyRequests, out.status == http.StatusRequestTimeout:
+		return slog.LevelWarn
+	case out.status == 0 && errors.Is(out.err, context.DeadlineExceeded):
+		return slog.LevelWarn
+	}
+	return slog.LevelError
+}
+
+// diagnosticsValue renders the SDK's diagnostics of the operation whose request is r, lazily: only
+// when a handler formats the record.
+type diagnosticsValue struct{ r *http.Request }
+
+func (v diagnosticsValue) LogValue() slog.Value {
+	return slog.StringValue(requestDiagnostics(v.r).String())
+}
+
+// requestDiagnostics returns the SDK's diagnostics for the operation whose request is r. The SDK
+// keeps them in the request context; azcosmos.DiagnosticsFromError is the exported way to reach
+// them, so r is presented to it as the request of a response.
+func requestDiagnostics(r *http.Request) azcosmos.Diagnostics {
+	d, _ := azcosmos.DiagnosticsFromError(&azcore.ResponseError{RawResponse: &http.Response{Request: r}})
+	return d
+}

@@ -1,0 +1,77 @@
+package diagnostics
+
+import (
+	"context"
+	"sync"
+)
+
+// Meter adds up the request units, operations and throttled attempts of a unit of work, such as
+// one HTTP request of a service ("this request cost 7.3 RU in 3 calls"). Get one with [WithMeter];
+// every Cosmos DB operation run with that context (or a context derived from it) through a client
+// with [Policy] installed is added to it. Meters nest: an operation counts toward every meter in
+// its context. A Meter is safe for concurrent use; the methods of a nil *Meter return zero.
+type Meter struct {
+	parent *Meter
+
+	mu        sync.Mutex
+	charge    float64
+	requests  int
+	throttles int
+}
+
+type meterKey struct{}
+
+// WithMeter returns a context carrying a new [Meter], and the meter. If ctx already carries a
+// meter, the new one is nested inside it: operations count toward both.
+func WithMeter(ctx context.Context) (context.Context, *Meter) {
+	m := &Meter{parent: MeterFromContext(ctx)}
+	return context.WithValue(ctx, meterKey{}, m), m
+}
+
+// MeterFromContext returns the innermost [Meter] in ctx, or nil.
+func MeterFromContext(ctx context.Context) *Meter {
+	m, _ := ctx.Value(meterKey{}).(*Meter)
+	return m
+}
+
+// RequestCharge returns the request units consumed so far, summed over every attempt.
+func (m *Meter) RequestCharge() float64 {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.charge
+}
+
+// Requests returns the number of Cosmos DB operations (pipeline calls: a point operation, one
+// query page, one change feed page, ...) completed so far. Retries of one operation count once;
+// the SDK's account metadata reads are not counted.
+func (m *Meter) Requests() int {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.requests
+}
+
+// Throttles returns the number of attempts answered with 429 so far, including those retried.
+func (m *Meter) Throttles() int {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.throttles
+}
+
+func (m *Meter) add(charge float64, throttles int) {
+	for ; m != nil; m = m.parent {
+		m.mu.Lock()
+		m.charge += charge
+		m.requests++
+		m.throttles += throttles
+		m.mu.Unlock()
+	}
+}

@@ -1,0 +1,336 @@
+package diagnostics
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Policy is the per-call azcore policy that observes each Cosmos DB operation: install it in
+// azcosmos.ClientOptions.PerCallPolicies, with [NewAttemptPolicy] in PerRetryPolicies. It sits
+// above azcore's retry policy and the Cosmos region retry, so it sees each operation once, with
+// its final outcome. For each operation it
+//   - starts a client span "<operation> <container>" with the database semantic conventions
+//     (db.system.name=azure.cosmosdb, db.namespace, db.collection.name, db.operation.name,
+//     azure.cosmosdb.operation.request_charge, db.response.status_code,
+//     azure.cosmosdb.response.sub_status_code, azure.cosmosdb.consistency.level when sent,
+//     server.address/server.port of the region endpoint that answered, db.query.text only with
+//     Options.CaptureQueryText);
+//   - records db.client.operation.duration, the request charge, throttles, throttle waits and
+//     retries (see the Metric constants);
+//   - logs a failed operation once, and a slow or expensive one, with the SDK's diagnostics;
+//   - adds the request charge to every [Meter] in the context.
+//
+// A Policy is safe for concurrent use by any number of clients.
+type Policy struct {
+	opts   Options
+	tracer trace.Tracer
+	inst   *instruments
+	logger *slog.Logger
+	active bool // any of tracer, inst, logger
+}
+
+// NewPolicy returns the per-call policy configured by o. If the MeterProvider fails to create an
+// instrument, metrics are turned off and the failure is logged to o.Logger.
+func NewPolicy(o Options) *Policy {
+	p := &Policy{opts: o, logger: o.Logger}
+	if o.TracerProvider != nil {
+		p.tracer = o.TracerProvider.Tracer(instrumentationName, trace.WithSchemaURL(semconv.SchemaURL))
+	}
+	if o.MeterProvider != nil {
+		in, err := newInstruments(o.MeterProvider)
+		if err != nil {
+			if o.Logger != nil {
+				o.Logger.Warn("cosmoskit: diagnostics metrics disabled", slog.Any("error", err))
+			}
+		} else {
+			p.inst = in
+		}
+	}
+	p.active = p.tracer != nil || p.inst != nil || p.logger != nil
+	return p
+}
+
+// Do implements policy.Policy.
+func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
+	raw := req.Raw()
+	ctx := raw.Context()
+	meter := MeterFromContext(ctx)
+	if !p.active && meter == nil {
+		return req.Next()
+	}
+	op := Classify(raw)
+	st := &callState{}
+	ctx = context.WithValue(ctx, stateKey{}, st)
+	var span trace.Span
+	var query string
+	if p.opts.CaptureQueryText && isQueryOp(op.Name) {
+		query = queryText(req)
+	}
+	if p.tracer != nil {
+		ctx, span = p.startSpan(ctx, raw, op, query)
+	}
+	start := time.Now()
+	resp, err := req.WithContext(ctx).Next()
+	d := time.Since(start)
+
+	out := newOutcome(raw, resp, err, st)
+	if meter != nil && op.Name != OpReadAccount {
+		meter.add(out.charge, out.throttles)
+	}
+	if span != nil {
+		endSpan(span, out)
+	}
+	if p.inst != nil {
+		p.inst.record(ctx, op, &out, d)
+	}
+	if p.logger != nil {
+		p.log(ctx, raw, op, &out, d, query)
+	}
+	return resp, err
+}
+
+// CircuitBreakerStateChanged records that the circuit breaker named name (e.g. a region endpoint)
+// moved from one state to another: a MetricCircuitBreakerStateChanges count and a warning log
+// record. The retry package calls it.
+func (p *Policy) CircuitBreakerStateChanged(ctx context.Context, name, from, to string) {
+	if p.inst != nil {
+		p.inst.breaker.Add(ctx, 1, metric.WithAttributes(
+			attribute.String(keySystemName, valSystemName),
+			attribute.String(keyServerAddress, name),
+			attribute.String(keyBreakerFrom, from),
+			attribute.String(keyBreakerState, to)))
+	}
+	if p.logger != nil {
+		p.logger.LogAttrs(ctx, slog.LevelWarn, "cosmoskit: circuit breaker state changed",
+			slog.String("name", name), slog.String("from", from), slog.String("to", to))
+	}
+}
+
+func (p *Policy) startSpan(ctx context.Context, raw *http.Request, op Operation, query string) (context.Context, trace.Span) {
+	name := op.Name
+	if op.Container != "" {
+		name += " " + op.Container
+	} else if op.Database != "" {
+		name += " " + op.Database
+	}
+	attrs := make([]attribute.KeyValue, 0, 10)
+	attrs = append(attrs,
+		attribute.String(keySystemName, valSystemName),
+		attribute.String(keyOperation, op.Name),
+		attribute.String(keyConnMode, "gateway"),
+	)
+	if op.Database != "" {
+		attrs = append(attrs, attribute.String(keyNamespace, op.Database))
+	}
+	if op.Container != "" {
+		attrs = append(attrs, attribute.String(keyCollection, op.Container))
+	}
+	if host, port := splitHost(raw.URL.Host); host != "" {
+		attrs = append(attrs, attribute.String(keyServerAddress, host))
+		if port > 0 {
+			attrs = append(attrs, attribute.Int(keyServerPort, port))
+		}
+	}
+	if cl := raw.Header.Get(hdrConsistency); cl != "" {
+		attrs = append(attrs, attribute.String(keyConsistency, cl))
+	}
+	if query != "" {
+		attrs = append(attrs, attribute.String(keyQueryText, query))
+	}
+	return p.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+}
+
+func endSpan(span trace.Span, out outcome) {
+	if span.IsRecording() {
+		attrs := make([]attribute.KeyValue, 0, 10)
+		attrs = append(attrs, attribute.Float64(keyRequestCharge, out.charge))
+		if out.host != "" {
+			attrs = append(attrs, attribute.String(keyServerAddress, out.host))
+			if out.port > 0 {
+				attrs = append(attrs, attribute.Int(keyServerPort, out.port))
+			}
+		}
+		if out.status != 0 {
+			attrs = append(attrs, attribute.String(keyStatusCode, out.statusString()),
+				attribute.Int(keySubStatus, out.sub))
+		}
+		if out.activityID != "" {
+			attrs = append(attrs, attribute.String(keyActivityID, out.activityID))
+		}
+		if out.rows >= 0 {
+			attrs = append(attrs, attribute.Int(keyReturnedRows, out.rows))
+		}
+		if out.attempts > 1 {
+			attrs = append(attrs, attribute.Int(keyAttempts, out.attempts))
+		}
+		if out.throttles > 0 {
+			attrs = append(attrs, attribute.Int(keyThrottles, out.throttles))
+		}
+		if et := out.errorType(); et != "" {
+			attrs = append(attrs, attribute.String(keyErrorType, et))
+		}
+		span.SetAttributes(attrs...)
+		if out.failed() && !out.expected() {
+			desc := http.StatusText(out.status)
+			if out.status == 0 && out.err != nil {
+				desc = out.errorType()
+			}
+			span.SetStatus(codes.Error, desc)
+		}
+	}
+	span.End()
+}
+
+// outcome is the final result of one operation, as the per-call policy sees it.
+type outcome struct {
+	status, sub  int
+	activityID   string
+	charge       float64
+	retryAfter   time.Duration
+	attempts     int
+	throttles    int
+	throttleWait time.Duration
+	host         string
+	port         int
+	rows         int   // x-ms-item-count, -1 when absent
+	err          error // the pipeline's error, nil when a response came back
+	resp         *http.Response
+}
+
+func newOutcome(raw *http.Request, resp *http.Response, err error, st *callState) outcome {
+	out := outcome{rows: -1, err: err}
+	final := resp
+	if final == nil && err != nil {
+		var re *azcore.ResponseError
+		if errors.As(err, &re) {
+			final = re.RawResponse
+			out.status = re.StatusCode
+		}
+	}
+	s := st.snapshot()
+	out.attempts, out.throttles, out.throttleWait = s.Attempts, s.Throttles, s.ThrottleWait
+	host := s.Host
+	if final != nil {
+		out.resp = final
+		if out.status == 0 {
+			out.status = final.StatusCode
+		}
+		h := final.Header
+		out.sub = subStatus(h)
+		out.activityID = h.Get(hdrActivityID)
+		out.retryAfter = retryAfter(h)
+		if s.Attempts > 0 {
+			out.charge = s.RequestCharge
+		} else {
+			out.charge = requestCharge(h)
+		}
+		if v := h.Get(hdrItemCount); v != "" {
+			if n, err := strconv.Atoi(v); err == nil {
+				out.rows = n
+			}
+		}
+		if final.Request != nil && final.Request.URL != nil {
+			host = final.Request.URL.Host
+		}
+	} else {
+		out.charge = s.RequestCharge
+	}
+	if out.activityID == "" {
+		out.activityID = raw.Header.Get(hdrActivityID)
+	}
+	if host == "" {
+		host = raw.URL.Host
+	}
+	out.host, out.port = splitHost(host)
+	return out
+}
+
+func (o *outcome) statusString() string {
+	return strconv.Itoa(o.status)
+}
+
+// failed reports a status of 400 or more, or no response at all.
+func (o *outcome) failed() bool {
+	return o.status >= 400 || (o.status == 0 && o.err != nil)
+}
+
+// expected reports outcomes that are answers rather than faults: 404, 409 and 412 with sub-status
+// 0 (a missing item, a duplicate id, a lost ETag race), and the caller's own cancellation.
+func (o *outcome) expected() bool {
+	switch o.status {
+	case http.StatusNotFound, http.StatusConflict, http.StatusPreconditionFailed:
+		return o.sub == 0
+	case 0:
+		return errors.Is(o.err, context.Canceled)
+	}
+	return false
+}
+
+// errorType is the error.type attribute: the status code for an error status, else a short class
+// of the transport error, "" on success.
+func (o *outcome) errorType() string {
+	switch {
+	case o.status >= 400:
+		return o.statusString()
+	case o.status != 0 || o.err == nil:
+		return ""
+	case errors.Is(o.err, context.Canceled):
+		return "canceled"
+	case timeoutErr(o.err):
+		return "timeout"
+	default:
+		var ne net.Error
+		if errors.As(o.err, &ne) {
+			return "transport"
+		}
+		return "_OTHER"
+	}
+}
+
+func splitHost(hostport string) (string, int) {
+	host, portStr, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return hostport, 0
+	}
+	port, _ := strconv.Atoi(portStr)
+	return host, port
+}
+
+func isQueryOp(name string) bool {
+	return name == OpQueryItems || name == OpQueryContainers || name == OpQueryDatabases || name == OpQueryOffers
+}
+
+// queryText reads the "query" member of a query request body, never its parameters, and rewinds
+// the body for the policies below.
+func queryText(req *policy.Request) string {
+	body := req.Body()
+	if body == nil {
+		return ""
+	}
+	b, err := io.ReadAll(body)
+	if rerr := req.RewindBody(); rerr != nil || err != nil {
+		return ""
+	}
+	var q struct {
+		Query string `json:"query"`
+	}
+	if json.Unmarshal(b, &q) != nil {
+		return ""
+	}
+	return q.Query
+}
