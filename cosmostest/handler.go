@@ -1,0 +1,203 @@
+package cosmostest
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+)
+
+// maxBodyBytes bounds what the server reads of a request body; items beyond 2 MB are refused
+// with 413 after parsing the size.
+const maxBodyBytes = 8 << 20
+
+// request is one request being served: the classification, the body, and the response headers
+// accumulated by the handler.
+type request struct {
+	*classification
+	r          *http.Request
+	w          http.ResponseWriter
+	region     *region
+	activityID string
+	body       []byte
+	charge     float64 // x-ms-request-charge
+	session    string  // x-ms-session-token, "" for none
+	header     http.Header
+}
+
+func (rq *request) hdr(name string) string { return rq.r.Header.Get(name) }
+
+// reply writes a success response with the accumulated headers.
+func (rq *request) reply(status int, body []byte) {
+	h := rq.w.Header()
+	for k, v := range rq.header {
+		h[k] = v
+	}
+	rq.writeCommon(h)
+	if body != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	rq.w.WriteHeader(status)
+	if len(body) > 0 && rq.r.Method != http.MethodHead {
+		rq.w.Write(body)
+	}
+}
+
+func (rq *request) writeCommon(h http.Header) {
+	h.Set(hdrActivityID, rq.activityID)
+	h.Set(hdrCharge, strconv.FormatFloat(rq.charge, 'f', -1, 64))
+	if rq.session != "" {
+		h.Set(hdrSession, rq.session)
+	}
+	h.Set("x-ms-gatewayversion", "2.14.0")
+}
+
+// fail writes an error response in the service's format.
+func (rq *request) fail(e *statusError) {
+	h := rq.w.Header()
+	for k, v := range e.header {
+		h[k] = v
+	}
+	rq.writeCommon(h)
+	h.Set(hdrSubstatus, strconv.Itoa(e.substatus))
+	h.Set("Content-Type", "application/json")
+	body := errorBody(e, rq.activityID)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	rq.w.WriteHeader(e.status)
+	rq.w.Write(body)
+}
+
+func newActivityID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
+	srv := r.srv
+	rq := &request{r: hr, w: w, region: r, activityID: hr.Header.Get(hdrActivityID), header: http.Header{}}
+	if rq.activityID == "" {
+		rq.activityID = newActivityID()
+	}
+	c, cerr := classify(hr)
+	if c == nil {
+		c = &classification{}
+	}
+	c.Region = r.name
+	rq.classification = c
+	if err := srv.authenticate(hr, c); err != nil {
+		srv.logf(slog.LevelDebug, "unauthorized", "method", hr.Method, "path", hr.URL.EscapedPath())
+		rq.fail(err)
+		return
+	}
+	if cerr != nil {
+		rq.fail(asStatus(cerr))
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(hr.Body, maxBodyBytes+1))
+	if err != nil {
+		rq.fail(badRequest("cosmostest: cannot read the request body: %v", err))
+		return
+	}
+	if len(body) > maxBodyBytes {
+		rq.fail(newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large."))
+		return
+	}
+	rq.body = body
+
+	srv.mu.Lock()
+	if srv.closed {
+		srv.mu.Unlock()
+		rq.fail(newError(http.StatusServiceUnavailable, subNone, "cosmostest: server closed"))
+		return
+	}
+	srv.seen = append(srv.seen, c)
+	herr := srv.dispatch(rq)
+	srv.mu.Unlock()
+
+	srv.logf(slog.LevelDebug, "request", "region", r.name, "method", hr.Method, "path", hr.URL.EscapedPath(),
+		"op", string(c.Operation), "error", herr)
+	if herr != nil {
+		rq.fail(asStatus(herr))
+	}
+}
+
+func asStatus(err error) *statusError {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se
+	}
+	return newError(http.StatusInternalServerError, subNone, "cosmostest: %v", err)
+}
+
+func (srv *server) logf(level slog.Level, msg string, args ...any) {
+	if srv.cfg.logger != nil {
+		srv.cfg.logger.Log(context.Background(), level, msg, args...)
+	}
+}
+
+// dispatch routes a classified request to its handler; callers hold srv.mu. A handler either
+// writes a success response with rq.reply and returns nil, or returns an error (*statusError).
+//
+// Seam: fault injection and throughput enforcement hook in here (before the handler runs), keyed
+// on rq.classification.
+func (srv *server) dispatch(rq *request) error {
+	if rq.IsWrite && !srv.canWrite(rq.region) && rq.ResourceType != ResourceAccount {
+		return newError(http.StatusForbidden, subWriteForbidden, "The requested operation cannot be performed at this region")
+	}
+	segs := rq.segs
+	n := len(segs)
+	if n == 0 {
+		if rq.r.Method != http.MethodGet {
+			return newError(http.StatusMethodNotAllowed, subNone, "cosmostest: only GET is supported on the account")
+		}
+		rq.charge = 0
+		rq.reply(http.StatusOK, srv.accountJSON())
+		return nil
+	}
+	switch segs[0] {
+	case "dbs":
+		switch n {
+		case 1:
+			return srv.handleDatabases(rq)
+		case 2:
+			return srv.handleDatabase(rq)
+		case 3:
+			if segs[2] == "colls" {
+				return srv.handleContainers(rq)
+			}
+		case 4:
+			if segs[2] == "colls" {
+				return srv.handleContainer(rq)
+			}
+		case 5:
+			if segs[2] == "colls" {
+				switch segs[4] {
+				case "docs":
+					return srv.handleDocs(rq)
+				case "pkranges":
+					return srv.handlePKRanges(rq)
+				}
+			}
+		case 6:
+			if segs[2] == "colls" && segs[4] == "docs" {
+				return srv.handleItem(rq)
+			}
+		}
+	case "offers":
+		switch n {
+		case 1:
+			return srv.handleOffers(rq)
+		case 2:
+			return srv.handleOffer(rq)
+		}
+	}
+	return unsupported(fmt.Sprintf("the resource path %q (%s %s)", rq.r.URL.EscapedPath(), rq.r.Method, string(rq.ResourceType)))
+}

@@ -1,0 +1,99 @@
+package cosmostest
+
+import (
+	"log/slog"
+	"time"
+)
+
+// EmulatorKey is the well-known master key of the Cosmos DB emulator, the server's default key.
+const EmulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	key            string
+	http           bool
+	address        string
+	advertisedHost string
+	logger         *slog.Logger
+	partitions     int
+	regions        []string
+	multiWrite     bool
+	aad            bool
+	clock          func() time.Time
+	throughput     bool
+}
+
+func defaultConfig() config {
+	return config{
+		key:        EmulatorKey,
+		address:    "127.0.0.1:0",
+		partitions: 1,
+		regions:    []string{"West US"},
+		clock:      time.Now,
+	}
+}
+
+// WithKey sets the master key clients must sign with (base64). Default: EmulatorKey.
+func WithKey(key string) Option { return func(c *config) { c.key = key } }
+
+// WithHTTP serves plain HTTP instead of TLS with a certificate generated at start.
+func WithHTTP() Option { return func(c *config) { c.http = true } }
+
+// WithAddress sets the listen address of the account endpoint, e.g. ":8081".
+// Default: "127.0.0.1:0" (a free port on the loopback interface).
+func WithAddress(addr string) Option { return func(c *config) { c.address = addr } }
+
+// WithAdvertisedHost sets the host[:port] written into the account metadata for the account
+// endpoint (the vNext emulator's GATEWAY_PUBLIC_ENDPOINT). Default: the listener's own address.
+// A host without a port keeps the listener's port.
+func WithAdvertisedHost(hostport string) Option { return func(c *config) { c.advertisedHost = hostport } }
+
+// WithLogger logs every request at debug level and every server error at error level.
+// Default: no logging.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithPartitionCount sets the number of physical partitions (pkranges) of every new container.
+// Default 1. Values below 1 mean 1.
+func WithPartitionCount(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			n = 1
+		}
+		c.partitions = n
+	}
+}
+
+// WithRegions sets the account's regions; the first one is the write region. Default: "West US".
+// The first region is served by the account endpoint; every other region gets its own listener
+// sharing the one store.
+func WithRegions(names ...string) Option {
+	return func(c *config) {
+		if len(names) > 0 {
+			c.regions = append([]string(nil), names...)
+		}
+	}
+}
+
+// WithMultiWrite makes the account multi-write: every region is writable and listed in
+// writableLocations, and the account reports enableMultipleWriteLocations true.
+func WithMultiWrite() Option { return func(c *config) { c.multiWrite = true } }
+
+// WithAADTokens accepts AAD bearer tokens (Authorization: type=aad&ver=1.0&sig=<jwt>) without
+// validating them. Default: AAD tokens are refused with 401.
+func WithAADTokens() Option { return func(c *config) { c.aad = true } }
+
+// WithClock sets the server's time source for _ts, TTL expiry and If-Modified-Since.
+// Default: time.Now. See also (*Server).Advance.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.clock = now
+		}
+	}
+}
+
+// WithThroughputLimits enforces provisioned RU/s per physical partition (429/3200).
+// Not implemented yet: the option is accepted and recorded, and requests are not throttled.
+func WithThroughputLimits() Option { return func(c *config) { c.throughput = true } }

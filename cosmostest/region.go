@@ -1,0 +1,188 @@
+package cosmostest
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// region is one account region with its own listener; all regions share the server's store.
+type region struct {
+	srv   *server
+	name  string
+	index int
+
+	mu   sync.Mutex
+	addr string // host:port actually bound, kept so a region comes back on the same port
+	hs   *http.Server
+	down bool
+}
+
+func (r *region) listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	r.addr = ln.Addr().String()
+	hs := &http.Server{
+		Handler:           http.HandlerFunc(r.serveHTTP),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          nil,
+	}
+	if r.srv.cert != nil {
+		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*r.srv.cert}, MinVersion: tls.VersionTLS12}
+		ln = tls.NewListener(ln, hs.TLSConfig)
+	}
+	r.hs = hs
+	go func() { _ = hs.Serve(ln) }()
+	return nil
+}
+
+func (r *region) stop() {
+	r.mu.Lock()
+	hs := r.hs
+	r.hs = nil
+	r.mu.Unlock()
+	if hs != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 0)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+		_ = hs.Close()
+	}
+}
+
+func (r *region) scheme() string {
+	if r.srv.cert == nil {
+		return "http"
+	}
+	return "https"
+}
+
+// url is the address clients reach this region on.
+func (r *region) url() string { return r.scheme() + "://" + r.addr + "/" }
+
+// advertisedURL is the address written into the account metadata.
+func (r *region) advertisedURL() string {
+	if r.index == 0 && r.srv.cfg.advertisedHost != "" {
+		h := r.srv.cfg.advertisedHost
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			_, port, _ := net.SplitHostPort(r.addr)
+			h = net.JoinHostPort(strings.Trim(h, "[]"), port)
+		}
+		return r.scheme() + "://" + h + "/"
+	}
+	return r.url()
+}
+
+func (srv *server) region(name string) *region {
+	c := canonicalRegion(name)
+	for _, r := range srv.regions {
+		if canonicalRegion(r.name) == c {
+			return r
+		}
+	}
+	return nil
+}
+
+// canonicalRegion matches the SDK: whitespace removed, lower case.
+func canonicalRegion(name string) string {
+	return strings.ToLower(strings.Join(strings.Fields(name), ""))
+}
+
+// SetRegionDown takes a region's listener down (its port refuses connections and open
+// connections are dropped) or brings it back up on the same port. Unknown names panic.
+// The first region is served by the account endpoint, so taking it down also stops GET /.
+func (s *Server) SetRegionDown(name string, down bool) {
+	r := s.s.region(name)
+	if r == nil {
+		panic("cosmostest: SetRegionDown: unknown region " + name)
+	}
+	r.mu.Lock()
+	if r.down == down {
+		r.mu.Unlock()
+		return
+	}
+	r.down = down
+	addr := r.addr
+	r.mu.Unlock()
+	if down {
+		r.stop()
+		return
+	}
+	var err error
+	for i := 0; i < 50; i++ { // the port may linger briefly after close
+		if err = r.listen(addr); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	panic("cosmostest: SetRegionDown: reopen " + addr + ": " + err.Error())
+}
+
+// FailoverWriteRegion makes the named region the write region: the account metadata lists it in
+// writableLocations and the former write region answers document and metadata writes with
+// 403 / sub-status 3 (WriteForbidden), as the service does after a failover. Unknown names panic.
+// In multi-write mode it only changes the order of writableLocations.
+func (s *Server) FailoverWriteRegion(name string) {
+	r := s.s.region(name)
+	if r == nil {
+		panic("cosmostest: FailoverWriteRegion: unknown region " + name)
+	}
+	s.s.mu.Lock()
+	s.s.writeRegion = r.index
+	s.s.mu.Unlock()
+}
+
+type accountLocation struct {
+	Name     string `json:"name"`
+	Endpoint string `json:"databaseAccountEndpoint"`
+}
+
+// accountJSON renders GET / ; callers hold mu.
+func (srv *server) accountJSON() []byte {
+	var readable, writable []accountLocation
+	w := srv.regions[srv.writeRegion]
+	loc := func(r *region) accountLocation { return accountLocation{Name: r.name, Endpoint: r.advertisedURL()} }
+	writable = append(writable, loc(w))
+	readable = append(readable, loc(w))
+	for _, r := range srv.regions {
+		if r != w {
+			readable = append(readable, loc(r))
+			if srv.cfg.multiWrite {
+				writable = append(writable, loc(r))
+			}
+		}
+	}
+	body := map[string]any{
+		"_self":                        "",
+		"id":                           "localaccount",
+		"_rid":                         "localaccount.documents.azure.com",
+		"media":                        "//media/",
+		"addresses":                    "//addresses/",
+		"_dbs":                         "//dbs/",
+		"writableLocations":            writable,
+		"readableLocations":            readable,
+		"enableMultipleWriteLocations": srv.cfg.multiWrite,
+		"userReplicationPolicy":        map[string]any{"asyncReplication": false, "minReplicaSetSize": 3, "maxReplicasetSize": 4},
+		"userConsistencyPolicy":        map[string]any{"defaultConsistencyLevel": "Session"},
+		"systemReplicationPolicy":      map[string]any{"minReplicaSetSize": 3, "maxReplicasetSize": 4},
+		"readPolicy":                   map[string]any{"primaryReadCoefficient": 1, "secondaryReadCoefficient": 1},
+		"queryEngineConfiguration":     `{"maxSqlQueryInputLength":262144,"maxJoinsPerSqlQuery":5,"maxLogicalAndPerSqlQuery":500,"maxLogicalOrPerSqlQuery":500,"maxUdfRefPerSqlQuery":10,"maxInExpressionItemsCount":16000,"queryMaxInMemorySortDocumentCount":500,"maxQueryRequestTimeoutFraction":0.9,"sqlAllowNonFiniteNumbers":false,"sqlAllowAggregateFunctions":true,"sqlAllowSubQuery":true,"sqlAllowScalarSubQuery":true,"allowNewKeywords":true,"sqlAllowLike":true,"maxSpatialQueryCells":12,"spatialMaxGeometryPointCount":256,"sqlAllowTop":true,"enableSpatialIndexing":true}`,
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		panic(errors.New("cosmostest: marshal account: " + err.Error()))
+	}
+	return b
+}
+
+// canWrite reports whether region r accepts writes now; callers hold mu.
+func (srv *server) canWrite(r *region) bool {
+	return srv.cfg.multiWrite || r.index == srv.writeRegion
+}
