@@ -216,9 +216,9 @@ func TestRoutingMatchesSDK(t *testing.T) {
 				if tc.prefix && i%4 == 0 {
 					for n := 1; n < tc.paths; n++ {
 						id := fmt.Sprintf("prefix%d-%d", n, i)
-						min := epk.Hash(comps[:n], tc.kind, tc.version)
+						lo := epk.Hash(comps[:n], tc.kind, tc.version)
 						items = append(items, azcosmos.ItemIdentity{ID: id, PartitionKey: sdkKey(comps[:n])})
-						want[id] = rangesFor(g.ranges, min, min+"FF")
+						want[id] = rangesFor(g.ranges, lo, lo+"FF")
 					}
 				}
 			}
@@ -243,14 +243,14 @@ func TestRoutingMatchesSDK(t *testing.T) {
 	}
 }
 
-// rangesFor returns the ids (sorted as strings) of the ranges that hold the EPK point e (max == ""),
-// or that overlap the EPK range [e, max), by epk's rules.
-func rangesFor(ranges []epk.Range, e, max string) []string {
+// rangesFor returns the ids (sorted as strings) of the ranges that hold the EPK point e (end == ""),
+// or that overlap the EPK range [e, end), by epk's rules.
+func rangesFor(ranges []epk.Range, e, end string) []string {
 	var out []string
 	for i, r := range ranges {
 		in := r.Contains(e)
-		if max != "" && !in {
-			in = epk.Compare(r.MinInclusive, e) > 0 && epk.Compare(r.MinInclusive, max) < 0
+		if end != "" && !in {
+			in = epk.Compare(r.MinInclusive, e) > 0 && epk.Compare(r.MinInclusive, end) < 0
 		}
 		if in {
 			out = append(out, strconv.Itoa(i))
