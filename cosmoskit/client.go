@@ -1,0 +1,137 @@
+package cosmoskit
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+)
+
+// Client is a handle on the process's one azcosmos client for an account and identity. It is safe for
+// concurrent use. Every Client from New must be closed; handles from NewFromClient need not be.
+type Client struct {
+	cosmos    *azcosmos.Client
+	entry     *entry // nil for NewFromClient
+	closed    atomic.Bool
+	closeOnce sync.Once
+	preferred []string
+	excluded  *atomic.Pointer[[]string]
+	// containers caches handles for NewFromClient clients (entry clients share entry.containers).
+	containers *sync.Map
+}
+
+// New returns a Client for cfg. All Clients for the same account endpoint and identity (the same key,
+// connection string key, TokenCredential value, or the default credential) share one *azcosmos.Client
+// for the life of the process, as the SDK's guidance asks (one client per account, never one per
+// request): the first New builds it, later ones take a reference, and the last Close closes it.
+//
+// Errors: a *ConfigError (matching ErrInvalidConfig) says which field is wrong and how to fix it;
+// ErrConfigConflict means a client for the account is already open with different regions,
+// application name or server certificate. New does no network I/O: a wrong key or unreachable
+// endpoint shows up on the first request. ClientOptions and policies of later New calls for an open
+// account are not compared; the first call's are in effect.
+func New(cfg Config) (*Client, error) {
+	r, err := resolve(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e, err := acquire(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{cosmos: e.cosmos, entry: e, preferred: e.preferred, excluded: &e.excluded, containers: &e.containers}, nil
+}
+
+// NewFromClient returns a Client around an existing azcosmos client, for code that already builds its
+// own. The caller keeps ownership: Close on this Client does not close c. PreferredRegions is empty
+// (the SDK does not expose it) and ExcludedRegions starts empty. If c is nil, the Client's methods
+// return ErrClosed.
+func NewFromClient(c *azcosmos.Client) *Client {
+	empty := []string{}
+	cl := &Client{cosmos: c, excluded: new(atomic.Pointer[[]string]), containers: new(sync.Map)}
+	cl.excluded.Store(&empty)
+	if c == nil {
+		cl.closed.Store(true)
+	}
+	return cl
+}
+
+// Cosmos returns the underlying azcosmos client, for everything cosmoskit does not wrap. It must not
+// be closed directly; close the Client instead.
+func (c *Client) Cosmos() *azcosmos.Client { return c.cosmos }
+
+// Endpoint returns the account endpoint the client talks to.
+func (c *Client) Endpoint() string {
+	if c.entry != nil {
+		return c.entry.endpoint
+	}
+	if c.cosmos == nil {
+		return ""
+	}
+	return c.cosmos.Endpoint()
+}
+
+// Database returns a handle on database id. It does no I/O; use EnsureDatabase to create it. Errors:
+// ErrClosed, or the SDK's error for an empty id.
+func (c *Client) Database(id string) (*azcosmos.DatabaseClient, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	return c.cosmos.NewDatabase(id)
+}
+
+// Container returns a handle on container id in database db, cached per (db, id) so repeated calls are
+// cheap. It does no I/O; use EnsureContainer to create it. Errors: ErrClosed, or the SDK's error for
+// an empty id.
+func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	k := db + "\x00" + id
+	if v, ok := c.containers.Load(k); ok {
+		return v.(*azcosmos.ContainerClient), nil
+	}
+	cc, err := c.cosmos.NewContainer(db, id)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := c.containers.LoadOrStore(k, cc)
+	return v.(*azcosmos.ContainerClient), nil
+}
+
+// PreferredRegions returns a copy of the regions passed to the SDK, in order.
+func (c *Client) PreferredRegions() []string { return slices.Clone(c.preferred) }
+
+// ExcludedRegions returns a copy of the regions requests should currently avoid. The list is shared by
+// every Client of the same account in the process. The retry package routes with it; the SDK alone
+// does not.
+func (c *Client) ExcludedRegions() []string { return slices.Clone(*c.excluded.Load()) }
+
+// SetExcludedRegions replaces the excluded regions for every Client of this account, at runtime and
+// race-free. Entries must be non-empty and distinct (a *ConfigError otherwise); no regions clears the
+// list.
+func (c *Client) SetExcludedRegions(regions ...string) error {
+	checked, err := checkRegions(&Config{}, "ExcludedRegions", regions)
+	if err != nil {
+		return err
+	}
+	if checked == nil {
+		checked = []string{}
+	}
+	c.excluded.Store(&checked)
+	return nil
+}
+
+// Close releases this handle. The shared azcosmos client is closed when the last Client for its
+// account and identity is closed. Close is idempotent and always returns nil; after it, the Client's
+// methods return ErrClosed.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.closed.Store(true)
+		if c.entry != nil {
+			release(c.entry)
+		}
+	})
+	return nil
+}

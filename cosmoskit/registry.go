@@ -1,0 +1,176 @@
+package cosmoskit
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+)
+
+// registryKey identifies one account and identity. It never holds a raw key: key identities are an
+// HMAC under a per-process random salt. cred is the caller's TokenCredential (compared by ==, so two
+// New calls with the same credential value share a client).
+type registryKey struct {
+	endpoint string
+	identity string
+	cred     any
+}
+
+// settings are the parts of a Config, beyond the account and identity, that shape the client. Two New
+// calls for the same account must agree on them.
+type settings struct {
+	preferred string // canonical, comma-joined, in order
+	excluded  string // canonical, comma-joined, in order
+	appName   string
+	cert      string // fingerprint
+}
+
+func settingsOf(r *resolved) settings {
+	s := settings{
+		preferred: strings.Join(canonicalRegions(r.preferred), ","),
+		excluded:  strings.Join(canonicalRegions(r.excluded), ","),
+		appName:   r.appName,
+	}
+	if r.cert != nil {
+		s.cert = certFingerprint(r.cert.Raw)
+	}
+	return s
+}
+
+// diff names the first setting that differs, for ErrConfigConflict.
+func (s settings) diff(o settings) string {
+	switch {
+	case s.preferred != o.preferred:
+		return fmt.Sprintf("PreferredRegions [%s] differ from the open client's [%s]", o.preferred, s.preferred)
+	case s.excluded != o.excluded:
+		return fmt.Sprintf("ExcludedRegions [%s] differ from the open client's [%s]", o.excluded, s.excluded)
+	case s.appName != o.appName:
+		return fmt.Sprintf("ApplicationName %q differs from the open client's %q", o.appName, s.appName)
+	case s.cert != o.cert:
+		return "ServerCertificate differs from the open client's"
+	}
+	return ""
+}
+
+// entry is one shared azcosmos client and its reference count.
+type entry struct {
+	key       registryKey
+	cosmos    *azcosmos.Client
+	refs      int // guarded by registry.mu
+	settings  settings
+	endpoint  string
+	preferred []string
+	excluded  atomic.Pointer[[]string]
+	// containers caches ContainerClient handles by "db\x00container".
+	containers sync.Map
+}
+
+var registry = struct {
+	mu      sync.Mutex
+	entries map[registryKey]*entry
+}{entries: make(map[registryKey]*entry)}
+
+// newAzClient builds the azcosmos client for a resolved config. Tests replace it to count
+// constructions.
+var newAzClient = func(r *resolved, opts *azcosmos.ClientOptions) (*azcosmos.Client, error) {
+	switch r.auth {
+	case authKey:
+		cred, err := azcosmos.NewKeyCredential(r.key)
+		if err != nil {
+			return nil, &ConfigError{Field: "Key", Problem: "is not a valid account key"}
+		}
+		return azcosmos.NewClientWithKey(r.ep.url, cred, opts)
+	case authToken:
+		return azcosmos.NewClient(r.ep.url, r.cred, opts)
+	default:
+		cred, err := azidentity.NewDefaultAzureCredential(nil)
+		if err != nil {
+			return nil, fmt.Errorf("cosmoskit: no Key, ConnectionString or Credential was set for %s, and the default Azure credential is unavailable: %w", r.ep.url, err)
+		}
+		return azcosmos.NewClient(r.ep.url, cred, opts)
+	}
+}
+
+// acquire returns the shared entry for r, creating it on first use, and takes a reference.
+func acquire(r *resolved) (*entry, error) {
+	k := registryKey{endpoint: r.ep.key, identity: r.identity}
+	if r.auth == authToken {
+		k.cred = r.cred
+		if r.identity == "token:unshared" {
+			k.cred = new(int) // unique: a credential that cannot be compared is never shared
+		}
+	}
+	s := settingsOf(r)
+
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if e, ok := registry.entries[k]; ok {
+		if d := e.settings.diff(s); d != "" {
+			return nil, fmt.Errorf("%w: %s: %s", ErrConfigConflict, r.ep.url, d)
+		}
+		e.refs++
+		return e, nil
+	}
+	opts := r.clientOptions()
+	c, err := newAzClient(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred)}
+	ex := slices.Clone(r.excluded)
+	e.excluded.Store(&ex)
+	registry.entries[k] = e
+	r.logger.Info("cosmoskit: Cosmos DB client created",
+		"endpoint", r.ep.url,
+		"credential", r.authSource,
+		"preferredRegions", r.preferred,
+		"excludedRegions", r.excluded,
+		"loopback", r.ep.loopback)
+	if !r.ep.loopback && len(r.preferred) == 0 {
+		r.logger.Warn("cosmoskit: no PreferredRegions: reads use the account's first read region only, with no regional failover; list at least two regions, nearest first",
+			"endpoint", r.ep.url)
+	}
+	return e, nil
+}
+
+// release drops a reference; the last one closes the azcosmos client.
+func release(e *entry) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	e.refs--
+	if e.refs > 0 {
+		return
+	}
+	if registry.entries[e.key] == e {
+		delete(registry.entries, e.key)
+	}
+	e.cosmos.Close()
+}
+
+// clientOptions builds the azcosmos options: a copy of the caller's base with cosmoskit's regions,
+// user agent, policies and transport.
+func (r *resolved) clientOptions() *azcosmos.ClientOptions {
+	var o azcosmos.ClientOptions
+	if r.base != nil {
+		o = *r.base
+	}
+	o.PreferredRegions = slices.Clone(r.preferred)
+	if r.appName != "" {
+		o.Telemetry.ApplicationID = r.appName
+	}
+	o.PerCallPolicies = slices.Concat(o.PerCallPolicies, r.cfg.PerCallPolicies)
+	o.PerRetryPolicies = slices.Concat(o.PerRetryPolicies, r.cfg.PerRetryPolicies)
+	if o.Transport == nil {
+		switch {
+		case r.cert != nil:
+			o.Transport = newPinnedClient(r.cert)
+		case r.ep.loopback:
+			o.Transport = newLoopbackTransport()
+		}
+	}
+	return &o
+}

@@ -1,0 +1,268 @@
+package cosmoskit
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"unicode"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+)
+
+// authKind is how a resolved config authenticates.
+type authKind int
+
+const (
+	authKey     authKind = iota // account key (explicit, connection string, or the emulator default)
+	authToken                   // caller's azcore.TokenCredential
+	authDefault                 // azidentity.NewDefaultAzureCredential
+)
+
+// String names the kind for logs.
+func (k authKind) String() string {
+	switch k {
+	case authKey:
+		return "key"
+	case authToken:
+		return "token credential"
+	default:
+		return "default azure credential"
+	}
+}
+
+// resolved is a validated Config, ready to build a client from.
+type resolved struct {
+	ep         endpointInfo
+	auth       authKind
+	authSource string // "Key", "ConnectionString", "Credential", "emulator default", "default azure credential"
+	key        string // authKey only; never logged or put in an error
+	cred       azcore.TokenCredential
+	identity   string // registry identity: never the raw key
+	preferred  []string
+	excluded   []string
+	appName    string
+	cert       *x509.Certificate
+	base       *azcosmos.ClientOptions
+	cfg        *Config
+	logger     *slog.Logger
+}
+
+// processSalt keys the HMAC that turns an account key into a registry identity, so the registry holds
+// nothing from which the key could be checked offline.
+var processSalt = func() []byte {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("cosmoskit: crypto/rand: " + err.Error())
+	}
+	return b
+}()
+
+// keyIdentity is an opaque identity for an account key.
+func keyIdentity(key string) string {
+	m := hmac.New(sha256.New, processSalt)
+	m.Write([]byte(key))
+	return "key:" + hex.EncodeToString(m.Sum(nil))
+}
+
+// resolve validates cfg. Every error is a *ConfigError that names the field and never contains a key.
+func resolve(cfg Config) (*resolved, error) {
+	c := &cfg
+	bad := func(field, problem string) error {
+		return &ConfigError{Field: c.field(field), Problem: problem}
+	}
+	r := &resolved{cfg: c, logger: cfg.Logger}
+	if r.logger == nil {
+		r.logger = slog.Default()
+	}
+
+	// Credentials: at most one source.
+	var set []string
+	if cfg.Key != "" {
+		set = append(set, c.field("Key"))
+	}
+	if cfg.ConnectionString != "" {
+		set = append(set, c.field("ConnectionString"))
+	}
+	if cfg.Credential != nil {
+		set = append(set, "Credential")
+	}
+	if len(set) > 1 {
+		return nil, &ConfigError{Field: strings.Join(set, ", "), Problem: "set only one of Key, ConnectionString and Credential"}
+	}
+
+	// Endpoint, possibly from the connection string.
+	endpoint := cfg.Endpoint
+	if cfg.ConnectionString != "" {
+		csEndpoint, csKey, ok := parseConnectionString(cfg.ConnectionString)
+		if !ok || csEndpoint == "" || csKey == "" {
+			return nil, bad("ConnectionString", "must have the form AccountEndpoint=https://...;AccountKey=...; (copy it from the portal's Keys blade)")
+		}
+		csInfo, problem := parseEndpoint(csEndpoint)
+		if problem != "" {
+			return nil, bad("ConnectionString", "its AccountEndpoint "+problem)
+		}
+		if endpoint != "" {
+			info, problem := parseEndpoint(endpoint)
+			if problem != "" {
+				return nil, bad("Endpoint", problem)
+			}
+			if info.key != csInfo.key {
+				return nil, &ConfigError{Field: c.field("Endpoint") + ", " + c.field("ConnectionString"),
+					Problem: fmt.Sprintf("name different accounts (%s and %s); set only one of them", info.url, csInfo.url)}
+			}
+		}
+		endpoint = csEndpoint
+		r.key = csKey
+		r.auth = authKey
+		r.authSource = "ConnectionString"
+	}
+	info, problem := parseEndpoint(endpoint)
+	if problem != "" {
+		return nil, bad("Endpoint", problem)
+	}
+	r.ep = info
+
+	switch {
+	case cfg.Key != "":
+		r.key = strings.TrimSpace(cfg.Key)
+		r.auth = authKey
+		r.authSource = "Key"
+	case cfg.ConnectionString != "":
+		// set above
+	case cfg.Credential != nil:
+		r.auth = authToken
+		r.authSource = "Credential"
+		r.cred = cfg.Credential
+	case info.loopback:
+		r.key = EmulatorKey
+		r.auth = authKey
+		r.authSource = "emulator default"
+	default:
+		r.auth = authDefault
+		r.authSource = "default azure credential"
+	}
+	if r.auth == authKey {
+		field := r.authSource
+		if field == "emulator default" {
+			field = "Key"
+		}
+		if _, err := base64.StdEncoding.DecodeString(r.key); err != nil {
+			return nil, &ConfigError{Field: c.field(field), Problem: "is not a base64 account key; copy the primary or secondary key from the portal's Keys blade", Err: err}
+		}
+		if r.key == EmulatorKey && !info.loopback {
+			return nil, bad(field, fmt.Sprintf("is the public emulator key, which is refused for the non-loopback endpoint %s; use that account's own key or a Credential (the emulator key is accepted only for localhost, 127.0.0.0/8 and ::1)", info.url))
+		}
+		r.identity = keyIdentity(r.key)
+	}
+
+	// Regions.
+	preferred := cfg.PreferredRegions
+	preferredField := "PreferredRegions"
+	if preferred == nil && cfg.ClientOptions != nil {
+		preferred = cfg.ClientOptions.PreferredRegions
+		preferredField = "ClientOptions.PreferredRegions"
+	}
+	var err error
+	if r.preferred, err = checkRegions(c, preferredField, preferred); err != nil {
+		return nil, err
+	}
+	if r.excluded, err = checkRegions(c, "ExcludedRegions", cfg.ExcludedRegions); err != nil {
+		return nil, err
+	}
+
+	// User agent.
+	r.appName = cfg.ApplicationName
+	if r.appName != "" {
+		if len(r.appName) > 24 || strings.IndexFunc(r.appName, unicode.IsSpace) >= 0 {
+			return nil, bad("ApplicationName", fmt.Sprintf("%q must be at most 24 characters with no whitespace (it goes into the User-Agent header)", r.appName))
+		}
+	} else if cfg.ClientOptions == nil || cfg.ClientOptions.Telemetry.ApplicationID == "" {
+		r.appName = "cosmoskit"
+	}
+
+	// TLS.
+	if cfg.ServerCertificate != nil && cfg.ServerCertificatePEM != nil {
+		return nil, bad("ServerCertificate, ServerCertificatePEM", "set only one of them")
+	}
+	r.cert = cfg.ServerCertificate
+	if cfg.ServerCertificatePEM != nil {
+		block, _ := pem.Decode(cfg.ServerCertificatePEM)
+		if block == nil || block.Type != "CERTIFICATE" {
+			return nil, bad("ServerCertificatePEM", "holds no PEM \"CERTIFICATE\" block")
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, &ConfigError{Field: "ServerCertificatePEM", Problem: "is not a valid X.509 certificate", Err: err}
+		}
+		r.cert = cert
+	}
+	if r.cert != nil && cfg.ClientOptions != nil && cfg.ClientOptions.Transport != nil {
+		return nil, bad("ServerCertificate", "cannot be combined with ClientOptions.Transport: configure TLS in your transport, or drop the transport")
+	}
+	r.base = cfg.ClientOptions
+
+	if r.auth == authToken && !reflect.TypeOf(r.cred).Comparable() {
+		r.identity = "token:unshared"
+	} else if r.auth == authToken {
+		r.identity = "token"
+	} else if r.auth == authDefault {
+		r.identity = "default-azure-credential"
+	}
+	return r, nil
+}
+
+// checkRegions validates a region list: entries non-empty and distinct after the SDK's canonical form
+// (whitespace removed, lower case). It returns the trimmed entries, in order.
+func checkRegions(c *Config, field string, regions []string) ([]string, error) {
+	if len(regions) == 0 {
+		return nil, nil
+	}
+	out := make([]string, len(regions))
+	seen := make(map[string]int, len(regions))
+	for i, name := range regions {
+		canon := canonicalRegion(name)
+		if canon == "" {
+			return nil, &ConfigError{Field: c.field(fmt.Sprintf("%s[%d]", field, i)), Problem: "is empty; list region names such as \"West US 3\", or leave the list empty"}
+		}
+		if j, dup := seen[canon]; dup {
+			return nil, &ConfigError{Field: c.field(fmt.Sprintf("%s[%d]", field, i)),
+				Problem: fmt.Sprintf("%q duplicates %s[%d] %q (region names compare ignoring case and whitespace)", name, field, j, regions[j])}
+		}
+		seen[canon] = i
+		out[i] = strings.TrimSpace(name)
+	}
+	return out, nil
+}
+
+// canonicalRegion is the SDK's canonical region name: whitespace removed, lower case.
+func canonicalRegion(name string) string {
+	var b strings.Builder
+	b.Grow(len(name))
+	for _, r := range name {
+		if !unicode.IsSpace(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// canonicalRegions maps canonicalRegion over names.
+func canonicalRegions(names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = canonicalRegion(n)
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package cosmoskit
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"syscall"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+)
+
+// These mirror the azcosmos default HTTP client (cosmos_default_http_client.go), which is not exported.
+const (
+	dialTimeout      = 5 * time.Second
+	roundTripTimeout = 65 * time.Second
+)
+
+// newHTTPClient returns an http.Client with the azcosmos default transport settings and tlsConfig.
+// control, if non-nil, vets every address dialled.
+func newHTTPClient(tlsConfig *tls.Config, control func(network, address string, c syscall.RawConn) error, proxy bool) *http.Client {
+	t := &http.Transport{
+		DialContext: (&net.Dialer{
+			Timeout:   dialTimeout,
+			KeepAlive: 30 * time.Second,
+			Control:   control,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          1000,
+		MaxIdleConnsPerHost:   100,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: 1 * time.Second,
+		TLSClientConfig:       tlsConfig,
+	}
+	if proxy {
+		t.Proxy = http.ProxyFromEnvironment
+	}
+	return &http.Client{Transport: t, Timeout: roundTripTimeout}
+}
+
+// loopbackOnly is a net.Dialer Control that refuses any address that is not loopback, so the relaxed
+// TLS configuration can never be used for a connection that leaves the machine.
+func loopbackOnly(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || !ap.Addr().Unmap().IsLoopback() {
+		return fmt.Errorf("cosmoskit: refusing %s connection to non-loopback address %s with relaxed TLS verification", network, address)
+	}
+	return nil
+}
+
+// loopbackTransport serves a loopback (emulator) endpoint: requests to loopback hosts skip TLS
+// verification (emulators use self-signed certificates) over connections that may only reach
+// loopback addresses; requests to any other host (a region the account metadata names) are verified
+// against the system roots as usual.
+type loopbackTransport struct {
+	relaxed *http.Client
+	strict  *http.Client
+}
+
+func newLoopbackTransport() *loopbackTransport {
+	return &loopbackTransport{
+		relaxed: newHTTPClient(&tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: true}, loopbackOnly, false), //nolint:gosec // loopback only, enforced at dial time
+		strict:  newHTTPClient(&tls.Config{MinVersion: tls.VersionTLS12}, nil, true),
+	}
+}
+
+// Do implements policy.Transporter.
+func (t *loopbackTransport) Do(req *http.Request) (*http.Response, error) {
+	if isLoopbackHost(req.URL.Hostname()) {
+		return t.relaxed.Do(req)
+	}
+	return t.strict.Do(req)
+}
+
+var _ policy.Transporter = (*loopbackTransport)(nil)
+
+// newPinnedClient returns a client that trusts exactly cert: the server's leaf must equal it or
+// chain to it (with the host name checked in the chain case).
+func newPinnedClient(cert *x509.Certificate) *http.Client {
+	roots := x509.NewCertPool()
+	roots.AddCert(cert)
+	cfg := &tls.Config{
+		MinVersion: tls.VersionTLS12,
+		// Verification is done in VerifyConnection against cert only, never the system roots.
+		InsecureSkipVerify: true, //nolint:gosec // replaced by VerifyConnection below
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("cosmoskit: server presented no certificate")
+			}
+			leaf := cs.PeerCertificates[0]
+			if leaf.Equal(cert) {
+				return nil
+			}
+			inter := x509.NewCertPool()
+			for _, c := range cs.PeerCertificates[1:] {
+				inter.AddCert(c)
+			}
+			_, err := leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, DNSName: cs.ServerName})
+			if err != nil {
+				return fmt.Errorf("cosmoskit: server certificate is not Config.ServerCertificate (%s) and does not chain to it: %w", certFingerprint(cert.Raw), err)
+			}
+			return nil
+		},
+	}
+	return newHTTPClient(cfg, nil, true)
+}
