@@ -48,7 +48,9 @@ func WithAddress(addr string) Option { return func(c *config) { c.address = addr
 // WithAdvertisedHost sets the host[:port] written into the account metadata for the account
 // endpoint (the vNext emulator's GATEWAY_PUBLIC_ENDPOINT). Default: the listener's own address.
 // A host without a port keeps the listener's port.
-func WithAdvertisedHost(hostport string) Option { return func(c *config) { c.advertisedHost = hostport } }
+func WithAdvertisedHost(hostport string) Option {
+	return func(c *config) { c.advertisedHost = hostport }
+}
 
 // WithLogger logs every request at debug level and every server error at error level.
 // Default: no logging.

@@ -3,6 +3,7 @@ package cosmostest
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 	"strconv"
 	"strings"
 )
@@ -28,23 +29,45 @@ type pkRange struct {
 	ts       int64
 }
 
-// newRanges returns the physical partitions of a new container.
-//
-// Until internal/epk lands this is a single range "0" covering ["", "FF") whatever n is, which
-// the SDK handles correctly for every key (rest_protocol §7). Switch here (and in rangeFor) to
-// epk.Ranges(n, def.Kind, def.Version).
+// newRanges returns the n physical partitions of a new container, ids "0".."n-1", splitting the
+// hash space the container's keys use evenly (epk.Ranges).
 func newRanges(n int, def partitionKeyDef, ts int64) []*pkRange {
-	_ = n
-	_ = def
-	return []*pkRange{{id: "0", min: "", max: "FF", items: map[string]*item{}, ts: ts}}
+	if n <= 1 {
+		return []*pkRange{{id: "0", min: "", max: "FF", items: map[string]*item{}, ts: ts}}
+	}
+	var out []*pkRange
+	for i, r := range epk.Ranges(n, def.Kind, def.Version) {
+		out = append(out, &pkRange{id: strconv.Itoa(i), min: r.MinInclusive, max: r.MaxExclusive, items: map[string]*item{}, ts: ts})
+	}
+	return out
 }
 
-// rangeFor returns the physical partition that holds logical partition pk. It is the one place
-// where keys are mapped to ranges: with internal/epk it becomes
-// "the range whose [min,max) contains epk.Hash(pk, kind, version)".
+// effectivePK is the EPK the SDK computes for pk on this container.
+func (c *container) effectivePK(pk []any) string {
+	comps := make([]any, len(pk))
+	for i, v := range pk {
+		if v == undefinedValue {
+			comps[i] = epk.Undefined
+		} else {
+			comps[i] = v
+		}
+	}
+	return epk.Hash(comps, c.pk.Kind, c.pk.Version)
+}
+
+// rangeFor returns the physical partition that holds logical partition pk: the range whose
+// [min, max) contains the key's EPK. It is the one place where keys are mapped to ranges.
 func (c *container) rangeFor(pk []any) *pkRange {
-	_ = pk
-	return c.ranges[0]
+	if len(c.ranges) == 1 {
+		return c.ranges[0]
+	}
+	e := c.effectivePK(pk)
+	for _, r := range c.ranges {
+		if (epk.Range{MinInclusive: r.min, MaxExclusive: r.max}).Contains(e) {
+			return r
+		}
+	}
+	return c.ranges[len(c.ranges)-1]
 }
 
 // rangeByID returns the range with that id, or nil.
