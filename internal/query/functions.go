@@ -1,0 +1,90 @@
+package query
+
+import (
+	"math"
+	"strings"
+)
+
+// builtin is a system function: min/max arguments (max -1: any number) and its implementation.
+type builtin struct {
+	min, max int
+	call     func(ev *evaluator, args []any) any
+}
+
+// builtins maps upper-case function names to their implementations; filled by init functions of the
+// files that define them.
+var builtins = map[string]*builtin{}
+
+func register(name string, min, max int, f func(ev *evaluator, args []any) any) {
+	builtins[strings.ToUpper(name)] = &builtin{min: min, max: max, call: f}
+}
+
+func init() {
+	typeCheck := func(name string, f func(v any) bool) {
+		register(name, 1, 1, func(_ *evaluator, a []any) any { return f(a[0]) })
+	}
+	typeCheck("IS_DEFINED", func(v any) bool { return !isUndef(v) })
+	typeCheck("IS_NULL", func(v any) bool { return v == nil })
+	typeCheck("IS_BOOL", func(v any) bool { _, ok := v.(bool); return ok })
+	typeCheck("IS_NUMBER", func(v any) bool { _, ok := v.(float64); return ok })
+	typeCheck("IS_STRING", func(v any) bool { _, ok := v.(string); return ok })
+	typeCheck("IS_ARRAY", func(v any) bool { _, ok := v.([]any); return ok })
+	typeCheck("IS_OBJECT", func(v any) bool { return asMap(v) != nil })
+	typeCheck("IS_PRIMITIVE", func(v any) bool {
+		switch v.(type) {
+		case nil, bool, float64, string:
+			return true
+		}
+		return false
+	})
+	typeCheck("IS_INTEGER", func(v any) bool {
+		f, ok := v.(float64)
+		return ok && f == math.Trunc(f) && math.Abs(f) <= 1<<63
+	})
+	typeCheck("IS_FINITE_NUMBER", func(v any) bool {
+		f, ok := v.(float64)
+		return ok && !math.IsInf(f, 0) && !math.IsNaN(f)
+	})
+}
+
+// Helpers that fetch typed arguments; ok is false when the argument has another type, which makes
+// most functions return undefined.
+
+func argNum(a []any, i int) (float64, bool) {
+	if i >= len(a) {
+		return 0, false
+	}
+	f, ok := a[i].(float64)
+	return f, ok
+}
+
+func argStr(a []any, i int) (string, bool) {
+	if i >= len(a) {
+		return "", false
+	}
+	s, ok := a[i].(string)
+	return s, ok
+}
+
+func argBool(a []any, i int) (bool, bool) {
+	if i >= len(a) {
+		return false, false
+	}
+	b, ok := a[i].(bool)
+	return b, ok
+}
+
+func argInt(a []any, i int) (int, bool) {
+	f, ok := argNum(a, i)
+	if !ok || f != math.Trunc(f) || math.Abs(f) > 1<<52 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+func num(f float64) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return undefined
+	}
+	return f
+}

@@ -1,0 +1,151 @@
+package query
+
+func init() {
+	register("ARRAY_CONTAINS", 2, 3, func(_ *evaluator, a []any) any {
+		arr, ok := a[0].([]any)
+		if !ok {
+			return undefined
+		}
+		partial := false
+		if len(a) == 3 {
+			if partial, ok = argBool(a, 2); !ok {
+				return undefined
+			}
+		}
+		return arrayHas(arr, a[1], partial)
+	})
+	register("ARRAY_CONTAINS_ANY", 2, -1, func(_ *evaluator, a []any) any {
+		arr, ok := a[0].([]any)
+		if !ok {
+			return undefined
+		}
+		for _, v := range a[1:] {
+			if arrayHas(arr, v, false) {
+				return true
+			}
+		}
+		return false
+	})
+	register("ARRAY_CONTAINS_ALL", 2, -1, func(_ *evaluator, a []any) any {
+		arr, ok := a[0].([]any)
+		if !ok {
+			return undefined
+		}
+		for _, v := range a[1:] {
+			if !arrayHas(arr, v, false) {
+				return false
+			}
+		}
+		return true
+	})
+	register("ARRAY_LENGTH", 1, 1, func(_ *evaluator, a []any) any {
+		arr, ok := a[0].([]any)
+		if !ok {
+			return undefined
+		}
+		return float64(len(arr))
+	})
+	register("ARRAY_SLICE", 2, 3, func(_ *evaluator, a []any) any {
+		arr, ok := a[0].([]any)
+		start, ok2 := argInt(a, 1)
+		if !ok || !ok2 {
+			return undefined
+		}
+		n := len(arr)
+		if start < 0 {
+			start = max(0, n+start)
+		}
+		if start > n {
+			start = n
+		}
+		end := n
+		if len(a) == 3 {
+			l, ok := argInt(a, 2)
+			if !ok {
+				return undefined
+			}
+			if l < 0 {
+				return []any{}
+			}
+			end = min(n, start+l)
+		}
+		return append([]any{}, arr[start:end]...)
+	})
+	register("ARRAY_CONCAT", 2, -1, func(_ *evaluator, a []any) any {
+		var out []any
+		for _, v := range a {
+			arr, ok := v.([]any)
+			if !ok {
+				return undefined
+			}
+			out = append(out, arr...)
+		}
+		if out == nil {
+			out = []any{}
+		}
+		return out
+	})
+	register("SETINTERSECT", 2, 2, func(_ *evaluator, a []any) any {
+		x, ok1 := a[0].([]any)
+		y, ok2 := a[1].([]any)
+		if !ok1 || !ok2 {
+			return undefined
+		}
+		out := []any{}
+		for _, v := range x {
+			if arrayHas(y, v, false) && !arrayHas(out, v, false) {
+				out = append(out, v)
+			}
+		}
+		return out
+	})
+	register("SETUNION", 2, 2, func(_ *evaluator, a []any) any {
+		x, ok1 := a[0].([]any)
+		y, ok2 := a[1].([]any)
+		if !ok1 || !ok2 {
+			return undefined
+		}
+		out := []any{}
+		for _, arr := range [][]any{x, y} {
+			for _, v := range arr {
+				if !arrayHas(out, v, false) {
+					out = append(out, v)
+				}
+			}
+		}
+		return out
+	})
+}
+
+// arrayHas reports whether arr holds v; with partial, an object v matches any object element that has
+// all of v's properties with equal values.
+func arrayHas(arr []any, v any, partial bool) bool {
+	if isUndef(v) {
+		return false
+	}
+	pm := asMap(v)
+	for _, e := range arr {
+		if partial && pm != nil {
+			em := asMap(e)
+			if em == nil {
+				continue
+			}
+			all := true
+			for k, pv := range pm {
+				ev, ok := em[k]
+				if !ok || !deepEqual(ev, pv) {
+					all = false
+					break
+				}
+			}
+			if all {
+				return true
+			}
+			continue
+		}
+		if deepEqual(e, v) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,214 @@
+package query
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+const ticksPerSecond = 10_000_000
+
+// formatDateTime renders t as the service does: YYYY-MM-DDThh:mm:ss.fffffffZ.
+func formatDateTime(t time.Time) string {
+	t = t.UTC()
+	return fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d.%07dZ", t.Year(), t.Month(), t.Day(),
+		t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/100)
+}
+
+var dateLayouts = []string{
+	"2006-01-02T15:04:05.999999999Z07:00",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
+
+// parseDateTime reads an ISO 8601 date-time string; ok is false for anything else.
+func parseDateTime(v any) (time.Time, bool) {
+	s, ok := v.(string)
+	if !ok || len(s) < 10 {
+		return time.Time{}, false
+	}
+	for _, l := range dateLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// datePart normalizes a DateTimePart name or abbreviation.
+func datePart(v any) string {
+	s, ok := v.(string)
+	if !ok {
+		return ""
+	}
+	switch strings.ToLower(s) {
+	case "year", "yyyy", "yy":
+		return "year"
+	case "month", "mm", "m":
+		return "month"
+	case "day", "dd", "d":
+		return "day"
+	case "hour", "hh":
+		return "hour"
+	case "minute", "mi", "n":
+		return "minute"
+	case "second", "ss", "s":
+		return "second"
+	case "millisecond", "ms":
+		return "millisecond"
+	case "microsecond", "mcs":
+		return "microsecond"
+	case "nanosecond", "ns":
+		return "nanosecond"
+	}
+	return ""
+}
+
+var partDuration = map[string]time.Duration{
+	"day": 24 * time.Hour, "hour": time.Hour, "minute": time.Minute, "second": time.Second,
+	"millisecond": time.Millisecond, "microsecond": time.Microsecond, "nanosecond": time.Nanosecond,
+}
+
+func ticks(t time.Time) float64 {
+	return float64(t.Unix())*ticksPerSecond + float64(t.Nanosecond()/100)
+}
+
+func fromTicks(n float64) (time.Time, bool) {
+	if math.IsNaN(n) || math.Abs(n) > 2.5e18 {
+		return time.Time{}, false
+	}
+	i := int64(n)
+	return time.Unix(i/ticksPerSecond, (i%ticksPerSecond)*100).UTC(), true
+}
+
+func init() {
+	register("GETCURRENTDATETIME", 0, 0, func(ev *evaluator, _ []any) any { return formatDateTime(ev.now) })
+	register("GETCURRENTDATETIMESTATIC", 0, 0, func(ev *evaluator, _ []any) any { return formatDateTime(ev.now) })
+	register("GETCURRENTTIMESTAMP", 0, 0, func(ev *evaluator, _ []any) any { return float64(ev.now.UnixMilli()) })
+	register("GETCURRENTTIMESTAMPSTATIC", 0, 0, func(ev *evaluator, _ []any) any { return float64(ev.now.UnixMilli()) })
+	register("GETCURRENTTICKS", 0, 0, func(ev *evaluator, _ []any) any { return ticks(ev.now) })
+	register("GETCURRENTTICKSSTATIC", 0, 0, func(ev *evaluator, _ []any) any { return ticks(ev.now) })
+	register("DATETIMEADD", 3, 3, func(_ *evaluator, a []any) any {
+		part := datePart(a[0])
+		n, ok1 := argInt64(a, 1)
+		t, ok2 := parseDateTime(a[2])
+		if part == "" || !ok1 || !ok2 {
+			return undefined
+		}
+		switch part {
+		case "year":
+			t = t.AddDate(int(n), 0, 0)
+		case "month":
+			y, m, d := t.Date()
+			first := time.Date(y, m, 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).AddDate(0, int(n), 0)
+			last := first.AddDate(0, 1, -1).Day()
+			t = first.AddDate(0, 0, min(d, last)-1)
+		default:
+			if part == "nanosecond" {
+				n = n / 100 * 100
+			}
+			t = t.Add(time.Duration(n) * partDuration[part])
+		}
+		return formatDateTime(t)
+	})
+	register("DATETIMEPART", 2, 2, func(_ *evaluator, a []any) any {
+		part := datePart(a[0])
+		t, ok := parseDateTime(a[1])
+		if part == "" || !ok {
+			return undefined
+		}
+		switch part {
+		case "year":
+			return float64(t.Year())
+		case "month":
+			return float64(t.Month())
+		case "day":
+			return float64(t.Day())
+		case "hour":
+			return float64(t.Hour())
+		case "minute":
+			return float64(t.Minute())
+		case "second":
+			return float64(t.Second())
+		case "millisecond":
+			return float64(t.Nanosecond() / 1e6)
+		case "microsecond":
+			return float64(t.Nanosecond() / 1e3)
+		}
+		return float64(t.Nanosecond() / 100 * 100)
+	})
+	register("DATETIMEDIFF", 3, 3, func(_ *evaluator, a []any) any {
+		part := datePart(a[0])
+		s, ok1 := parseDateTime(a[1])
+		e, ok2 := parseDateTime(a[2])
+		if part == "" || !ok1 || !ok2 {
+			return undefined
+		}
+		switch part {
+		case "year":
+			return float64(e.Year() - s.Year())
+		case "month":
+			return float64((e.Year()-s.Year())*12 + int(e.Month()) - int(s.Month()))
+		}
+		unit := float64(partDuration[part] / 100)
+		if part == "nanosecond" {
+			return (ticks(e) - ticks(s)) * 100
+		}
+		return math.Floor(ticks(e)/unit) - math.Floor(ticks(s)/unit)
+	})
+	register("DATETIMEFROMPARTS", 3, 7, func(_ *evaluator, a []any) any {
+		var p [7]int
+		lim := [7][2]int{{1, 9999}, {1, 12}, {1, 31}, {0, 23}, {0, 59}, {0, 59}, {0, 9999999}}
+		for i := range a {
+			v, ok := argInt(a, i)
+			if !ok || v < lim[i][0] || v > lim[i][1] {
+				return undefined
+			}
+			p[i] = v
+		}
+		t := time.Date(p[0], time.Month(p[1]), p[2], p[3], p[4], p[5], p[6]*100, time.UTC)
+		if t.Day() != p[2] {
+			return undefined
+		}
+		return formatDateTime(t)
+	})
+	register("DATETIMETOTIMESTAMP", 1, 1, func(_ *evaluator, a []any) any {
+		t, ok := parseDateTime(a[0])
+		if !ok {
+			return undefined
+		}
+		return float64(t.UnixMilli())
+	})
+	register("DATETIMETOTICKS", 1, 1, func(_ *evaluator, a []any) any {
+		t, ok := parseDateTime(a[0])
+		if !ok {
+			return undefined
+		}
+		return ticks(t)
+	})
+	register("TIMESTAMPTODATETIME", 1, 1, func(_ *evaluator, a []any) any {
+		ms, ok := argNum(a, 0)
+		if !ok {
+			return undefined
+		}
+		t, ok := fromTicks(math.Trunc(ms) * 10_000)
+		if !ok {
+			return undefined
+		}
+		return formatDateTime(t)
+	})
+	register("TICKSTODATETIME", 1, 1, func(_ *evaluator, a []any) any {
+		n, ok := argNum(a, 0)
+		if !ok {
+			return undefined
+		}
+		t, ok := fromTicks(math.Trunc(n))
+		if !ok {
+			return undefined
+		}
+		return formatDateTime(t)
+	})
+}

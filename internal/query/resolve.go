@@ -1,0 +1,220 @@
+package query
+
+// resolver binds identifiers to FROM aliases and checks the rules the service enforces at compile time.
+type resolver struct {
+	frames [][]string // innermost last
+}
+
+func (r *resolver) query(q *selectQuery, root bool) error {
+	if q.star && len(q.sources) == 0 {
+		return badRequest("'SELECT *' is not valid if FROM clause is omitted.")
+	}
+	if q.star && len(q.sources) > 1 {
+		return badRequest("'SELECT *' is only valid with a single input set.")
+	}
+	saved := r.frames
+	defer func() { r.frames = saved }()
+	var names []string
+	for i, s := range q.sources {
+		if s.sub != nil {
+			if err := r.query(s.sub, root && i == 0); err != nil {
+				return err
+			}
+		} else {
+			if root && i == 0 {
+				r.frames = [][]string{{q.container}}
+			} else {
+				r.frames = append(saved[:len(saved):len(saved)], names)
+			}
+			if err := r.expr(s.x, false); err != nil {
+				return err
+			}
+		}
+		names = append(names[:len(names):len(names)], s.alias)
+	}
+	if root {
+		r.frames = [][]string{names}
+	} else {
+		r.frames = append(saved[:len(saved):len(saved)], names)
+	}
+	if q.top != nil {
+		if err := r.expr(q.top, false); err != nil {
+			return err
+		}
+	}
+	if q.where != nil {
+		if hasAggregate(q.where) {
+			return badRequest("Aggregate functions are not allowed in the WHERE clause.")
+		}
+		if err := r.expr(q.where, false); err != nil {
+			return err
+		}
+	}
+	for _, g := range q.groupBy {
+		if hasAggregate(g) {
+			return badRequest("Aggregate functions are not allowed in the GROUP BY clause.")
+		}
+		if err := r.expr(g, false); err != nil {
+			return err
+		}
+	}
+	if q.value != nil {
+		if err := r.expr(q.value, true); err != nil {
+			return err
+		}
+		q.hasAgg = q.hasAgg || hasAggregate(q.value)
+	}
+	for _, it := range q.items {
+		if err := r.expr(it.x, true); err != nil {
+			return err
+		}
+		q.hasAgg = q.hasAgg || hasAggregate(it.x)
+	}
+	for _, o := range q.orderBy {
+		if err := r.expr(o.x, len(q.groupBy) > 0); err != nil {
+			return err
+		}
+		q.hasAgg = q.hasAgg || hasAggregate(o.x)
+	}
+	return nil
+}
+
+func (r *resolver) lookup(id *identExpr) error {
+	for d := len(r.frames) - 1; d >= 0; d-- {
+		for s, n := range r.frames[d] {
+			if n == id.name {
+				id.depth = len(r.frames) - 1 - d
+				id.slot = s
+				return nil
+			}
+		}
+	}
+	return badRequest("Identifier '%s' could not be resolved.", id.name)
+}
+
+// expr resolves x; aggOK says whether aggregate calls may appear (select list and ORDER BY of a
+// grouped query).
+func (r *resolver) expr(x expr, aggOK bool) error {
+	switch e := x.(type) {
+	case nil, litExpr, paramExpr:
+		return nil
+	case *identExpr:
+		return r.lookup(e)
+	case propExpr:
+		return r.expr(e.obj, aggOK)
+	case indexExpr:
+		if err := r.expr(e.obj, aggOK); err != nil {
+			return err
+		}
+		return r.expr(e.index, aggOK)
+	case arrayExpr:
+		return r.exprs(e.elems, aggOK)
+	case objectExpr:
+		return r.exprs(e.vals, aggOK)
+	case unaryExpr:
+		return r.expr(e.x, aggOK)
+	case binaryExpr:
+		if err := r.expr(e.l, aggOK); err != nil {
+			return err
+		}
+		return r.expr(e.r, aggOK)
+	case inExpr:
+		if err := r.expr(e.x, aggOK); err != nil {
+			return err
+		}
+		return r.exprs(e.list, aggOK)
+	case betweenExpr:
+		return r.exprs([]expr{e.x, e.lo, e.hi}, aggOK)
+	case likeExpr:
+		return r.exprs([]expr{e.x, e.pattern, e.escape}, aggOK)
+	case condExpr:
+		return r.exprs([]expr{e.cond, e.a, e.b}, aggOK)
+	case *callExpr:
+		if e.agg != aggNone {
+			if !aggOK {
+				return badRequest("Aggregate function '%s' is not allowed here.", e.name)
+			}
+			for _, a := range e.args {
+				if hasAggregate(a) {
+					return badRequest("Cannot perform an aggregate function on an expression containing an aggregate or a subquery.")
+				}
+			}
+		}
+		return r.exprs(e.args, aggOK)
+	case subqueryExpr:
+		saved := r.frames
+		err := r.query(e.q, false)
+		r.frames = saved
+		return err
+	}
+	return nil
+}
+
+func (r *resolver) exprs(xs []expr, aggOK bool) error {
+	for _, x := range xs {
+		if err := r.expr(x, aggOK); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hasAggregate reports whether x calls an aggregate at this query level (not inside subqueries).
+func hasAggregate(x expr) bool {
+	found := false
+	walk(x, func(e expr) bool {
+		if c, ok := e.(*callExpr); ok && c.agg != aggNone {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// walk calls f on x and its children (not descending into subqueries) while f returns true.
+func walk(x expr, f func(expr) bool) {
+	if x == nil || !f(x) {
+		return
+	}
+	switch e := x.(type) {
+	case propExpr:
+		walk(e.obj, f)
+	case indexExpr:
+		walk(e.obj, f)
+		walk(e.index, f)
+	case arrayExpr:
+		for _, c := range e.elems {
+			walk(c, f)
+		}
+	case objectExpr:
+		for _, c := range e.vals {
+			walk(c, f)
+		}
+	case unaryExpr:
+		walk(e.x, f)
+	case binaryExpr:
+		walk(e.l, f)
+		walk(e.r, f)
+	case inExpr:
+		walk(e.x, f)
+		for _, c := range e.list {
+			walk(c, f)
+		}
+	case betweenExpr:
+		walk(e.x, f)
+		walk(e.lo, f)
+		walk(e.hi, f)
+	case likeExpr:
+		walk(e.x, f)
+		walk(e.pattern, f)
+		walk(e.escape, f)
+	case condExpr:
+		walk(e.cond, f)
+		walk(e.a, f)
+		walk(e.b, f)
+	case *callExpr:
+		for _, c := range e.args {
+			walk(c, f)
+		}
+	}
+}
