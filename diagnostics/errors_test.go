@@ -1,0 +1,209 @@
+package diagnostics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+)
+
+// responseError builds the *azcore.ResponseError azcosmos returns for a failed call.
+func responseError(t *testing.T, method, url string, status int, headers map[string]string, body string) error {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := &http.Response{
+		StatusCode: status,
+		Status:     fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		Header:     http.Header{},
+		Body:       io.NopCloser(strings.NewReader(body)),
+		Request:    req,
+	}
+	for k, v := range headers {
+		resp.Header.Set(k, v)
+	}
+	return runtime.NewResponseErrorWithErrorCode(resp, resp.Status)
+}
+
+const itemURL = "https://127.0.0.1:8081/dbs/db1/colls/c1/docs/item1"
+
+func TestFromErrorReadsResponse(t *testing.T) {
+	re := responseError(t, "GET", itemURL, 429, map[string]string{
+		"x-ms-substatus":      "3200",
+		"x-ms-activity-id":    "8b4b3bd2-0000-0000-0000-000000000001",
+		"x-ms-request-charge": "0.5",
+		"x-ms-retry-after-ms": "250",
+	}, `{"code":"TooManyRequests","message":"Message: {\"Errors\":[\"Request rate is large. More Request Units may be needed, so no changes were made.\"]}\r\nActivityId: 8b4b3bd2, Microsoft.Azure.Documents.Common/2.14.0"}`)
+	err := FromError("", fmt.Errorf("sdk: %w", re))
+
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("FromError returned %T, want *Error", err)
+	}
+	want := Error{Operation: OpReadItem, Database: "db1", Container: "c1", StatusCode: 429, SubStatus: 3200,
+		ActivityID: "8b4b3bd2-0000-0000-0000-000000000001", RequestCharge: 0.5, RetryAfter: 250 * time.Millisecond,
+		Message: "Request rate is large. More Request Units may be needed, so no changes were made."}
+	got := *e
+	got.Err, got.Diagnostics = nil, want.Diagnostics
+	if got != want {
+		t.Errorf("FromError fields\n got %+v\nwant %+v", got, want)
+	}
+	if !errors.Is(err, ErrThrottled) || errors.Is(err, ErrNotFound) {
+		t.Errorf("errors.Is: throttled=%v notfound=%v", errors.Is(err, ErrThrottled), errors.Is(err, ErrNotFound))
+	}
+	var raw *azcore.ResponseError
+	if !errors.As(err, &raw) || raw.StatusCode != 429 {
+		t.Errorf("errors.As(*azcore.ResponseError) = %v", raw)
+	}
+	msg := err.Error()
+	for _, s := range []string{"cosmoskit: read_item db1/c1: 429 Too Many Requests", "sub-status 3200", "8b4b3bd2-0000-0000-0000-000000000001", "0.5 RU", "retry after 250ms", "Request rate is large"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("Error() = %q, missing %q", msg, s)
+		}
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("Error() is multi-line: %q", msg)
+	}
+	if !IsRetryable(err) || IsTimeout(err) {
+		t.Errorf("IsRetryable=%v IsTimeout=%v, want true false", IsRetryable(err), IsTimeout(err))
+	}
+}
+
+func TestFromErrorSentinels(t *testing.T) {
+	tests := []struct {
+		status, sub int
+		want        error
+		retryable   bool
+		timeout     bool
+	}{
+		{400, 0, ErrBadRequest, false, false},
+		{401, 0, ErrUnauthorized, false, false},
+		{403, 3, nil, false, false},
+		{404, 0, ErrNotFound, false, false},
+		{404, 1003, ErrNotFound, false, false},
+		{404, 1002, nil, false, false},
+		{408, 0, nil, true, true},
+		{409, 0, ErrConflict, false, false},
+		{410, 1002, nil, true, false},
+		{412, 0, ErrPreconditionFailed, false, false},
+		{413, 0, nil, false, false},
+		{429, 3200, ErrThrottled, true, false},
+		{449, 0, nil, true, false},
+		{500, 0, nil, true, false},
+		{503, 0, ErrUnavailable, true, false},
+	}
+	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrNotFound, ErrConflict, ErrPreconditionFailed, ErrThrottled, ErrUnavailable}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d/%d", tt.status, tt.sub), func(t *testing.T) {
+			err := FromError(OpReadItem, responseError(t, "GET", itemURL, tt.status,
+				map[string]string{"x-ms-substatus": fmt.Sprint(tt.sub)}, ""))
+			for _, s := range sentinels {
+				if got := errors.Is(err, s); got != (tt.want != nil && errors.Is(s, tt.want)) {
+					t.Errorf("errors.Is(%v) = %v", s, got)
+				}
+			}
+			if got := IsRetryable(err); got != tt.retryable {
+				t.Errorf("IsRetryable = %v, want %v", got, tt.retryable)
+			}
+			if got := IsTimeout(err); got != tt.timeout {
+				t.Errorf("IsTimeout = %v, want %v", got, tt.timeout)
+			}
+		})
+	}
+}
+
+func TestFromErrorNilAndIdempotent(t *testing.T) {
+	if FromError("read_item", nil) != nil {
+		t.Fatal("FromError(nil) != nil")
+	}
+	first := FromError(OpReadItem, responseError(t, "GET", itemURL, 404, nil, ""))
+	if second := FromError(OpQueryItems, first); second != first { //nolint:errorlint // identity is the point
+		t.Errorf("FromError(*Error) = %v, want the same error", second)
+	}
+	wrapped := fmt.Errorf("repository: %w", first)
+	if again := FromError("x", wrapped); again != wrapped { //nolint:errorlint // identity is the point
+		t.Errorf("FromError(wrapped *Error) rewrapped it: %v", again)
+	}
+}
+
+func TestFromErrorTransport(t *testing.T) {
+	cause := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	err := FromError(OpReadItem, cause)
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode != 0 {
+		t.Fatalf("FromError(transport) = %#v", err)
+	}
+	if got := err.Error(); got != "cosmoskit: read_item: dial tcp: connection refused" {
+		t.Errorf("Error() = %q", got)
+	}
+	if !IsRetryable(err) {
+		t.Error("a dial error should be retryable")
+	}
+	if !errors.Is(err, cause) {
+		t.Error("errors.Is(err, cause) = false")
+	}
+}
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+func TestPredicates(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		retryable bool
+		timeout   bool
+	}{
+		{"nil", nil, false, false},
+		{"canceled", FromError(OpReadItem, context.Canceled), false, false},
+		{"deadline", FromError(OpReadItem, fmt.Errorf("x: %w", context.DeadlineExceeded)), false, true},
+		{"os deadline", os.ErrDeadlineExceeded, true, true}, // a socket deadline, not the caller's context
+		{"net timeout", FromError(OpReadItem, timeoutError{}), true, true},
+		{"plain", errors.New("boom"), false, false},
+		{"raw 503", responseError(t, "GET", itemURL, 503, nil, ""), true, false},
+		{"raw 408", responseError(t, "GET", itemURL, 408, nil, ""), true, true},
+		{"raw 404", responseError(t, "GET", itemURL, 404, nil, ""), false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := IsRetryable(tt.err); got != tt.retryable {
+				t.Errorf("IsRetryable = %v, want %v", got, tt.retryable)
+			}
+			if got := IsTimeout(tt.err); got != tt.timeout {
+				t.Errorf("IsTimeout = %v, want %v", got, tt.timeout)
+			}
+		})
+	}
+}
+
+func TestRetryAfterHeaders(t *testing.T) {
+	tests := []struct {
+		h    http.Header
+		want time.Duration
+	}{
+		{http.Header{}, 0},
+		{http.Header{"X-Ms-Retry-After-Ms": {"50"}}, 50 * time.Millisecond},
+		{http.Header{"Retry-After-Ms": {"12.5"}}, 12500 * time.Microsecond},
+		{http.Header{"Retry-After": {"2"}}, 2 * time.Second},
+		{http.Header{"X-Ms-Retry-After-Ms": {"junk"}}, 0},
+	}
+	for _, tt := range tests {
+		if got := retryAfter(tt.h); got != tt.want {
+			t.Errorf("retryAfter(%v) = %v, want %v", tt.h, got, tt.want)
+		}
+	}
+}

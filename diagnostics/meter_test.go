@@ -1,0 +1,52 @@
+package diagnostics
+
+import (
+	"context"
+	"sync"
+	"testing"
+)
+
+func TestMeterConcurrentAndNested(t *testing.T) {
+	ctx, outer := WithMeter(context.Background())
+	ctx, inner := WithMeter(ctx)
+	if MeterFromContext(ctx) != inner {
+		t.Fatal("MeterFromContext does not return the innermost meter")
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				inner.add(0.5, 1)
+			}
+		}()
+	}
+	wg.Wait()
+	outer.add(1, 0)
+	if got := inner.RequestCharge(); got != 500 {
+		t.Errorf("inner RequestCharge = %v, want 500", got)
+	}
+	if got, want := inner.Requests(), 1000; got != want {
+		t.Errorf("inner Requests = %d, want %d", got, want)
+	}
+	if got := outer.RequestCharge(); got != 501 {
+		t.Errorf("outer RequestCharge = %v, want 501", got)
+	}
+	if got := outer.Requests(); got != 1001 {
+		t.Errorf("outer Requests = %d, want 1001", got)
+	}
+	if got := outer.Throttles(); got != 1000 {
+		t.Errorf("outer Throttles = %d, want 1000", got)
+	}
+}
+
+func TestMeterNil(t *testing.T) {
+	var m *Meter
+	if m.RequestCharge() != 0 || m.Requests() != 0 || m.Throttles() != 0 {
+		t.Error("nil meter is not zero")
+	}
+	if MeterFromContext(context.Background()) != nil {
+		t.Error("MeterFromContext(background) != nil")
+	}
+}
