@@ -1,0 +1,185 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// config is what the command line and the environment ask for.
+type config struct {
+	Port       int      // --port / PORT, default 8081
+	Protocol   string   // --protocol / PROTOCOL: "http" (default), "https" or "https-insecure" (same as https)
+	Gateway    string   // --gateway-endpoint / GATEWAY_PUBLIC_ENDPOINT: host[:port] advertised, default "localhost"
+	KeyFile    string   // --key-file / KEY_FILE: file holding the master key; default the emulator key
+	LogLevel   string   // --log-level / LOG_LEVEL: quiet, error, warn, info (default), debug, trace
+	Partitions int      // --partitions / COSMOSTEST_PARTITIONS: physical partitions per container, default 1
+	Regions    []string // --regions / COSMOSTEST_REGIONS: comma-separated region names, first is the write region
+	Help       bool     // -h / --help
+	Ignored    []string // emulator flags accepted and ignored, for the start-up log
+}
+
+// valueFlags are the flags this command honours, each taking a value.
+var valueFlags = map[string]string{
+	"port":             "PORT",
+	"protocol":         "PROTOCOL",
+	"gateway-endpoint": "GATEWAY_PUBLIC_ENDPOINT",
+	"key-file":         "KEY_FILE",
+	"log-level":        "LOG_LEVEL",
+	"partitions":       "COSMOSTEST_PARTITIONS",
+	"regions":          "COSMOSTEST_REGIONS",
+}
+
+// ignoredFlags are the vNext emulator's other flags: accepted (with their value) and ignored.
+var ignoredFlags = map[string]bool{
+	"enable-explorer":   true,
+	"explorer-port":     true,
+	"explorer-protocol": true,
+	"data-path":         true,
+	"cert-path":         true,
+	"enable-otlp":       true,
+	"enable-console":    true,
+	"enable-telemetry":  true,
+}
+
+const usage = `Usage: cosmostest [flags]
+
+Runs cosmoskit's Cosmos DB gateway server, a drop-in for the vNext emulator image.
+Flags take "--name value" or "--name=value"; each has an environment variable (the flag wins).
+
+  --port N                  PORT                     listen port (default 8081)
+  --protocol P              PROTOCOL                 http (default), https or https-insecure
+  --gateway-endpoint H[:P]  GATEWAY_PUBLIC_ENDPOINT  host[:port] advertised in the account metadata (default localhost)
+  --key-file F              KEY_FILE                 file holding the master key (default: the emulator key)
+  --log-level L             LOG_LEVEL                quiet, error, warn, info (default), debug, trace
+  --partitions N            COSMOSTEST_PARTITIONS    physical partitions of every new container (default 1)
+  --regions A,B             COSMOSTEST_REGIONS       account regions, first is the write region (default "West US");
+                                                     regions after the first listen on loopback ports
+The emulator's --enable-explorer, --explorer-port, --explorer-protocol, --data-path, --cert-path,
+--enable-otlp, --enable-console and --enable-telemetry are accepted and ignored, as is any other
+--flag (with its value, if one follows).
+`
+
+// parseConfig reads args (without the program name) over the environment given by getenv.
+func parseConfig(args []string, getenv func(string) string) (config, error) {
+	raw := map[string]string{}
+	for name, env := range valueFlags {
+		if v := getenv(env); v != "" {
+			raw[name] = v
+		}
+	}
+	cfg := config{}
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "-h" || arg == "-help" || arg == "--help" {
+			cfg.Help = true
+			continue
+		}
+		if !strings.HasPrefix(arg, "-") || arg == "-" || arg == "--" {
+			return cfg, fmt.Errorf("unexpected argument %q (flags are --name value)", arg)
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		_, known := valueFlags[name]
+		if !hasValue && i+1 < len(args) && (known || !strings.HasPrefix(args[i+1], "-")) {
+			i++
+			value, hasValue = args[i], true
+		}
+		if !known {
+			cfg.Ignored = append(cfg.Ignored, name)
+			continue
+		}
+		if !hasValue {
+			return cfg, fmt.Errorf("flag --%s needs a value", name)
+		}
+		raw[name] = value
+	}
+
+	cfg.Port = 8081
+	if v, ok := raw["port"]; ok {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 0 || p > 65535 {
+			return cfg, fmt.Errorf("port %q is not a port number", v)
+		}
+		cfg.Port = p
+	}
+	cfg.Protocol = "http"
+	if v, ok := raw["protocol"]; ok {
+		switch v = strings.ToLower(v); v {
+		case "http", "https", "https-insecure":
+			cfg.Protocol = v
+		default:
+			return cfg, fmt.Errorf("protocol %q: want http, https or https-insecure", v)
+		}
+	}
+	cfg.Gateway = "localhost"
+	if v, ok := raw["gateway-endpoint"]; ok {
+		cfg.Gateway = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(v, "http://"), "https://"), "/")
+	}
+	cfg.KeyFile = raw["key-file"]
+	cfg.LogLevel = "info"
+	if v, ok := raw["log-level"]; ok {
+		v = strings.ToLower(v)
+		if _, err := newLogger(io.Discard, v); err != nil {
+			return cfg, err
+		}
+		cfg.LogLevel = v
+	}
+	cfg.Partitions = 1
+	if v, ok := raw["partitions"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return cfg, fmt.Errorf("partitions %q: want a whole number ≥ 1", v)
+		}
+		cfg.Partitions = n
+	}
+	if v, ok := raw["regions"]; ok {
+		for _, r := range strings.Split(v, ",") {
+			if r = strings.TrimSpace(r); r != "" {
+				cfg.Regions = append(cfg.Regions, r)
+			}
+		}
+		if len(cfg.Regions) == 0 {
+			return cfg, fmt.Errorf("regions %q: want comma-separated region names", v)
+		}
+	}
+	return cfg, nil
+}
+
+// readKey reads the master key from path: the file's content with surrounding white space removed.
+func readKey(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("key file: %w", err)
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" {
+		return "", errors.New("key file " + path + " is empty")
+	}
+	return key, nil
+}
+
+// newLogger returns the logger for an emulator log level, writing text to w; "quiet" discards.
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	switch level {
+	case "quiet":
+		return slog.New(slog.DiscardHandler), nil
+	case "error":
+		l = slog.LevelError
+	case "warn", "warning":
+		l = slog.LevelWarn
+	case "info", "":
+		l = slog.LevelInfo
+	case "debug":
+		l = slog.LevelDebug
+	case "trace":
+		l = slog.LevelDebug - 4
+	default:
+		return nil, fmt.Errorf("log level %q: want quiet, error, warn, info, debug or trace", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseConfig(t *testing.T) {
+	defaults := config{Port: 8081, Protocol: "http", Gateway: "localhost", LogLevel: "info", Partitions: 1}
+	with := func(f func(*config)) config {
+		c := defaults
+		f(&c)
+		return c
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want config
+	}{
+		{"defaults", nil, nil, defaults},
+		{"flags with space", []string{"--port", "9000", "--protocol", "https", "--gateway-endpoint", "cosmos.local:9000"}, nil,
+			with(func(c *config) { c.Port, c.Protocol, c.Gateway = 9000, "https", "cosmos.local:9000" })},
+		{"flags with =", []string{"--port=9001", "--log-level=DEBUG", "--partitions=4", "--regions=West US, East US"}, nil,
+			with(func(c *config) {
+				c.Port, c.LogLevel, c.Partitions, c.Regions = 9001, "debug", 4, []string{"West US", "East US"}
+			})},
+		{"single dash", []string{"-port", "9002"}, nil, with(func(c *config) { c.Port = 9002 })},
+		{"environment", nil, map[string]string{"PORT": "7000", "PROTOCOL": "HTTPS", "GATEWAY_PUBLIC_ENDPOINT": "host.docker.internal",
+			"KEY_FILE": "/k", "LOG_LEVEL": "quiet", "COSMOSTEST_PARTITIONS": "3", "COSMOSTEST_REGIONS": "A,B"},
+			with(func(c *config) {
+				c.Port, c.Protocol, c.Gateway, c.KeyFile, c.LogLevel, c.Partitions, c.Regions =
+					7000, "https", "host.docker.internal", "/k", "quiet", 3, []string{"A", "B"}
+			})},
+		{"flag beats environment", []string{"--port", "7001"}, map[string]string{"PORT": "7000"}, with(func(c *config) { c.Port = 7001 })},
+		{"gateway endpoint given as URL", []string{"--gateway-endpoint", "http://localhost:9081/"}, nil,
+			with(func(c *config) { c.Gateway = "localhost:9081" })},
+		{"https-insecure", []string{"--protocol", "https-insecure"}, nil, with(func(c *config) { c.Protocol = "https-insecure" })},
+		{"emulator flags ignored", []string{"--enable-explorer", "false", "--explorer-port", "1234", "--port", "8082",
+			"--data-path=/data", "--enable-telemetry", "false", "--enable-otlp", "--cert-path", "/c.pfx", "--some-future-flag"}, nil,
+			with(func(c *config) {
+				c.Port = 8082
+				c.Ignored = []string{"enable-explorer", "explorer-port", "data-path", "enable-telemetry", "enable-otlp", "cert-path", "some-future-flag"}
+			})},
+		{"help", []string{"--help"}, nil, with(func(c *config) { c.Help = true })},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseConfig(tc.args, func(k string) string { return tc.env[k] })
+			if err != nil {
+				t.Fatalf("parseConfig(%q): %v", tc.args, err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("parseConfig(%q)\n got %+v\nwant %+v", tc.args, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--port", "http"}, nil, "not a port number"},
+		{[]string{"--port", "70000"}, nil, "not a port number"},
+		{nil, map[string]string{"PORT": "-1"}, "not a port number"},
+		{[]string{"--protocol", "ftp"}, nil, "want http, https"},
+		{[]string{"--log-level", "loud"}, nil, "want quiet, error"},
+		{[]string{"--partitions", "0"}, nil, "partitions"},
+		{[]string{"--regions", " , "}, nil, "regions"},
+		{[]string{"--port"}, nil, "needs a value"},
+		{[]string{"serve"}, nil, "unexpected argument"},
+	}
+	for _, tc := range tests {
+		_, err := parseConfig(tc.args, func(k string) string { return tc.env[k] })
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parseConfig(%q, %v) = %v, want an error containing %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}
+
+func TestReadKey(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "key")
+	if err := os.WriteFile(path, []byte("  c2VjcmV0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readKey(path); err != nil || got != "c2VjcmV0" {
+		t.Errorf("readKey = %q, %v", got, err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readKey(empty); err == nil {
+		t.Error("readKey of an empty file: no error")
+	}
+	if _, err := readKey(filepath.Join(dir, "missing")); err == nil {
+		t.Error("readKey of a missing file: no error")
+	}
+}
+
+func TestAdvertised(t *testing.T) {
+	tests := []struct {
+		gateway, protocol, listening, want string
+	}{
+		{"localhost", "http", "http://[::]:8081/", "http://localhost:8081/"},
+		{"localhost:9081", "http", "http://[::]:8081/", "http://localhost:9081/"},
+		{"example.com", "https", "https://[::]:40000/", "https://example.com:40000/"},
+		{"[::1]", "http", "http://[::]:8081/", "http://[::1]:8081/"},
+	}
+	for _, tc := range tests {
+		cfg := config{Port: 8081, Protocol: tc.protocol, Gateway: tc.gateway}
+		if got := advertised(cfg, tc.listening); got != tc.want {
+			t.Errorf("advertised(%q, %q) = %q, want %q", tc.gateway, tc.listening, got, tc.want)
+		}
+	}
+}

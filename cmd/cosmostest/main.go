@@ -1,0 +1,132 @@
+// Command cosmostest runs cosmoskit's in-process Cosmos DB gateway server (package cosmostest) as a
+// process: a drop-in for the vNext emulator image (mcr.microsoft.com/cosmosdb/linux/azure-cosmos-emulator:vnext-preview).
+//
+// It honours the emulator's --port/PORT (default 8081), --protocol/PROTOCOL (http by default),
+// --gateway-endpoint/GATEWAY_PUBLIC_ENDPOINT (advertised host[:port], default localhost),
+// --key-file/KEY_FILE and --log-level/LOG_LEVEL, adds --partitions and --regions, and accepts and
+// ignores the emulator's other flags. It prints a line containing "Started" when it serves requests
+// and shuts down cleanly on SIGTERM or SIGINT. Run with --help for the list.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "cosmostest:", err)
+		stop()
+		os.Exit(2)
+	}
+}
+
+// run starts the server as the arguments and environment say, reports it on stdout and serves until
+// ctx is done.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig(args, getenv)
+	if err != nil {
+		return err
+	}
+	if cfg.Help {
+		_, err := io.WriteString(stdout, usage)
+		return err
+	}
+	opts, err := serverOptions(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	srv, err := cosmostest.Start(opts...)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	var out strings.Builder
+	var emulator, unknown []string
+	for _, name := range cfg.Ignored {
+		if ignoredFlags[name] {
+			emulator = append(emulator, name)
+		} else {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(emulator) > 0 {
+		fmt.Fprintf(&out, "cosmostest: ignoring emulator flags: --%s\n", strings.Join(emulator, ", --"))
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(&out, "cosmostest: ignoring unknown flags: --%s\n", strings.Join(unknown, ", --"))
+	}
+	listening := srv.Endpoint()
+	fmt.Fprintf(&out, "cosmostest: listening on %s, advertising %s, %d partition(s) per container\n",
+		listening, advertised(cfg, listening), cfg.Partitions)
+	for _, r := range cfg.Regions[min(1, len(cfg.Regions)):] {
+		fmt.Fprintf(&out, "cosmostest: region %q at %s\n", r, srv.RegionEndpoint(r))
+	}
+	out.WriteString("cosmostest: Started\n")
+	if _, err := io.WriteString(stdout, out.String()); err != nil {
+		return err
+	}
+
+	<-ctx.Done()
+	_, err = io.WriteString(stdout, "cosmostest: shutting down\n")
+	return err
+}
+
+// serverOptions maps the configuration onto cosmostest options.
+func serverOptions(cfg config, logTo io.Writer) ([]cosmostest.Option, error) {
+	logger, err := newLogger(logTo, cfg.LogLevel)
+	if err != nil {
+		return nil, err
+	}
+	opts := []cosmostest.Option{
+		cosmostest.WithAddress(":" + strconv.Itoa(cfg.Port)),
+		cosmostest.WithAdvertisedHost(cfg.Gateway),
+		cosmostest.WithPartitionCount(cfg.Partitions),
+		cosmostest.WithLogger(logger),
+	}
+	if cfg.Protocol == "http" {
+		opts = append(opts, cosmostest.WithHTTP())
+	}
+	if cfg.KeyFile != "" {
+		key, err := readKey(cfg.KeyFile)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, cosmostest.WithKey(key))
+	}
+	if len(cfg.Regions) > 0 {
+		opts = append(opts, cosmostest.WithRegions(cfg.Regions...))
+	}
+	return opts, nil
+}
+
+// advertised is the account endpoint written into the account metadata: the gateway endpoint, with
+// the listening port when it names none.
+func advertised(cfg config, listening string) string {
+	scheme := "http"
+	if cfg.Protocol != "http" {
+		scheme = "https"
+	}
+	host := cfg.Gateway
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		port := strconv.Itoa(cfg.Port)
+		if u, err := url.Parse(listening); err == nil && u.Port() != "" {
+			port = u.Port()
+		}
+		host = net.JoinHostPort(strings.Trim(host, "[]"), port)
+	}
+	return scheme + "://" + host + "/"
+}
