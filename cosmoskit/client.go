@@ -124,14 +124,13 @@ func (c *Client) SetExcludedRegions(regions ...string) error {
 }
 
 // Close releases this handle. The shared azcosmos client is closed when the last Client for its
-// account and identity is closed. Close is idempotent and always returns nil; after it, the Client's
-// methods return ErrClosed.
-func (c *Client) Close() error {
+// account and identity is closed. Close is idempotent (like azcosmos.Client.Close, it returns
+// nothing); after it, the Client's methods return ErrClosed.
+func (c *Client) Close() {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)
 		if c.entry != nil {
 			release(c.entry)
 		}
 	})
-	return nil
 }
