@@ -2,7 +2,6 @@ package cosmostest
 
 import (
 	"encoding/json"
-	"fmt"
 	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 	"strconv"
 	"strings"
@@ -156,17 +155,4 @@ func samePK(a, b []any) bool {
 		}
 	}
 	return true
-}
-
-func formatPK(pk []any) string {
-	parts := make([]string, len(pk))
-	for i, v := range pk {
-		if v == undefinedValue {
-			parts[i] = "{}"
-			continue
-		}
-		j, _ := json.Marshal(v)
-		parts[i] = string(j)
-	}
-	return fmt.Sprintf("[%s]", strings.Join(parts, ","))
 }

@@ -53,7 +53,7 @@ func TestEndpointScheme(t *testing.T) {
 		if s.Key() != cosmostest.EmulatorKey {
 			t.Errorf("key %q", s.Key())
 		}
-		if s.ClientOptions() == s.ClientOptions() {
+		if a, b := s.ClientOptions(), s.ClientOptions(); a == b {
 			t.Error("ClientOptions returns the same pointer twice")
 		}
 	}
