@@ -1,0 +1,66 @@
+// Package cosmostest is an in-process Azure Cosmos DB gateway for tests: it speaks the Cosmos DB
+// NoSQL REST protocol over real HTTP(S), so the unmodified azcosmos client (and any other gateway
+// client) runs against it. Think net/http/httptest plus miniredis for Cosmos DB.
+//
+//	s := cosmostest.NewServer(t)                    // started; closed by t.Cleanup
+//	client, _ := azcosmos.NewClientWithKey(s.Endpoint(), cred(s.Key()), s.ClientOptions())
+//	// or azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
+//
+// ClientOptions returns a fresh copy each call whose transport trusts the certificate the server
+// generated at start (valid for 127.0.0.1, ::1 and localhost) and keeps connections alive. With
+// WithHTTP the server speaks plain HTTP. The key is the emulator's well-known key unless WithKey
+// sets another, and every request's master-key signature is verified (401 with the service's body
+// on mismatch).
+//
+// # Supported
+//
+//   - Account metadata (GET /), one listener per region (WithRegions; the first region is served
+//     by the account endpoint), PreferredRegions routing, SetRegionDown (the port refuses
+//     connections, and comes back on the same port), FailoverWriteRegion (the old write region
+//     answers writes with 403/3, as after a service-side failover), WithMultiWrite.
+//   - Master-key HMAC auth; AAD tokens only with WithAADTokens (not validated).
+//   - Databases and containers: create, read (If-None-Match → 304), replace, delete, query/list.
+//     Partition keys Hash and MultiHash v2 with up to 3 paths; indexingPolicy (the service's
+//     default when absent), vectorEmbeddingPolicy, fullTextPolicy, uniqueKeyPolicy (enforced per
+//     logical partition), defaultTtl, conflictResolutionPolicy are stored and returned. Stable,
+//     unique _rid (a re-created container gets a new one); integer _ts.
+//   - Offers: manual (x-ms-offer-throughput) and autoscale (x-ms-cosmos-offer-autopilot-settings)
+//     at create; POST /offers query; GET and PUT /offers/{rid}/. Manual ≥ 400 in steps of 100,
+//     autoscale max ≥ 1000 in steps of 1000; switching modes is refused.
+//   - Partitioning: WithPartitionCount(n) splits the hash space into n pkranges with the SDK's own
+//     EPK hashing (internal/epk), so ReadManyItems and feed ranges route exactly like the service;
+//     GET pkranges with the 200-then-304 etag protocol; x-ms-documentdb-partitionkeyrangeid routing.
+//   - Items keyed by (partition key, id): create (409), read (404/0), replace, upsert (201/200),
+//     delete (204), ETags and If-Match (412), Prefer: return=minimal, _rid/_self/_etag/_ts/
+//     _attachments, session tokens "<range>:-1#<lsn>" from an LSN counter per physical partition.
+//     The partition key header is parsed tolerantly (the SDK's QuoteToASCII strings); a mismatch
+//     with the document is 400/1001, a missing header 400.
+//   - Limits: id ≤ 1023 bytes without / \ ? # (400), item ≤ 2 MB (413), string partition key
+//     component ≤ 2048 bytes (400).
+//   - Patch: add, set, replace, remove, incr and move, JSON-pointer paths (~0 ~1), "-" append,
+//     at most 10 operations, id / partition key / system paths refused, conditional patch (412).
+//   - TTL: container defaultTtl and per-item ttl (-1 never); expired items are invisible and are
+//     removed lazily when touched. Control time with WithClock or (*Server).Advance; no sleeping.
+//   - Queries: POST …/docs with application/query+json, single partition by pk header (full key or
+//     hierarchical prefix), by pk range id, or by an equality filter on every pk path; fan-out
+//     otherwise (400 when cross-partition is disabled, 400/1004 with additionalErrorInfo for
+//     queries the gateway cannot serve across partitions); x-ms-max-item-count, x-ms-continuation,
+//     query metrics on every page, index metrics when asked.
+//   - Request counters: (*Server).Requests(RequestFilter) by region, operation and resource.
+//   - A deterministic request-unit model (see ru.go): reads cheaper than writes, scaled by size.
+//
+// # Not supported (yet)
+//
+// Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
+//
+//   - The full SQL language: until the query engine lands, only the queries the SDK sends itself
+//     work (SELECT * FROM c WHERE with =, !=, <, >, IN, IS_NULL, IS_DEFINED, AND/OR/NOT, dotted
+//     and bracket paths, parameters). ORDER BY, TOP, aggregates, projections and functions get a
+//     400 that names cosmostest.
+//   - Transactional batch, change feed, reading the document feed without a query.
+//   - Throughput enforcement (WithThroughputLimits is accepted but does not throttle yet), fault
+//     injection, runtime range splits.
+//   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
+//     client encryption keys; If-None-Match on items; consistency levels beyond one store
+//     (every read sees the latest write); the ±15 minute x-ms-date check.
+package cosmostest
