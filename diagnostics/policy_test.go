@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -494,6 +497,8 @@ func (p *throttler) Do(req *policy.Request) (*http.Response, error) {
 	if !throttle {
 		return req.Next()
 	}
+	// What the retry package will do before each throttle retry; azcore waits 1 ms here.
+	diagnostics.AddThrottleWait(req.Raw().Context(), time.Millisecond)
 	h := http.Header{}
 	h.Set("x-ms-retry-after-ms", "1")
 	h.Set("x-ms-substatus", "3200")
@@ -545,6 +550,9 @@ func TestPolicyThrottled(t *testing.T) {
 		}
 		if got := sumCounter(t, ms["cosmoskit.client.retries"], "read_item"); got != 2 {
 			t.Errorf("retries = %d, want 2", got)
+		}
+		if wait, ok := ms["cosmoskit.client.throttle_wait"].Data.(metricdata.Sum[float64]); !ok || len(wait.DataPoints) != 1 || wait.DataPoints[0].Value != 0.002 {
+			t.Errorf("throttle_wait = %+v, want one point of 0.002 s", ms["cosmoskit.client.throttle_wait"].Data)
 		}
 	})
 	t.Run("exhausted", func(t *testing.T) {
@@ -648,5 +656,87 @@ func TestKeyNeverLeaks(t *testing.T) {
 				t.Errorf("key found in output: %q", out)
 			}
 		}
+	}
+}
+
+// failer fails the next attempt it sees with a connection reset, below the attempt policy.
+type failer struct {
+	mu    sync.Mutex
+	armed bool
+}
+
+func (p *failer) Do(req *policy.Request) (*http.Response, error) {
+	p.mu.Lock()
+	fail := p.armed
+	p.armed = false
+	p.mu.Unlock()
+	if !fail {
+		return req.Next()
+	}
+	return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+}
+
+// TestPolicyTransportError: a write whose connection is reset mid-exchange is not retried by the
+// SDK (it may have been applied); the policy sees no response at all.
+func TestPolicyTransportError(t *testing.T) {
+	f := &failer{}
+	h := newHarness(t, harnessConfig{perRetry: []policy.Policy{f}})
+	h.setup(t)
+	ctx := context.Background()
+	h.upsert(ctx, t, "a")
+	f.mu.Lock()
+	f.armed = true
+	f.mu.Unlock()
+	_, err := h.container.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p1"), []byte(`{"id":"b","pk":"p1"}`), nil)
+	if err == nil {
+		t.Fatal("upsert succeeded through a reset connection")
+	}
+	e := diagnostics.FromError("upsert_item", err)
+	var de *diagnostics.Error
+	if !errors.As(e, &de) || de.StatusCode != 0 || !errors.Is(e, syscall.ECONNRESET) || !diagnostics.IsRetryable(e) {
+		t.Fatalf("FromError(reset) = %#v", e)
+	}
+	if !strings.HasPrefix(e.Error(), "cosmoskit: upsert_item: ") {
+		t.Errorf("Error() = %q", e.Error())
+	}
+	spans := h.spansNamed("upsert_item c1")
+	if len(spans) != 2 {
+		t.Fatalf("upsert spans = %d", len(spans))
+	}
+	a := attrs(spans[1])
+	if spans[1].Status().Code != codes.Error || a["error.type"] != attribute.StringValue("transport") || a["azure.cosmosdb.activity_id"].AsString() == "" {
+		t.Errorf("span status %v attrs %v", spans[1].Status(), a)
+	}
+	if _, has := a["db.response.status_code"]; has {
+		t.Errorf("status code recorded without a response: %v", a["db.response.status_code"])
+	}
+	var logged bool
+	for _, r := range h.logs.records(t) {
+		if r["msg"] == "cosmoskit: operation failed" && r["level"] == "ERROR" && strings.Contains(r["error"].(string), "connection reset") {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Errorf("no ERROR record for the reset: %s", h.logs.String())
+	}
+}
+
+func TestCircuitBreakerStateChanged(t *testing.T) {
+	h := newHarness(t, harnessConfig{})
+	h.policy.CircuitBreakerStateChanged(context.Background(), "127.0.0.1:8081", "closed", "open")
+	m := h.metrics(t)["cosmoskit.client.circuit_breaker.state_changes"]
+	sum, ok := m.Data.(metricdata.Sum[int64])
+	if !ok || len(sum.DataPoints) != 1 || sum.DataPoints[0].Value != 1 ||
+		!hasAttr(sum.DataPoints[0].Attributes, "cosmoskit.circuit_breaker.state", attribute.StringValue("open")) {
+		t.Errorf("state change metric = %+v", m.Data)
+	}
+	if !strings.Contains(h.logs.String(), `"msg":"cosmoskit: circuit breaker state changed"`) {
+		t.Errorf("no log record: %s", h.logs.String())
+	}
+}
+
+func TestTracingProviderNil(t *testing.T) {
+	if p := diagnostics.TracingProvider(nil); p.NewTracer("m", "v").Enabled() {
+		t.Error("TracingProvider(nil) creates an enabled tracer")
 	}
 }
