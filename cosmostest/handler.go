@@ -119,6 +119,11 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	srv.seen = append(srv.seen, c)
+	srv.mu.Unlock()
+	if srv.intercept(rq) {
+		return
+	}
+	srv.mu.Lock()
 	herr := srv.dispatch(rq)
 	srv.mu.Unlock()
 
@@ -146,8 +151,8 @@ func (srv *server) logf(level slog.Level, msg string, args ...any) {
 // dispatch routes a classified request to its handler; callers hold srv.mu. A handler either
 // writes a success response with rq.reply and returns nil, or returns an error (*statusError).
 //
-// Seam: fault injection and throughput enforcement hook in here (before the handler runs), keyed
-// on rq.classification.
+// Fault injection runs before this (intercept, outside the lock); throughput enforcement runs
+// inside the handlers once the physical partition is known (admit).
 func (srv *server) dispatch(rq *request) error {
 	if rq.IsWrite && !srv.canWrite(rq.region) && rq.ResourceType != ResourceAccount {
 		return newError(http.StatusForbidden, subWriteForbidden, "The requested operation cannot be performed at this region")

@@ -133,6 +133,9 @@ func (srv *server) readItem(rq *request, c *container) error {
 	r := c.rangeFor(pk)
 	rq.PKRangeID = r.id
 	rq.session = r.sessionToken()
+	if err := srv.admit(rq, c, r); err != nil {
+		return err
+	}
 	it := srv.lookup(c, r, itemKey(pk, rq.ID))
 	if it == nil {
 		rq.charge = ruFailed
@@ -209,6 +212,9 @@ func (srv *server) writeItem(rq *request, c *container, replaceID string) error 
 	}
 	r := c.rangeFor(pk)
 	rq.PKRangeID = r.id
+	if err := srv.admit(rq, c, r); err != nil {
+		return err
+	}
 	key := itemKey(pk, id)
 	old := srv.lookup(c, r, key)
 	ifMatch := rq.hdr("If-Match")
@@ -295,6 +301,9 @@ func (srv *server) deleteItem(rq *request, c *container) error {
 	}
 	r := c.rangeFor(pk)
 	rq.PKRangeID = r.id
+	if err := srv.admit(rq, c, r); err != nil {
+		return err
+	}
 	key := itemKey(pk, rq.ID)
 	it := srv.lookup(c, r, key)
 	rq.session = r.sessionToken()

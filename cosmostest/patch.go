@@ -107,6 +107,9 @@ func (srv *server) patchItem(rq *request, c *container) error {
 	r := c.rangeFor(pk)
 	rq.PKRangeID = r.id
 	rq.session = r.sessionToken()
+	if err := srv.admit(rq, c, r); err != nil {
+		return err
+	}
 	key := itemKey(pk, rq.ID)
 	old := srv.lookup(c, r, key)
 	if old == nil {

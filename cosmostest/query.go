@@ -106,6 +106,11 @@ func (srv *server) queryItems(rq *request, c *container) error {
 		rq.PKRangeID = sc.ranges[0].id
 		rq.session = sc.ranges[0].sessionToken()
 	}
+	for _, r := range sc.ranges {
+		if err := srv.admit(rq, c, r); err != nil {
+			return err
+		}
+	}
 	docs := srv.scopeDocs(c, sc)
 	page, err := q.execute(docs, queryOptions{
 		Params: params, MaxItemCount: maxItemCount(rq), Continuation: rq.hdr(hdrContinuation), Now: srv.now(),
