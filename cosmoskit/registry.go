@@ -67,6 +67,8 @@ type entry struct {
 	excluded  atomic.Pointer[[]string]
 	// containers caches ContainerClient handles by "db\x00container".
 	containers sync.Map
+	// closeIdle closes the idle connections of a transport cosmoskit built (nil otherwise).
+	closeIdle func()
 }
 
 var registry = struct {
@@ -121,6 +123,11 @@ func acquire(r *resolved) (*entry, error) {
 		return nil, err
 	}
 	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred)}
+	if (r.base == nil || r.base.Transport == nil) && opts.Transport != nil {
+		if ci, ok := opts.Transport.(interface{ CloseIdleConnections() }); ok {
+			e.closeIdle = ci.CloseIdleConnections
+		}
+	}
 	ex := slices.Clone(r.excluded)
 	e.excluded.Store(&ex)
 	registry.entries[k] = e
@@ -149,6 +156,9 @@ func release(e *entry) {
 		delete(registry.entries, e.key)
 	}
 	e.cosmos.Close()
+	if e.closeIdle != nil {
+		e.closeIdle()
+	}
 }
 
 // clientOptions builds the azcosmos options: a copy of the caller's base with cosmoskit's regions,

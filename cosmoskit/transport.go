@@ -77,6 +77,12 @@ func (t *loopbackTransport) Do(req *http.Request) (*http.Response, error) {
 	return t.strict.Do(req)
 }
 
+// CloseIdleConnections closes both clients' idle connections.
+func (t *loopbackTransport) CloseIdleConnections() {
+	t.relaxed.CloseIdleConnections()
+	t.strict.CloseIdleConnections()
+}
+
 var _ policy.Transporter = (*loopbackTransport)(nil)
 
 // newPinnedClient returns a client that trusts exactly cert: the server's leaf must equal it or
