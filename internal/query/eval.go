@@ -12,6 +12,8 @@ type env struct {
 	vals   []any
 	parent *env
 	group  []*env // rows of the current group, when evaluating aggregates
+	// grouped marks a group scope (group may then be empty: an aggregate over no rows).
+	grouped bool
 }
 
 // evaluator holds per-execution state: parameters, caches and the clock.

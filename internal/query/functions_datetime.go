@@ -99,9 +99,10 @@ func init() {
 			return undefined
 		}
 		switch part {
-		case "year":
-			t = t.AddDate(int(n), 0, 0)
-		case "month":
+		case "year", "month":
+			if part == "year" {
+				n *= 12
+			}
 			y, m, d := t.Date()
 			first := time.Date(y, m, 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).AddDate(0, int(n), 0)
 			last := first.AddDate(0, 1, -1).Day()

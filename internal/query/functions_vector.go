@@ -35,6 +35,28 @@ func vectorPath(x expr) string {
 	}
 }
 
+// vectorFunction returns the distance function a VectorDistance call uses when its options argument
+// is a literal or absent: the literal's distanceFunction, else the embedding policy's, else cosine.
+func vectorFunction(c *callExpr, vec VectorDefaults) string {
+	if len(c.args) == 4 {
+		if o, ok := c.args[3].(objectExpr); ok {
+			for i, k := range o.keys {
+				if l, ok := o.vals[i].(litExpr); ok && k == "distanceFunction" {
+					if s, ok := l.v.(string); ok {
+						return strings.ToLower(s)
+					}
+				}
+			}
+		}
+	}
+	for _, a := range c.args[:2] {
+		if spec, ok := vec.ByPath[vectorPath(a)]; ok && spec.DistanceFunction != "" {
+			return strings.ToLower(spec.DistanceFunction)
+		}
+	}
+	return "cosine"
+}
+
 // vectorDistance computes VectorDistance: the cosine similarity, the dot product or the Euclidean
 // distance of two numeric arrays, with the distance function taken from the options argument or else
 // from the container's vector embedding policy for the first argument's path (cosine by default).

@@ -11,6 +11,7 @@ type execution struct {
 	q        *Query
 	ev       *evaluator
 	docs     []Document
+	items    []item // results of a root FROM subquery, used instead of docs when set
 	pageSize int
 	maxBytes int
 	hash     string
@@ -20,6 +21,33 @@ type execution struct {
 	page    Page
 	bytes   int
 	scanned int
+}
+
+// item is one input of the root query when its FROM is a subquery: a result of that subquery.
+type item struct {
+	key string
+	val any
+}
+
+func (x *execution) n() int {
+	if x.items != nil {
+		return len(x.items)
+	}
+	return len(x.docs)
+}
+
+func (x *execution) key(i int) string {
+	if x.items != nil {
+		return x.items[i].key
+	}
+	return x.docs[i].Key
+}
+
+func (x *execution) val(i int) any {
+	if x.items != nil {
+		return x.items[i].val
+	}
+	return x.docs[i].Value
 }
 
 // add appends one result if the page has room; it returns false when the page is full.
@@ -42,17 +70,16 @@ func (x *execution) stream(tok *contToken) *Page {
 	lastKey, lastRow := "", -1
 	if tok != nil {
 		lastKey, lastRow = tok.Key, tok.Row
-		start = sort.Search(len(x.docs), func(i int) bool { return x.docs[i].Key >= lastKey })
+		start = sort.Search(x.n(), func(i int) bool { return x.key(i) >= lastKey })
 	}
 	more := false
 	done := x.take == 0
-	for di := start; di < len(x.docs) && !done && !more; di++ {
-		d := x.docs[di]
-		resume := tok != nil && d.Key == lastKey
+	for di := start; di < x.n() && !done && !more; di++ {
+		dKey := x.key(di)
+		resume := tok != nil && dKey == lastKey
 		x.scanned++
 		idx := -1
-		var root any = d.Value
-		ev.forEachRow(q, nil, true, root, func(vals []any) bool {
+		ev.forEachRow(q, nil, true, x.val(di), func(vals []any) bool {
 			idx++
 			if resume && idx <= lastRow {
 				return true
@@ -74,7 +101,7 @@ func (x *execution) stream(tok *contToken) *Page {
 				more = true
 				return false
 			}
-			lastKey, lastRow = d.Key, idx
+			lastKey, lastRow = dKey, idx
 			if x.take > 0 {
 				x.take--
 				if x.take == 0 {
@@ -114,11 +141,12 @@ func (x *execution) ordered(tok *contToken) *Page {
 		pos = &sortedRow{idx: tok.Row, sort: tok.sortValues()}
 		posKey = tok.Key
 	}
+	dirs := ev.orderDirs(q)
 	cmp := func(a, b *sortedRow, bKey string) int {
-		if c := compareSort(q, a.sort, b.sort); c != 0 {
+		if c := compareSort(dirs, a.sort, b.sort); c != 0 {
 			return c
 		}
-		if c := cmpString(x.docs[a.doc].Key, bKey); c != 0 {
+		if c := cmpString(x.key(a.doc), bKey); c != 0 {
 			return c
 		}
 		return cmpInt(a.idx, b.idx)
@@ -126,10 +154,10 @@ func (x *execution) ordered(tok *contToken) *Page {
 	nOrder := len(q.orderBy)
 	var rows []sortedRow
 	var sortArena, valArena []any
-	for di := range x.docs {
+	for di := range x.n() {
 		x.scanned++
 		idx := -1
-		ev.forEachRow(q, nil, true, x.docs[di].Value, func(vals []any) bool {
+		ev.forEachRow(q, nil, true, x.val(di), func(vals []any) bool {
 			idx++
 			e := &env{vals: vals}
 			if q.where != nil && !ev.truthy(q.where, e) {
@@ -160,7 +188,7 @@ func (x *execution) ordered(tok *contToken) *Page {
 			return nil
 		}
 	}
-	order := func(a, b sortedRow) int { return cmp(&a, &b, x.docs[b.doc].Key) }
+	order := func(a, b sortedRow) int { return cmp(&a, &b, x.key(b.doc)) }
 	need := len(rows)
 	if x.pageSize < need && q.value == nil {
 		need = x.skip + x.pageSize + 1
@@ -195,7 +223,7 @@ func (x *execution) ordered(tok *contToken) *Page {
 	}
 	x.page.Scanned = x.scanned
 	if more && x.take != 0 && last != nil {
-		t := &contToken{Mode: modeOrdered, Key: x.docs[last.doc].Key, Row: last.idx, Skip: x.skip, Take: x.take}
+		t := &contToken{Mode: modeOrdered, Key: x.key(last.doc), Row: last.idx, Skip: x.skip, Take: x.take}
 		t.setSortValues(last.sort)
 		x.page.Continuation = encodeToken(t, x.hash)
 	}
@@ -262,9 +290,9 @@ func (x *execution) full(tok *contToken) *Page {
 	q := x.q.sel
 	ev := x.ev
 	var rows []*env
-	for di := range x.docs {
+	for di := range x.n() {
 		x.scanned++
-		ev.forEachRow(q, nil, true, x.docs[di].Value, func(vals []any) bool {
+		ev.forEachRow(q, nil, true, x.val(di), func(vals []any) bool {
 			e := &env{vals: vals}
 			if q.where != nil && !ev.truthy(q.where, e) {
 				return ev.err == nil

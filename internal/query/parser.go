@@ -69,7 +69,7 @@ func (p *parser) fail() error {
 func (p *parser) tokText(t token) string {
 	switch t.kind {
 	case tKeyword:
-		return strings.ToLower(t.text)
+		return p.text[t.pos : t.pos+len(t.text)]
 	case tString, tNumber, tIdent, tParam, tOp:
 		return t.text
 	}
@@ -304,7 +304,7 @@ func (p *parser) parseSource(root bool) (source, string, error) {
 	} else if p.peek().kind == tIdent {
 		src.alias = p.next().text
 	}
-	if src.alias == "" {
+	if src.alias == "" && src.sub == nil {
 		return source{}, "", p.fail()
 	}
 	if !root {

@@ -118,6 +118,15 @@ func (q *Query) Execute(docs []Document, opts Options) (page *Page, err error) {
 	if ev.err != nil {
 		return nil, ev.err
 	}
+	if len(q.sel.sources) == 0 {
+		// A query without FROM yields one row, whatever the documents.
+		x.items = []item{{key: "0"}}
+	} else if q.sel.sources[0].sub != nil {
+		x.items = ev.subqueryItems(q.sel.sources[0].sub, docs)
+		if ev.err != nil {
+			return nil, ev.err
+		}
+	}
 	mode := q.mode()
 	var tok *contToken
 	if opts.Continuation != "" {

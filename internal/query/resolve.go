@@ -74,6 +74,11 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 		if err := r.expr(o.x, len(q.groupBy) > 0); err != nil {
 			return err
 		}
+		if len(q.groupBy) == 0 && !hasAggregate(o.x) {
+			if err := checkOrderByItem(o.x); err != nil {
+				return err
+			}
+		}
 		q.hasAgg = q.hasAgg || hasAggregate(o.x)
 	}
 	return nil
@@ -217,4 +222,37 @@ func walk(x expr, f func(expr) bool) {
 			walk(c, f)
 		}
 	}
+}
+
+// checkOrderByItem enforces the service's rule that an ORDER BY item is a document path of the FROM
+// source (or a VectorDistance call).
+func checkOrderByItem(x expr) error {
+	if c, ok := x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
+		return nil
+	}
+	depthOK := false
+	for cur := x; ; {
+		switch e := cur.(type) {
+		case propExpr:
+			depthOK = true
+			cur = e.obj
+			continue
+		case indexExpr:
+			if _, ok := e.index.(litExpr); !ok {
+				break
+			}
+			depthOK = true
+			cur = e.obj
+			continue
+		case *identExpr:
+			if e.depth == 0 && e.slot > 0 {
+				return badRequest("Order-by over correlated collections is not supported.")
+			}
+			if depthOK && e.depth == 0 {
+				return nil
+			}
+		}
+		break
+	}
+	return badRequest("Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.")
 }

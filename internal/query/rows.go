@@ -1,6 +1,9 @@
 package query
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // forEachRow generates the FROM/JOIN bindings of q. For the root query, doc is the document the
 // container name is bound to; for a subquery, parent is the enclosing scope. f receives the binding
@@ -24,10 +27,13 @@ func (ev *evaluator) bindSource(q *selectQuery, i int, vals []any, parent *env, 
 		return ev.bindSource(q, i+1, vals, parent, root, doc, f)
 	}
 	if s.sub != nil {
-		var results []any
 		if root && i == 0 {
-			results = ev.runQuery(s.sub, nil, true, doc)
-		} else {
+			// The root subquery has already been run over the whole container; doc is one of its
+			// results.
+			return each(doc)
+		}
+		var results []any
+		{
 			results = ev.runQuery(s.sub, &env{vals: vals[:i], parent: parent}, false, nil)
 		}
 		for _, v := range results {
@@ -143,7 +149,8 @@ func (ev *evaluator) pipeline(q *selectQuery, rows []*env, parent *env) []output
 		outs = append(outs, o)
 	}
 	if len(q.orderBy) > 0 {
-		slices.SortStableFunc(outs, func(a, b output) int { return compareSort(q, a.sort, b.sort) })
+		dirs := ev.orderDirs(q)
+		slices.SortStableFunc(outs, func(a, b output) int { return compareSort(dirs, a.sort, b.sort) })
 	}
 	kept := outs[:0]
 	var seen map[string]bool
@@ -203,10 +210,11 @@ func (ev *evaluator) count(x expr, clause string) int {
 	return int(f)
 }
 
-func compareSort(q *selectQuery, a, b []any) int {
-	for i, ob := range q.orderBy {
+// compareSort compares two rows' ORDER BY values; desc[i] reverses the i-th.
+func compareSort(desc []bool, a, b []any) int {
+	for i, d := range desc {
 		c := compareOrder(a[i], b[i])
-		if ob.desc {
+		if d {
 			c = -c
 		}
 		if c != 0 {
@@ -220,7 +228,7 @@ func compareSort(q *selectQuery, a, b []any) int {
 // GROUP BY, even when there are no rows) and returns one scope per group, in order of first appearance.
 func (ev *evaluator) group(q *selectQuery, rows []*env, parent *env) []*env {
 	if len(q.groupBy) == 0 {
-		g := &env{parent: parent, group: rows}
+		g := &env{parent: parent, group: rows, grouped: true}
 		if len(rows) > 0 {
 			g.vals = rows[0].vals
 		} else {
@@ -248,7 +256,7 @@ func (ev *evaluator) group(q *selectQuery, rows []*env, parent *env) []*env {
 		}
 		g, ok := index[string(key)]
 		if !ok {
-			g = &env{vals: r.vals, parent: parent}
+			g = &env{vals: r.vals, parent: parent, grouped: true}
 			index[string(key)] = g
 			groups = append(groups, g)
 		}
@@ -260,7 +268,7 @@ func (ev *evaluator) group(q *selectQuery, rows []*env, parent *env) []*env {
 // aggregate evaluates COUNT/SUM/AVG/MIN/MAX over the rows of the group in scope e.
 func (ev *evaluator) aggregate(n *callExpr, e *env) any {
 	var rows []*env
-	if e != nil && e.group != nil {
+	if e != nil && e.grouped {
 		rows = e.group
 	} else if e != nil {
 		rows = []*env{e}
@@ -314,4 +322,49 @@ func (ev *evaluator) aggregate(n *callExpr, e *env) any {
 		}
 	}
 	return best
+}
+
+// orderDirs returns, per ORDER BY item, whether it sorts descending. ORDER BY VectorDistance sorts by
+// similarity whatever the written direction, as the service does: descending for cosine and dot
+// product, ascending for Euclidean distance.
+func (ev *evaluator) orderDirs(q *selectQuery) []bool {
+	d := make([]bool, len(q.orderBy))
+	for i, ob := range q.orderBy {
+		d[i] = ob.desc
+		if c, ok := ob.x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
+			d[i] = vectorFunction(c, ev.vector) != "euclidean"
+		}
+	}
+	return d
+}
+
+// subqueryItems runs a root FROM subquery over the whole container and returns its results as the
+// outer query's input, in result order.
+func (ev *evaluator) subqueryItems(q *selectQuery, docs []Document) []item {
+	var inputs []item
+	if q.sources[0].sub != nil {
+		inputs = ev.subqueryItems(q.sources[0].sub, docs)
+	} else {
+		inputs = make([]item, len(docs))
+		for i, d := range docs {
+			inputs[i] = item{key: d.Key, val: d.Value}
+		}
+	}
+	var rows []*env
+	for _, in := range inputs {
+		ev.forEachRow(q, nil, true, in.val, func(vals []any) bool {
+			e := &env{vals: vals}
+			if q.where != nil && !ev.truthy(q.where, e) {
+				return ev.err == nil
+			}
+			rows = append(rows, &env{vals: append([]any(nil), vals...)})
+			return ev.err == nil
+		})
+	}
+	outs := ev.pipeline(q, rows, nil)
+	items := make([]item, len(outs))
+	for i, o := range outs {
+		items[i] = item{key: fmt.Sprintf("%012d", i), val: plain(o.val)}
+	}
+	return items
 }

@@ -11,15 +11,15 @@ const tokenVersion = 1
 
 // contToken is the decoded continuation token. On the wire it is base64url JSON.
 type contToken struct {
-	Version int             `json:"v"`
-	Hash    string          `json:"h"`
-	Mode    execMode        `json:"m"`
-	Key     string          `json:"k,omitempty"`
-	Row     int             `json:"r"`
-	Sort    []tokenValue    `json:"s,omitempty"`
-	Skip    int             `json:"o"`
-	Take    int             `json:"t"`
-	Index   int             `json:"i"`
+	Version int          `json:"v"`
+	Hash    string       `json:"h"`
+	Mode    execMode     `json:"m"`
+	Key     string       `json:"k,omitempty"`
+	Row     int          `json:"r"`
+	Sort    []tokenValue `json:"s,omitempty"`
+	Skip    int          `json:"o"`
+	Take    int          `json:"t"`
+	Index   int          `json:"i"`
 }
 
 // tokenValue is one ORDER BY value; Undefined marks undefined, which JSON cannot hold.
