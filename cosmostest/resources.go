@@ -126,6 +126,7 @@ func (srv *server) handleDatabases(rq *request) error {
 		db.offer = o
 		srv.store.dbs[db.id] = db
 		rq.charge = ruMetadataWrite
+		rq.header.Set("etag", db.etag)
 		rq.reply(http.StatusCreated, mustJSON(db.json()))
 		return nil
 	}
@@ -203,6 +204,7 @@ func (srv *server) handleContainers(rq *request) error {
 		c.offer = o
 		db.colls[id] = c
 		rq.charge = ruMetadataWrite
+		rq.header.Set("etag", c.etag)
 		rq.reply(http.StatusCreated, mustJSON(c.json()))
 		return nil
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
@@ -383,5 +385,67 @@ func TestWithClock(t *testing.T) {
 	_ = json.Unmarshal(r.Value, &doc)
 	if doc.TS != fixed.Unix() {
 		t.Fatalf("_ts %d, want %d", doc.TS, fixed.Unix())
+	}
+}
+
+type fakeToken struct{}
+
+func (fakeToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	return azcore.AccessToken{Token: "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ0ZXN0In0.sig", ExpiresOn: time.Now().Add(time.Hour)}, nil
+}
+
+func TestAADTokens(t *testing.T) {
+	for _, tt := range []struct {
+		opts   []cosmostest.Option
+		status int
+	}{{nil, http.StatusUnauthorized}, {[]cosmostest.Option{cosmostest.WithAADTokens()}, 0}} {
+		s := cosmostest.NewServer(t, tt.opts...)
+		c, err := azcosmos.NewClient(s.Endpoint(), fakeToken{}, s.ClientOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.CreateDatabase(context.Background(), azcosmos.DatabaseProperties{ID: "db"}, nil)
+		if st, _ := status(t, err); st != tt.status {
+			t.Fatalf("status %d, want %d: %v", st, tt.status, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "cosmostest") {
+			t.Fatalf("refusal does not name cosmostest: %v", err)
+		}
+	}
+}
+
+func TestAdvertisedHost(t *testing.T) {
+	s := cosmostest.NewServer(t, cosmostest.WithHTTP(), cosmostest.WithAdvertisedHost("localhost"))
+	c := newClient(t, s, nil)
+	// The account lists http://localhost:<port>/, which the client then uses for data.
+	if _, err := c.CreateDatabase(context.Background(), azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.Endpoint(), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("unsigned GET /: %d", resp.StatusCode)
+	}
+	if resp.Header.Get("x-ms-activity-id") == "" || resp.Header.Get("x-ms-substatus") != "0" {
+		t.Fatalf("headers %v", resp.Header)
+	}
+}
+
+func TestDatabaseIfNoneMatch(t *testing.T) {
+	s := cosmostest.NewServer(t)
+	c := newClient(t, s, nil)
+	ctx := context.Background()
+	created, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	r, err := db.Read(ctx, &azcosmos.ReadDatabaseOptions{IfNoneMatchEtag: &created.ETag})
+	if err != nil || r.RawResponse.StatusCode != http.StatusNotModified {
+		t.Fatalf("If-None-Match: %v", err)
 	}
 }
