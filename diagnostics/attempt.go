@@ -29,8 +29,20 @@ type Stats struct {
 // callState is created by the per-call policy for each operation and updated by the attempt
 // policy below it, which may run concurrently for hedged attempts.
 type callState struct {
-	mu sync.Mutex
-	s  Stats
+	mu    sync.Mutex
+	s     Stats
+	hosts [maxHosts]string // distinct hosts contacted, in order
+	nh    int
+}
+
+// maxHosts bounds the contacted endpoints remembered per operation.
+const maxHosts = 4
+
+// contacted returns the distinct hosts the attempts went to.
+func (st *callState) contacted() []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return append([]string(nil), st.hosts[:st.nh]...)
 }
 
 type stateKey struct{}
@@ -44,6 +56,15 @@ func (st *callState) snapshot() Stats {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.s
+}
+
+func (st *callState) seen(host string) bool {
+	for _, h := range st.hosts[:st.nh] {
+		if h == host {
+			return true
+		}
+	}
+	return false
 }
 
 // StatsFromContext returns the attempt statistics of the operation whose request context is ctx
@@ -96,6 +117,10 @@ func (attemptPolicy) Do(req *policy.Request) (*http.Response, error) {
 	st.s.Attempts++
 	st.s.RequestCharge += charge
 	st.s.Host = host
+	if st.nh < maxHosts && !st.seen(host) {
+		st.hosts[st.nh] = host
+		st.nh++
+	}
 	if throttled {
 		st.s.Throttles++
 	}

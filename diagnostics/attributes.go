@@ -8,26 +8,27 @@ import (
 // azure.cosmosdb.activity_id (the .NET SDK's key; not in the conventions) and a few cosmoskit.*
 // keys for what the conventions do not cover.
 const (
-	keySystemName    = string(semconv.DBSystemNameKey)
-	valSystemName    = "azure.cosmosdb"
-	keyNamespace     = string(semconv.DBNamespaceKey)
-	keyCollection    = string(semconv.DBCollectionNameKey)
-	keyOperation     = string(semconv.DBOperationNameKey)
-	keyStatusCode    = string(semconv.DBResponseStatusCodeKey)
-	keySubStatus     = string(semconv.AzureCosmosDBResponseSubStatusCodeKey)
-	keyRequestCharge = string(semconv.AzureCosmosDBOperationRequestChargeKey)
-	keyConsistency   = string(semconv.AzureCosmosDBConsistencyLevelKey)
-	keyConnMode      = string(semconv.AzureCosmosDBConnectionModeKey)
-	keyQueryText     = string(semconv.DBQueryTextKey)
-	keyReturnedRows  = string(semconv.DBResponseReturnedRowsKey)
-	keyServerAddress = string(semconv.ServerAddressKey)
-	keyServerPort    = string(semconv.ServerPortKey)
-	keyErrorType     = string(semconv.ErrorTypeKey)
-	keyActivityID    = "azure.cosmosdb.activity_id"
-	keyAttempts      = "cosmoskit.attempts"
-	keyThrottles     = "cosmoskit.throttles"
-	keyBreakerState  = "cosmoskit.circuit_breaker.state"
-	keyBreakerFrom   = "cosmoskit.circuit_breaker.previous_state"
+	keySystemName       = string(semconv.DBSystemNameKey)
+	valSystemName       = "azure.cosmosdb"
+	keyNamespace        = string(semconv.DBNamespaceKey)
+	keyCollection       = string(semconv.DBCollectionNameKey)
+	keyOperation        = string(semconv.DBOperationNameKey)
+	keyStatusCode       = string(semconv.DBResponseStatusCodeKey)
+	keySubStatus        = string(semconv.AzureCosmosDBResponseSubStatusCodeKey)
+	keyRequestCharge    = string(semconv.AzureCosmosDBOperationRequestChargeKey)
+	keyConsistency      = string(semconv.AzureCosmosDBConsistencyLevelKey)
+	keyConnMode         = string(semconv.AzureCosmosDBConnectionModeKey)
+	keyQueryText        = string(semconv.DBQueryTextKey)
+	keyContactedRegions = string(semconv.AzureCosmosDBOperationContactedRegionsKey)
+	keyReturnedRows     = string(semconv.DBResponseReturnedRowsKey)
+	keyServerAddress    = string(semconv.ServerAddressKey)
+	keyServerPort       = string(semconv.ServerPortKey)
+	keyErrorType        = string(semconv.ErrorTypeKey)
+	keyActivityID       = "azure.cosmosdb.activity_id"
+	keyAttempts         = "cosmoskit.attempts"
+	keyThrottles        = "cosmoskit.throttles"
+	keyBreakerState     = "cosmoskit.circuit_breaker.state"
+	keyBreakerFrom      = "cosmoskit.circuit_breaker.previous_state"
 )
 
 // Metric instrument names.

@@ -68,6 +68,9 @@ func (in *instruments) record(ctx context.Context, op Operation, out *outcome, d
 	if out.port > 0 {
 		attrs = append(attrs, attribute.Int(keyServerPort, out.port))
 	}
+	if len(out.regions) > 0 {
+		attrs = append(attrs, attribute.StringSlice(keyContactedRegions, out.regions))
+	}
 	if out.status != 0 {
 		attrs = append(attrs, attribute.String(keyStatusCode, out.statusString()),
 			attribute.Int(keySubStatus, out.sub))

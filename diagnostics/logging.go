@@ -60,6 +60,9 @@ func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *
 		slog.Float64("request_charge", out.charge),
 		slog.String(keyServerAddress, out.host),
 	)
+	if len(out.regions) > 0 {
+		attrs = append(attrs, slog.Any("regions", out.regions))
+	}
 	if threshold > 0 {
 		attrs = append(attrs, slog.Duration("latency_threshold", threshold))
 	}

@@ -37,11 +37,12 @@ import (
 //
 // A Policy is safe for concurrent use by any number of clients.
 type Policy struct {
-	opts   Options
-	tracer trace.Tracer
-	inst   *instruments
-	logger *slog.Logger
-	active bool // any of tracer, inst, logger
+	opts    Options
+	tracer  trace.Tracer
+	inst    *instruments
+	logger  *slog.Logger
+	active  bool // any of tracer, inst, logger
+	regions regionNames
 }
 
 // NewPolicy returns the per-call policy configured by o. If the MeterProvider fails to create an
@@ -89,6 +90,16 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 	d := time.Since(start)
 
 	out := newOutcome(raw, resp, err, st)
+	if op.Name == OpReadAccount && out.status == http.StatusOK && out.resp != nil {
+		p.regions.learn(out.resp)
+	}
+	if p.tracer != nil || p.inst != nil || p.logger != nil {
+		hosts := st.contacted()
+		if len(hosts) == 0 { // no attempt policy below
+			hosts = []string{out.hostport}
+		}
+		out.regions = p.regions.names(hosts)
+	}
 	if meter != nil && op.Name != OpReadAccount {
 		meter.add(out.charge, out.throttles)
 	}
@@ -172,6 +183,9 @@ func endSpan(span trace.Span, out outcome) {
 		if out.activityID != "" {
 			attrs = append(attrs, attribute.String(keyActivityID, out.activityID))
 		}
+		if len(out.regions) > 0 {
+			attrs = append(attrs, attribute.StringSlice(keyContactedRegions, out.regions))
+		}
 		if out.rows >= 0 {
 			attrs = append(attrs, attribute.Int(keyReturnedRows, out.rows))
 		}
@@ -205,10 +219,12 @@ type outcome struct {
 	attempts     int
 	throttles    int
 	throttleWait time.Duration
+	hostport     string // host[:port] of the endpoint that answered last
 	host         string
 	port         int
-	rows         int   // x-ms-item-count, -1 when absent
-	err          error // the pipeline's error, nil when a response came back
+	regions      []string // names of the regions contacted, when known
+	rows         int      // x-ms-item-count, -1 when absent
+	err          error    // the pipeline's error, nil when a response came back
 	resp         *http.Response
 }
 
@@ -256,6 +272,7 @@ func newOutcome(raw *http.Request, resp *http.Response, err error, st *callState
 	if host == "" {
 		host = raw.URL.Host
 	}
+	out.hostport = host
 	out.host, out.port = splitHost(host)
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,10 +44,11 @@ type harness struct {
 }
 
 type harnessConfig struct {
-	opts     diagnostics.Options
-	perRetry []policy.Policy // installed below the attempt policy
-	retry    *policy.RetryOptions
-	key      string // client key; "" means the server's
+	opts      diagnostics.Options
+	perRetry  []policy.Policy // installed below the attempt policy
+	retry     *policy.RetryOptions
+	key       string   // client key; "" means the server's
+	preferred []string // ClientOptions.PreferredRegions
 }
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a slog handler.
@@ -111,6 +114,7 @@ func newHarness(t *testing.T, cfg harnessConfig, serverOpts ...cosmostest.Option
 	if cfg.retry != nil {
 		copts.Retry = *cfg.retry
 	}
+	copts.PreferredRegions = cfg.preferred
 	key := cfg.key
 	if key == "" {
 		key = h.server.Key()
@@ -738,5 +742,49 @@ func TestCircuitBreakerStateChanged(t *testing.T) {
 func TestTracingProviderNil(t *testing.T) {
 	if p := diagnostics.TracingProvider(nil); p.NewTracer("m", "v").Enabled() {
 		t.Error("TracingProvider(nil) creates an enabled tracer")
+	}
+}
+
+// TestPolicyContactedRegion: with two regions and East US preferred, the read is served by East
+// US, and the span and metrics say so with the account's region name and that region's endpoint.
+func TestPolicyContactedRegion(t *testing.T) {
+	h := newHarness(t, harnessConfig{preferred: []string{"East US"}}, cosmostest.WithRegions("West US", "East US"))
+	h.setup(t)
+	ctx := context.Background()
+	h.upsert(ctx, t, "a")
+	if _, err := h.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	east, err := url.Parse(h.server.RegionEndpoint("East US"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	west, _ := url.Parse(h.server.RegionEndpoint("West US"))
+	eastPort, _ := strconv.Atoi(east.Port())
+	westPort, _ := strconv.Atoi(west.Port())
+	read := attrs(h.spansNamed("read_item c1")[0])
+	if got := read["azure.cosmosdb.operation.contacted_regions"].AsStringSlice(); len(got) != 1 || got[0] != "East US" {
+		t.Errorf("read contacted_regions = %v, want [East US]", got)
+	}
+	if read["server.port"] != attribute.IntValue(eastPort) {
+		t.Errorf("read server.port = %v, want %d (East US)", read["server.port"].String(), eastPort)
+	}
+	write := attrs(h.spansNamed("upsert_item c1")[0])
+	if got := write["azure.cosmosdb.operation.contacted_regions"].AsStringSlice(); len(got) != 1 || got[0] != "West US" {
+		t.Errorf("upsert contacted_regions = %v, want [West US] (the write region)", got)
+	}
+	if write["server.port"] != attribute.IntValue(westPort) {
+		t.Errorf("upsert server.port = %v, want %d (West US)", write["server.port"].String(), westPort)
+	}
+	dur := h.metrics(t)["db.client.operation.duration"].Data.(metricdata.Histogram[float64])
+	var found bool
+	for _, dp := range dur.DataPoints {
+		v, _ := dp.Attributes.Value("azure.cosmosdb.operation.contacted_regions")
+		if hasAttr(dp.Attributes, "db.operation.name", attribute.StringValue("read_item")) && len(v.AsStringSlice()) == 1 && v.AsStringSlice()[0] == "East US" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no read_item duration point for East US: %+v", dur.DataPoints)
 	}
 }
