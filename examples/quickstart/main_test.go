@@ -1,0 +1,43 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
+)
+
+func TestQuickstartWithoutEnvironment(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, v := range []string{cosmoskit.EnvEndpoint, cosmoskit.EnvKey, cosmoskit.EnvConnectionString, cosmoskit.EnvDatabase, cosmoskit.EnvPreferredRegions, cosmoskit.EnvExcludedRegions, cosmoskit.EnvApplicationName} {
+		t.Setenv(v, "")
+	}
+	cfg := cosmoskit.ConfigFromEnv()
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, cfg); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{
+		`^COSMOS_ENDPOINT is not set: started an in-process cosmostest server at https://127\.0\.0\.1:\d+/$`,
+		`^database "quickstart" and container "products" are ready \(partition key /category\)$`,
+		`^upserted 3 items into partition "gear" \([1-9]\d*\.\d\d RU\)$`,
+		`^read item "tent" back: Tent, 120\.00 \([0-9]+\.\d\d RU\)$`,
+		`^query "SELECT \* FROM c WHERE c\.type = @type AND c\.price < @max" returned 2 items \([0-9]+\.\d\d RU\): Lamp, Stove$`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out.String())
+	}
+	for i, re := range want {
+		if !regexp.MustCompile(re).MatchString(lines[i]) {
+			t.Errorf("line %d = %q, want match for %s", i+1, lines[i], re)
+		}
+	}
+}
