@@ -1,0 +1,91 @@
+package diagnostics_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"math"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+)
+
+// exampleContainer starts a cosmostest server and returns db1/c1 (partition key /pk) through a
+// client with the diagnostics policies installed.
+func exampleContainer(opts diagnostics.Options) (*azcosmos.ContainerClient, func()) {
+	srv, err := cosmostest.Start()
+	if err != nil {
+		log.Fatal(err)
+	}
+	copts := srv.ClientOptions()
+	copts.PerCallPolicies = append(copts.PerCallPolicies, diagnostics.NewPolicy(opts))
+	copts.PerRetryPolicies = append(copts.PerRetryPolicies, diagnostics.NewAttemptPolicy())
+	cred, err := azcosmos.NewKeyCredential(srv.Key())
+	if err != nil {
+		log.Fatal(err)
+	}
+	client, err := azcosmos.NewClientWithKey(srv.Endpoint(), cred, copts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db1"}, nil); err != nil {
+		log.Fatal(err)
+	}
+	db, _ := client.NewDatabase("db1")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c1",
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		log.Fatal(err)
+	}
+	c, _ := client.NewContainer("db1", "c1")
+	return c, srv.Close
+}
+
+// A unit of work, such as one HTTP request of a service, learns what its Cosmos DB calls cost.
+func ExampleWithMeter() {
+	container, stop := exampleContainer(diagnostics.Options{})
+	defer stop()
+
+	ctx, meter := diagnostics.WithMeter(context.Background())
+	pk := azcosmos.NewPartitionKeyString("alice")
+	var charged float32
+	for _, id := range []string{"order-1", "order-2"} {
+		resp, err := container.UpsertItem(ctx, pk, []byte(`{"id":"`+id+`","pk":"alice"}`), nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		charged += resp.RequestCharge
+	}
+	resp, err := container.ReadItem(ctx, pk, "order-1", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	charged += resp.RequestCharge
+
+	fmt.Println("calls:", meter.Requests())
+	fmt.Println("RU as the responses say:", math.Abs(meter.RequestCharge()-float64(charged)) < 0.001)
+	// Output:
+	// calls: 3
+	// RU as the responses say: true
+}
+
+// FromError turns what azcosmos returns into an *Error that matches the sentinels.
+func ExampleFromError() {
+	container, stop := exampleContainer(diagnostics.Options{})
+	defer stop()
+
+	_, err := container.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("alice"), "nope", nil)
+	err = diagnostics.FromError("", err)
+
+	fmt.Println(errors.Is(err, diagnostics.ErrNotFound))
+	var e *diagnostics.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Operation, e.Database, e.Container, e.StatusCode, e.SubStatus, e.ActivityID != "")
+	}
+	// Output:
+	// true
+	// read_item db1 c1 404 0 true
+}
