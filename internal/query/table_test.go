@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // queryCase is one entry of testdata/queries.json. The table is shared with cosmostest, which runs
@@ -218,4 +219,13 @@ func jsonEqual(a, b any) bool {
 		return true
 	}
 	return a == b
+}
+
+func mustTime(t testing.TB, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

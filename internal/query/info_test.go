@@ -1,0 +1,185 @@
+package query
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+func TestInfoFlags(t *testing.T) {
+	tests := []struct {
+		query string
+		want  string // the set flags, in field order
+	}{
+		{"SELECT * FROM c WHERE c.a = 1", ""},
+		{"SELECT c.id FROM c JOIN t IN c.tags WHERE t = 'x'", ""},
+		{"SELECT * FROM c ORDER BY c.a", "OrderBy"},
+		{"SELECT TOP 5 * FROM c", "Top"},
+		{"SELECT * FROM c OFFSET 1 LIMIT 2", "OffsetLimit"},
+		{"SELECT DISTINCT c.a FROM c", "Distinct"},
+		{"SELECT c.a, COUNT(1) FROM c GROUP BY c.a", "GroupBy Aggregates"},
+		{"SELECT VALUE COUNT(1) FROM c", "Aggregates"},
+		{"SELECT c.id, (SELECT VALUE COUNT(1) FROM t IN c.tags) AS n FROM c", ""},
+		{"SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, [1, 2])", "OrderBy Top NonStreamingOrderBy"},
+	}
+	for _, tt := range tests {
+		info := mustParse(t, tt.query).Info()
+		var got []string
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{
+			{"OrderBy", info.HasOrderBy}, {"Top", info.HasTop}, {"OffsetLimit", info.HasOffsetLimit},
+			{"Distinct", info.HasDistinct}, {"GroupBy", info.HasGroupBy}, {"Aggregates", info.HasAggregates},
+			{"NonStreamingOrderBy", info.HasNonStreamingOrderBy},
+		} {
+			if f.set {
+				got = append(got, f.name)
+			}
+		}
+		s := fmt.Sprint(got)
+		if s != "["+tt.want+"]" {
+			t.Errorf("%s: flags %s, want [%s]", tt.query, s, tt.want)
+		}
+		if !json.Valid(info.Plan) {
+			t.Errorf("%s: plan is not JSON: %s", tt.query, info.Plan)
+		}
+	}
+}
+
+func TestPlanShape(t *testing.T) {
+	var plan struct {
+		Version   int `json:"partitionedQueryExecutionInfoVersion"`
+		QueryInfo struct {
+			DistinctType       string            `json:"distinctType"`
+			Top                *int              `json:"top"`
+			Offset             *int              `json:"offset"`
+			Limit              *int              `json:"limit"`
+			OrderBy            []string          `json:"orderBy"`
+			OrderByExpressions []string          `json:"orderByExpressions"`
+			GroupByExpressions []string          `json:"groupByExpressions"`
+			Aggregates         []string          `json:"aggregates"`
+			AliasToAggregate   map[string]string `json:"groupByAliasToAggregateType"`
+			RewrittenQuery     string            `json:"rewrittenQuery"`
+			HasSelectValue     bool              `json:"hasSelectValue"`
+		} `json:"queryInfo"`
+		QueryRanges []struct {
+			Min, Max       string
+			IsMinInclusive bool `json:"isMinInclusive"`
+			IsMaxInclusive bool `json:"isMaxInclusive"`
+		} `json:"queryRanges"`
+	}
+	decode := func(q string) {
+		t.Helper()
+		plan.QueryInfo.Top, plan.QueryInfo.Offset, plan.QueryInfo.Limit = nil, nil, nil
+		if err := json.Unmarshal(mustParse(t, q).Info().Plan, &plan); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decode("SELECT DISTINCT TOP 10 c.id FROM c WHERE c.a > 1 ORDER BY c.id DESC, c.b")
+	qi := plan.QueryInfo
+	if plan.Version != 2 || qi.DistinctType != "Ordered" || qi.Top == nil || *qi.Top != 10 ||
+		fmt.Sprint(qi.OrderBy) != "[Descending Ascending]" || fmt.Sprint(qi.OrderByExpressions) != "[c.id c.b]" ||
+		qi.RewrittenQuery == "" || len(plan.QueryRanges) != 1 || plan.QueryRanges[0].Max != "FF" ||
+		!plan.QueryRanges[0].IsMinInclusive || plan.QueryRanges[0].IsMaxInclusive {
+		t.Fatalf("plan: %+v", plan)
+	}
+	decode("SELECT VALUE SUM(c.n) FROM c")
+	if fmt.Sprint(plan.QueryInfo.Aggregates) != "[Sum]" || !plan.QueryInfo.HasSelectValue || plan.QueryInfo.DistinctType != "None" {
+		t.Fatalf("aggregate plan: %+v", plan.QueryInfo)
+	}
+	decode("SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g")
+	if fmt.Sprint(plan.QueryInfo.GroupByExpressions) != "[c.g]" || plan.QueryInfo.AliasToAggregate["n"] != "Count" {
+		t.Fatalf("group plan: %+v", plan.QueryInfo)
+	}
+	decode("SELECT * FROM c OFFSET 5 LIMIT 7")
+	if plan.QueryInfo.Offset == nil || *plan.QueryInfo.Offset != 5 || *plan.QueryInfo.Limit != 7 {
+		t.Fatalf("offset plan: %+v", plan.QueryInfo)
+	}
+}
+
+func TestPartitionKeyFilter(t *testing.T) {
+	tests := []struct {
+		query  string
+		paths  []string
+		params map[string]any
+		want   string
+	}{
+		{"SELECT * FROM c WHERE c.pk = 'x'", []string{"/pk"}, nil, "[x] true"},
+		{"SELECT * FROM c WHERE 'x' = c.pk AND c.n > 1", []string{"/pk"}, nil, "[x] true"},
+		{"SELECT * FROM root r WHERE r.pk = @p ORDER BY r.id", []string{"/pk"}, map[string]any{"@p": 5}, "[5] true"},
+		{"SELECT * FROM c WHERE c.a.b = true AND (c.t = 'x' AND c[\"u\"] = null)", []string{"/t", "/u", "/a/b"}, nil, "[x <nil> true] true"},
+		{"SELECT * FROM c WHERE c.pk = 'x' OR c.pk = 'y'", []string{"/pk"}, nil, "[] false"},
+		{"SELECT * FROM c WHERE c.pk != 'x'", []string{"/pk"}, nil, "[] false"},
+		{"SELECT * FROM c WHERE c.t = 'x'", []string{"/t", "/u"}, nil, "[] false"},
+		{"SELECT * FROM c WHERE c.pk = @missing", []string{"/pk"}, nil, "[] false"},
+		{"SELECT * FROM c", []string{"/pk"}, nil, "[] false"},
+		{"SELECT * FROM c WHERE NOT (c.pk = 'x')", []string{"/pk"}, nil, "[] false"},
+		{"SELECT VALUE t FROM t IN c.tags WHERE c.pk = 'x'", []string{"/pk"}, nil, "[] false"},
+	}
+	for _, tt := range tests {
+		q, err := Parse(tt.query)
+		if err != nil {
+			// Queries that do not resolve are not routed; only the last one here fails to parse.
+			continue
+		}
+		v, ok := q.PartitionKeyFilter(tt.paths, tt.params)
+		if got := fmt.Sprint(v, ok); got != tt.want {
+			t.Errorf("%s: got %v %v, want %s", tt.query, v, ok, tt.want)
+		}
+	}
+}
+
+func TestMatch(t *testing.T) {
+	doc := map[string]any{"id": "1", "n": 5.0, "tags": []any{"a", "b"}, "o": map[string]any{"x": "y"}}
+	tests := []struct {
+		cond string
+		want bool
+	}{
+		{"from c where c.n = 5", true},
+		{"FROM c WHERE c.n > 5", false},
+		{"from c where c.missing = 1", false},
+		{"from c where ARRAY_CONTAINS(c.tags, 'b') AND c.o.x = 'y'", true},
+		{"from c join t in c.tags where t = 'b'", true},
+		{"from c", true},
+	}
+	for _, tt := range tests {
+		got, err := Match(tt.cond, doc)
+		if err != nil || got != tt.want {
+			t.Errorf("Match(%q) = %v, %v; want %v", tt.cond, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "where c.n = 5", "from c where", "from c where nosuch(c)"} {
+		if _, err := Match(bad, doc); err == nil {
+			t.Errorf("Match(%q): no error", bad)
+		}
+	}
+}
+
+func ExampleQuery_Execute() {
+	q, err := Parse("SELECT c.name, c.age FROM c WHERE c.age >= @min ORDER BY c.age DESC")
+	if err != nil {
+		panic(err)
+	}
+	docs := []Document{
+		{Key: "1", Value: map[string]any{"name": "Ann", "age": 31.0}},
+		{Key: "2", Value: map[string]any{"name": "Bo", "age": 17.0}},
+		{Key: "3", Value: map[string]any{"name": "Cy", "age": 45.0}},
+	}
+	page, err := q.Execute(docs, Options{Params: map[string]any{"@min": 18}, MaxItemCount: 1})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(page.Results[0]), page.Continuation != "")
+	page, _ = q.Execute(docs, Options{Params: map[string]any{"@min": 18}, MaxItemCount: 1, Continuation: page.Continuation})
+	fmt.Println(string(page.Results[0]), page.Continuation != "")
+	// Output:
+	// {"name":"Cy","age":45} true
+	// {"name":"Ann","age":31} false
+}
+
+func ExampleParse_error() {
+	_, err := Parse("SELECT * FROM c WHERE LEN(c.name) > 3")
+	fmt.Println(err)
+	// Output: BadRequest: 'LEN' is not a recognized built-in function name.
+}
