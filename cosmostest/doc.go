@@ -41,7 +41,9 @@
 //     at most 10 operations, id / partition key / system paths refused, conditional patch (412).
 //   - TTL: container defaultTtl and per-item ttl (-1 never); expired items are invisible and are
 //     removed lazily when touched. Control time with WithClock or (*Server).Advance; no sleeping.
-//   - Queries: POST …/docs with application/query+json, single partition by pk header (full key or
+//   - Queries: the NoSQL query language of internal/query (ORDER BY, TOP, OFFSET/LIMIT, DISTINCT,
+//     GROUP BY, aggregates, JOINs, subqueries, built-in functions, VectorDistance with the
+//     container's vector policy); POST …/docs with application/query+json, single partition by pk header (full key or
 //     hierarchical prefix), by pk range id, or by an equality filter on every pk path; fan-out
 //     otherwise (400 when cross-partition is disabled, 400/1004 with additionalErrorInfo for
 //     queries the gateway cannot serve across partitions); x-ms-max-item-count, x-ms-continuation,
@@ -53,10 +55,6 @@
 //
 // Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
 //
-//   - The full SQL language: until the query engine lands, only the queries the SDK sends itself
-//     work (SELECT * FROM c WHERE with =, !=, <, >, IN, IS_NULL, IS_DEFINED, AND/OR/NOT, dotted
-//     and bracket paths, parameters). ORDER BY, TOP, aggregates, projections and functions get a
-//     400 that names cosmostest.
 //   - Transactional batch, change feed, reading the document feed without a query.
 //   - Throughput enforcement (WithThroughputLimits is accepted but does not throttle yet), fault
 //     injection, runtime range splits.

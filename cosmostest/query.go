@@ -114,6 +114,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	docs := srv.scopeDocs(c, sc)
 	page, err := q.execute(docs, queryOptions{
 		Params: params, MaxItemCount: maxItemCount(rq), Continuation: rq.hdr(hdrContinuation), Now: srv.now(),
+		Vector: c.vectorDefaults(),
 	})
 	if err != nil {
 		return err

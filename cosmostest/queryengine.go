@@ -2,14 +2,15 @@ package cosmostest
 
 import (
 	"encoding/json"
-	"time"
+	"errors"
+	"net/http"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/query"
 )
 
-// queryEngine is the seam for the SQL engine. minimalEngine (query_minimal.go) serves exactly the
-// queries the SDK itself sends; internal/query replaces it through an adapter that implements
-// this interface with query.Parse / (*Query).Info / PartitionKeyFilter / Execute and query.Match,
-// so no handler changes when the engine lands. The types below mirror internal/query's
-// (CONTRACTS.md) field for field.
+// queryEngine is the seam between the handlers and the SQL engine (internal/query). Handlers only
+// see this interface, so the engine can be swapped (or wrapped, e.g. to count executions) without
+// touching them.
 type queryEngine interface {
 	// parse parses a query; errors are *statusError (400) with the service's message.
 	parse(text string) (parsedQuery, error)
@@ -36,26 +37,79 @@ func (i queryInfo) needsGatewayPlan() bool {
 }
 
 // queryDoc mirrors query.Document: Key is unique and stable, docs are passed sorted by Key.
-type queryDoc struct {
-	Key   string
-	Value map[string]any
-}
+type queryDoc = query.Document
 
-// queryOptions mirrors query.Options (without the vector defaults until the engine lands).
-type queryOptions struct {
-	Params       map[string]any
-	MaxItemCount int
-	MaxBytes     int
-	Continuation string
-	Now          time.Time
-}
+// queryOptions mirrors query.Options.
+type queryOptions = query.Options
 
 // queryPage mirrors query.Page.
-type queryPage struct {
-	Results      []json.RawMessage
-	Continuation string
-	Scanned      int
-}
+type queryPage = query.Page
 
 // engine is the query engine in use.
-var engine queryEngine = minimalEngine{}
+var engine queryEngine = sqlEngine{}
+
+// sqlEngine adapts internal/query to queryEngine.
+type sqlEngine struct{}
+
+func (sqlEngine) parse(text string) (parsedQuery, error) {
+	q, err := query.Parse(text)
+	if err != nil {
+		return nil, queryError(err)
+	}
+	return sqlQuery{q}, nil
+}
+
+func (sqlEngine) match(condition string, doc map[string]any) (bool, error) {
+	ok, err := query.Match(condition, doc)
+	return ok, queryError(err)
+}
+
+type sqlQuery struct{ q *query.Query }
+
+func (s sqlQuery) info() queryInfo {
+	i := s.q.Info()
+	return queryInfo{
+		HasOrderBy: i.HasOrderBy, HasTop: i.HasTop, HasOffsetLimit: i.HasOffsetLimit,
+		HasDistinct: i.HasDistinct, HasGroupBy: i.HasGroupBy, HasAggregates: i.HasAggregates, Plan: i.Plan,
+	}
+}
+
+func (s sqlQuery) partitionKeyFilter(paths []string, params map[string]any) ([]any, bool) {
+	return s.q.PartitionKeyFilter(paths, params)
+}
+
+func (s sqlQuery) execute(docs []queryDoc, opts queryOptions) (*queryPage, error) {
+	p, err := s.q.Execute(docs, opts)
+	return p, queryError(err)
+}
+
+// queryError turns an engine error into the service's 400.
+func queryError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var qe *query.Error
+	if errors.As(err, &qe) {
+		return &statusError{status: http.StatusBadRequest, code: qe.Code, message: qe.Message}
+	}
+	return newError(http.StatusBadRequest, subNone, "%v", err)
+}
+
+// vectorDefaults converts a container's vectorEmbeddingPolicy for VectorDistance.
+func (c *container) vectorDefaults() query.VectorDefaults {
+	vd := query.VectorDefaults{ByPath: map[string]query.VectorSpec{}}
+	vep, _ := c.props["vectorEmbeddingPolicy"].(map[string]any)
+	embs, _ := vep["vectorEmbeddings"].([]any)
+	for _, e := range embs {
+		m, _ := e.(map[string]any)
+		path, _ := m["path"].(string)
+		df, _ := m["distanceFunction"].(string)
+		dt, _ := m["dataType"].(string)
+		dim, _ := m["dimensions"].(float64)
+		if path != "" {
+			vd.ByPath[path] = query.VectorSpec{DistanceFunction: df, DataType: dt, Dimensions: int(dim)}
+		}
+	}
+	return vd
+}
+

@@ -250,7 +250,11 @@ func TestQueries(t *testing.T) {
 		{"bracket path", azcosmos.NewPartitionKeyString("p2"), `SELECT * FROM c WHERE c["n"] = 8 OR (c.id = '9' AND NOT IS_NULL(c.pk))`, nil, nil, 2, 0},
 		{"is_null", azcosmos.NewPartitionKey(), "SELECT * FROM c WHERE IS_NULL(c.missing)", nil, nil, 0, 0},
 		{"cross disabled", azcosmos.NewPartitionKey(), "SELECT * FROM c", nil, ptr(false), 0, 400},
-		{"unsupported", azcosmos.NewPartitionKeyString("p1"), "SELECT VALUE COUNT(1) FROM c", nil, nil, 0, 400},
+		{"count in partition", azcosmos.NewPartitionKeyString("p1"), "SELECT VALUE COUNT(1) FROM c", nil, nil, 1, 0},
+		{"order by in partition", azcosmos.NewPartitionKeyString("p1"), "SELECT c.id FROM c ORDER BY c.n DESC", nil, nil, 7, 0},
+		{"order by pinned by filter", azcosmos.NewPartitionKey(), "SELECT * FROM c WHERE c.pk = @pk ORDER BY c.id", []azcosmos.QueryParameter{{Name: "@pk", Value: "p2"}}, nil, 3, 0},
+		{"order by cross partition", azcosmos.NewPartitionKey(), "SELECT * FROM c ORDER BY c.id", nil, nil, 0, 400},
+		{"unknown function", azcosmos.NewPartitionKeyString("p1"), "SELECT FOO(c.id) FROM c", nil, nil, 0, 400},
 		{"syntax", azcosmos.NewPartitionKeyString("p1"), "SELECT * FROM c WHERE 'unterminated", nil, nil, 0, 400},
 	}
 	for _, tt := range tests {
@@ -263,8 +267,9 @@ func TestQueries(t *testing.T) {
 					if st, _ := status(t, err); st != tt.status {
 						t.Fatalf("status %d, want %d: %v", st, tt.status, err)
 					}
-					if tt.name == "unsupported" && !strings.Contains(err.Error(), "cosmostest") {
-						t.Fatalf("error does not name cosmostest: %v", err)
+					if _, sub := status(t, err); tt.name == "order by cross partition" &&
+						(sub != "1004" || !strings.Contains(err.Error(), "cross partition query can not be directly served by the gateway") || !strings.Contains(err.Error(), "additionalErrorInfo")) {
+						t.Fatalf("1004 refusal: %s %v", sub, err)
 					}
 					return
 				}
