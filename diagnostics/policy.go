@@ -79,7 +79,7 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 	ctx = context.WithValue(ctx, stateKey{}, st)
 	var span trace.Span
 	var query string
-	if p.opts.CaptureQueryText && isQueryOp(op.Name) {
+	if p.opts.CaptureQueryText && (p.tracer != nil || p.logger != nil) && isQueryOp(op.Name) {
 		query = queryText(req)
 	}
 	if p.tracer != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -786,5 +787,73 @@ func TestPolicyContactedRegion(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no read_item duration point for East US: %+v", dur.DataPoints)
+	}
+}
+
+func TestStartOperation(t *testing.T) {
+	h := newHarness(t, harnessConfig{})
+	h.setup(t)
+	pk := azcosmos.NewPartitionKeyString("p1")
+	ctx, finish := h.policy.StartOperation(context.Background(), "update", "db1", "c1")
+	r, err := h.container.ReadItem(ctx, pk, "missing", nil)
+	if err == nil {
+		t.Fatal("read of a missing item succeeded")
+	}
+	w := h.upsert(ctx, t, "a")
+	finish(diagnostics.FromError("", err))
+	_ = r
+
+	logical := h.spansNamed("update c1")
+	if len(logical) != 1 {
+		t.Fatalf("update spans = %d; all: %v", len(logical), spanNames(h.spans.Ended()))
+	}
+	l := logical[0]
+	a := attrs(l)
+	if l.SpanKind() != trace.SpanKindInternal || a["db.operation.name"] != attribute.StringValue("update") || a["cosmoskit.requests"] != attribute.IntValue(2) {
+		t.Errorf("logical span kind %v attrs %v", l.SpanKind(), a)
+	}
+	read := h.spansNamed("read_item c1")[0]
+	wantRU := attrs(read)["azure.cosmosdb.operation.request_charge"].AsFloat64() + float64(w.RequestCharge)
+	if got := a["azure.cosmosdb.operation.request_charge"].AsFloat64(); math.Abs(got-wantRU) > 1e-5 {
+		t.Errorf("logical request charge = %v, want %v", got, wantRU)
+	}
+	if read.Parent().SpanID() != l.SpanContext().SpanID() {
+		t.Error("read_item is not a child of the logical span")
+	}
+	// A 404 is an expected answer: recorded, but the span status stays unset.
+	if a["db.response.status_code"] != attribute.StringValue("404") || l.Status().Code != codes.Unset {
+		t.Errorf("logical span status %v code %v", l.Status(), a["db.response.status_code"].String())
+	}
+
+	ctx, finish = h.policy.StartOperation(context.Background(), "migrate", "db1", "c1")
+	_ = ctx
+	finish(errors.New("boom"))
+	if m := h.spansNamed("migrate c1"); len(m) != 1 || m[0].Status().Code != codes.Error {
+		t.Errorf("failed logical span: %v", m)
+	}
+}
+
+func TestStartOperationWithoutPolicy(t *testing.T) {
+	var nilPolicy *diagnostics.Policy
+	ctx, finish := nilPolicy.StartOperation(context.Background(), "update", "db1", "c1")
+	if trace.SpanFromContext(ctx).SpanContext().IsValid() {
+		t.Error("a span was started without a tracer")
+	}
+	finish(nil)
+
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	parentCtx, parent := tp.Tracer("test").Start(context.Background(), "handler")
+	_, finish = nilPolicy.StartOperation(parentCtx, "update", "db1", "c1")
+	finish(nil)
+	parent.End()
+	var found bool
+	for _, s := range sr.Ended() {
+		if s.Name() == "update c1" && s.Parent().SpanID() == parent.SpanContext().SpanID() {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no update span under the caller's span: %v", spanNames(sr.Ended()))
 	}
 }
