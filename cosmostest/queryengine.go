@@ -112,4 +112,3 @@ func (c *container) vectorDefaults() query.VectorDefaults {
 	}
 	return vd
 }
-
