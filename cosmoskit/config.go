@@ -14,6 +14,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // Config says which Cosmos DB account New connects to, how it authenticates, and how the client is
@@ -81,10 +83,22 @@ type Config struct {
 	// and ServerCertificate must be unset. Default: nil (azcosmos defaults).
 	ClientOptions *azcosmos.ClientOptions
 
-	// PerCallPolicies are azcore policies run once per operation, after ClientOptions.PerCallPolicies.
+	// Diagnostics configures the diagnostics policies New installs on every client: OpenTelemetry
+	// spans and metrics, slow/expensive/failed call logs, and request-unit Meters
+	// (diagnostics.WithMeter). The zero value records no spans, metrics or logs and only feeds Meters,
+	// for a few allocations per call. If Diagnostics.TracerProvider is set and ClientOptions has no
+	// TracingProvider, the SDK's HTTP spans join the same traces.
+	Diagnostics diagnostics.Options
+
+	// DisableDiagnostics leaves the diagnostics policies out entirely.
+	DisableDiagnostics bool
+
+	// PerCallPolicies are azcore policies run once per operation, after the diagnostics policy and
+	// ClientOptions.PerCallPolicies.
 	PerCallPolicies []policy.Policy
 
-	// PerRetryPolicies are azcore policies run once per attempt, after ClientOptions.PerRetryPolicies.
+	// PerRetryPolicies are azcore policies run once per attempt, after the diagnostics attempt policy
+	// and ClientOptions.PerRetryPolicies.
 	PerRetryPolicies []policy.Policy
 
 	// Logger receives one line when a client is created (endpoint, credential kind, regions; never a

@@ -9,6 +9,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // EnsureDatabase creates database id if it does not exist and returns its handle. An existing database
@@ -17,7 +19,8 @@ import (
 // opts may be nil (no shared throughput).
 //
 // Errors: a *SpecError (ErrInvalidSpec) for a bad id or throughput, before any request; ErrClosed;
-// otherwise the SDK's error (an *azcore.ResponseError), wrapped with the database id.
+// otherwise an *Error (matching ErrUnauthorized and the other sentinels, and unwrapping to the SDK's
+// *azcore.ResponseError), wrapped with the database id.
 func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOptions) (*azcosmos.DatabaseClient, error) {
 	if msg := checkResourceID(id); msg != "" {
 		return nil, &SpecError{Container: id, Field: "database id", Problem: msg}
@@ -42,7 +45,7 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOp
 			return db, nil
 		}
 	}
-	return nil, fmt.Errorf("cosmoskit: ensure database %q: %w", id, err)
+	return nil, fmt.Errorf("cosmoskit: ensure database %q: %w", id, diagnostics.FromError(diagnostics.OpCreateDatabase, err))
 }
 
 // EnsureContainer creates database db (without throughput) and then the container described by spec,
@@ -52,7 +55,8 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOp
 // If the container exists (409 Conflict, or 403 for an identity that may not create containers), it
 // is read back and returned without changes, unless its partition key or vector embeddings differ
 // from the spec; those cannot be changed, so EnsureContainer returns an error matching
-// ErrContainerMismatch. Other errors are the SDK's (an *azcore.ResponseError), wrapped with the ids.
+// ErrContainerMismatch. Other failures are an *Error (unwrapping to the SDK's *azcore.ResponseError),
+// wrapped with the ids.
 func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerSpec) (*azcosmos.ContainerClient, error) {
 	props, err := spec.Properties()
 	if err != nil {
@@ -76,14 +80,14 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 		return cc, nil
 	}
 	if status != http.StatusConflict && status != http.StatusForbidden {
-		return nil, fmt.Errorf("cosmoskit: ensure container %q in database %q: %w", spec.ID, db, err)
+		return nil, fmt.Errorf("cosmoskit: ensure container %q in database %q: %w", spec.ID, db, diagnostics.FromError(diagnostics.OpCreateContainer, err))
 	}
 	resp, rerr := cc.Read(ctx, nil)
 	if rerr != nil {
 		if status == http.StatusForbidden {
-			return nil, fmt.Errorf("cosmoskit: ensure container %q in database %q: %w", spec.ID, db, err)
+			return nil, fmt.Errorf("cosmoskit: ensure container %q in database %q: %w", spec.ID, db, diagnostics.FromError(diagnostics.OpCreateContainer, err))
 		}
-		return nil, fmt.Errorf("cosmoskit: ensure container %q in database %q: read existing: %w", spec.ID, db, rerr)
+		return nil, fmt.Errorf("cosmoskit: ensure container %q in database %q: read existing: %w", spec.ID, db, diagnostics.FromError(diagnostics.OpReadContainer, rerr))
 	}
 	if resp.ContainerProperties != nil {
 		if msg := mismatch(props, *resp.ContainerProperties); msg != "" {

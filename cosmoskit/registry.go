@@ -7,8 +7,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // registryKey identifies one account and identity. It never holds a raw key: key identities are an
@@ -131,12 +134,14 @@ func acquire(r *resolved) (*entry, error) {
 	ex := slices.Clone(r.excluded)
 	e.excluded.Store(&ex)
 	registry.entries[k] = e
-	r.logger.Info("cosmoskit: Cosmos DB client created",
-		"endpoint", r.ep.url,
-		"credential", r.authSource,
-		"preferredRegions", r.preferred,
-		"excludedRegions", r.excluded,
-		"loopback", r.ep.loopback)
+	attrs := []any{"endpoint", r.ep.url, "credential", r.authSource, "loopback", r.ep.loopback}
+	if len(r.preferred) > 0 {
+		attrs = append(attrs, "preferredRegions", r.preferred)
+	}
+	if len(r.excluded) > 0 {
+		attrs = append(attrs, "excludedRegions", r.excluded)
+	}
+	r.logger.Info("cosmoskit: Cosmos DB client created", attrs...)
 	if !r.ep.loopback && len(r.preferred) == 0 {
 		r.logger.Warn("cosmoskit: no PreferredRegions: reads use the account's first read region only, with no regional failover; list at least two regions, nearest first",
 			"endpoint", r.ep.url)
@@ -172,8 +177,16 @@ func (r *resolved) clientOptions() *azcosmos.ClientOptions {
 	if r.appName != "" {
 		o.Telemetry.ApplicationID = r.appName
 	}
-	o.PerCallPolicies = slices.Concat(o.PerCallPolicies, r.cfg.PerCallPolicies)
-	o.PerRetryPolicies = slices.Concat(o.PerRetryPolicies, r.cfg.PerRetryPolicies)
+	var diagCall, diagRetry []policy.Policy
+	if !r.cfg.DisableDiagnostics {
+		diagCall = []policy.Policy{diagnostics.NewPolicy(r.cfg.Diagnostics)}
+		diagRetry = []policy.Policy{diagnostics.NewAttemptPolicy()}
+		if tp := r.cfg.Diagnostics.TracerProvider; tp != nil && !o.TracingProvider.NewTracer("cosmoskit", "").Enabled() {
+			o.TracingProvider = diagnostics.TracingProvider(tp)
+		}
+	}
+	o.PerCallPolicies = slices.Concat(diagCall, o.PerCallPolicies, r.cfg.PerCallPolicies)
+	o.PerRetryPolicies = slices.Concat(diagRetry, o.PerRetryPolicies, r.cfg.PerRetryPolicies)
 	if o.Transport == nil {
 		switch {
 		case r.cert != nil:

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // countConstructions replaces newAzClient with a counting wrapper for the duration of the test. Tests
@@ -264,11 +266,23 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 	if !slices.Equal(o.PreferredRegions, []string{"West US"}) {
 		t.Errorf("PreferredRegions = %q; want ClientOptions' when Config's are unset", o.PreferredRegions)
 	}
-	if len(o.PerCallPolicies) != 2 || o.PerCallPolicies[0] != p1 || o.PerCallPolicies[1] != p2 {
+	// Diagnostics first, then the base options' policies, then Config's.
+	if len(o.PerCallPolicies) != 3 || o.PerCallPolicies[1] != p1 || o.PerCallPolicies[2] != p2 {
 		t.Errorf("PerCallPolicies = %v", o.PerCallPolicies)
 	}
-	if len(o.PerRetryPolicies) != 1 || o.PerRetryPolicies[0] != p3 {
+	if _, ok := o.PerCallPolicies[0].(*diagnostics.Policy); !ok {
+		t.Errorf("PerCallPolicies[0] = %T, want the diagnostics policy", o.PerCallPolicies[0])
+	}
+	if len(o.PerRetryPolicies) != 2 || o.PerRetryPolicies[1] != p3 {
 		t.Errorf("PerRetryPolicies = %v", o.PerRetryPolicies)
+	}
+	cfg.DisableDiagnostics = true
+	r, err = resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := r.clientOptions(); len(o.PerCallPolicies) != 2 || len(o.PerRetryPolicies) != 1 {
+		t.Errorf("DisableDiagnostics: %d per-call and %d per-retry policies, want 2 and 1", len(o.PerCallPolicies), len(o.PerRetryPolicies))
 	}
 	if len(base.PerCallPolicies) != 1 || len(base.PerRetryPolicies) != 0 {
 		t.Error("caller's ClientOptions modified")

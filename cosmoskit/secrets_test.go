@@ -63,6 +63,16 @@ func TestKeyNeverAppearsInLogsOrErrors(t *testing.T) {
 	if !errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("EnsureDatabase with a wrong key = %v, want a 401 *azcore.ResponseError", err)
 	}
+	var kerr *cosmoskit.Error
+	if !errors.Is(err, cosmoskit.ErrUnauthorized) || !errors.As(err, &kerr) || kerr.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("EnsureDatabase with a wrong key = %v, want a *cosmoskit.Error matching ErrUnauthorized", err)
+	}
+	if kerr.Diagnostics.String() != "" {
+		out := kerr.Diagnostics.String()
+		if strings.Contains(out, wrongKey) || strings.Contains(out, s.Key()) {
+			t.Fatalf("the error's diagnostics contain a key: %s", out)
+		}
+	}
 
 	// A connection string with the wrong key, printed every way a caller might.
 	csCfg := cosmoskit.Config{ConnectionString: "AccountEndpoint=" + s.Endpoint() + ";AccountKey=" + wrongKey + ";", Logger: logger}
@@ -90,7 +100,7 @@ func serverCertPEM(t *testing.T, endpoint string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: conn.ConnectionState().PeerCertificates[0].Raw})
 }
 

@@ -1,0 +1,24 @@
+// Package cosmoskit is the one place a Go service gets its Azure Cosmos DB client.
+//
+// New returns a Client that shares one *azcosmos.Client per account and identity across the process
+// (reference-counted; the last Close closes it), with credentials, regions and TLS checked up front:
+//
+//	client, err := cosmoskit.New(cosmoskit.ConfigFromEnv()) // COSMOS_ENDPOINT, COSMOS_KEY, ...
+//	if err != nil { ... }
+//	defer client.Close()
+//	orders, err := client.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{
+//		ID: "orders", PartitionKeyPaths: []string{"/customerId"},
+//	})
+//
+// Everything cosmoskit returns is a plain azcosmos type (*azcosmos.ContainerClient and so on), and
+// NewFromClient wraps a client you already have, so code can adopt it one call site at a time.
+//
+// Safety rules New enforces: TLS verification is relaxed only for loopback endpoints (an emulator or
+// cosmostest), or replaced by exactly the ServerCertificate you give; the public emulator key is
+// refused for any other endpoint; keys never appear in errors, logs or a printed Config.
+//
+// EnsureDatabase and EnsureContainer provision with best-practice defaults: explicit partition key
+// kind and version 2 (hierarchical keys up to three levels), composite indexes led by the /type
+// discriminator, vector paths indexed by a vector index and excluded from the range index, TTL, unique
+// keys and manual or autoscale throughput. Invalid specs are rejected before any request.
+package cosmoskit
