@@ -61,10 +61,17 @@ func (in *instruments) record(ctx context.Context, op Operation, out *outcome, d
 	attrs = append(attrs,
 		attribute.String(keySystemName, valSystemName),
 		attribute.String(keyOperation, op.Name),
-		attribute.String(keyNamespace, op.Database),
-		attribute.String(keyCollection, op.Container),
 		attribute.String(keyServerAddress, out.host),
 	)
+	if op.Database != "" {
+		attrs = append(attrs, attribute.String(keyNamespace, op.Database))
+	}
+	if op.Container != "" {
+		attrs = append(attrs, attribute.String(keyCollection, op.Container))
+	}
+	if out.consistency != "" {
+		attrs = append(attrs, attribute.String(keyConsistency, out.consistency))
+	}
 	if out.port > 0 {
 		attrs = append(attrs, attribute.Int(keyServerPort, out.port))
 	}

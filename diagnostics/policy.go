@@ -28,14 +28,22 @@ import (
 //     (db.system.name=azure.cosmosdb, db.namespace, db.collection.name, db.operation.name,
 //     azure.cosmosdb.operation.request_charge, db.response.status_code,
 //     azure.cosmosdb.response.sub_status_code, azure.cosmosdb.consistency.level when sent,
-//     server.address/server.port of the region endpoint that answered, db.query.text only with
-//     Options.CaptureQueryText);
+//     server.address/server.port of the region endpoint that answered,
+//     azure.cosmosdb.operation.contacted_regions with the account's region names (learnt from the
+//     account metadata the SDK reads through the policy), azure.cosmosdb.activity_id,
+//     db.response.returned_rows for feeds, db.query.text only with Options.CaptureQueryText);
 //   - records db.client.operation.duration, the request charge, throttles, throttle waits and
-//     retries (see the Metric constants);
-//   - logs a failed operation once, and a slow or expensive one, with the SDK's diagnostics;
+//     retries (see the Metric constants), by operation, database, container, status, sub-status
+//     and region;
+//   - logs a failed operation once with its status, sub-status, activity id, RU and the SDK's
+//     diagnostics string (level Error; Warn for 408, 429 and deadlines; Debug for 404, 409 and 412
+//     with sub-status 0, which are answers rather than faults, and for cancellations), and a slow
+//     (see the latency thresholds) or expensive (RequestChargeThreshold) one at level Warn;
 //   - adds the request charge to every [Meter] in the context.
 //
-// A Policy is safe for concurrent use by any number of clients.
+// Install it once per client. A Policy is safe for concurrent use by any number of clients; each
+// pipeline call is one operation (a point operation, one query or change feed page, one metadata
+// read). Use [Policy.StartOperation] for a span over several calls.
 type Policy struct {
 	opts    Options
 	tracer  trace.Tracer
@@ -219,6 +227,7 @@ type outcome struct {
 	attempts     int
 	throttles    int
 	throttleWait time.Duration
+	consistency  string // the x-ms-consistency-level the request sent, "" if none
 	hostport     string // host[:port] of the endpoint that answered last
 	host         string
 	port         int
@@ -229,7 +238,7 @@ type outcome struct {
 }
 
 func newOutcome(raw *http.Request, resp *http.Response, err error, st *callState) outcome {
-	out := outcome{rows: -1, err: err}
+	out := outcome{rows: -1, err: err, consistency: raw.Header.Get(hdrConsistency)}
 	final := resp
 	if final == nil && err != nil {
 		var re *azcore.ResponseError
