@@ -23,6 +23,8 @@ type evaluator struct {
 	vector  VectorDefaults
 	regexps map[string]*regexp.Regexp
 	err     error // first runtime error (e.g. a bad argument the service rejects)
+	// rootVals is the reused binding slice of the root query's "FROM c" rows.
+	rootVals []any
 }
 
 func (ev *evaluator) fail(err error) {

@@ -193,10 +193,10 @@ func lexString(s string) (string, int, error) {
 	i := 1
 	for i < len(s) {
 		c := s[i]
-		switch {
-		case c == quote:
+		switch c {
+		case quote:
 			return b.String(), i + 1, nil
-		case c == '\\':
+		case '\\':
 			if i+1 >= len(s) {
 				return "", 0, syntaxErrorEOF()
 			}

@@ -74,6 +74,7 @@ func (x *execution) stream(tok *contToken) *Page {
 	}
 	more := false
 	done := x.take == 0
+	scratch := &env{}
 	for di := start; di < x.n() && !done && !more; di++ {
 		dKey := x.key(di)
 		resume := tok != nil && dKey == lastKey
@@ -84,7 +85,8 @@ func (x *execution) stream(tok *contToken) *Page {
 			if resume && idx <= lastRow {
 				return true
 			}
-			e := &env{vals: vals}
+			e := scratch
+			e.vals = vals
 			if q.where != nil && !ev.truthy(q.where, e) {
 				return ev.err == nil
 			}
@@ -154,12 +156,14 @@ func (x *execution) ordered(tok *contToken) *Page {
 	nOrder := len(q.orderBy)
 	var rows []sortedRow
 	var sortArena, valArena []any
+	scratch := &env{}
 	for di := range x.n() {
 		x.scanned++
 		idx := -1
 		ev.forEachRow(q, nil, true, x.val(di), func(vals []any) bool {
 			idx++
-			e := &env{vals: vals}
+			e := scratch
+			e.vals = vals
 			if q.where != nil && !ev.truthy(q.where, e) {
 				return ev.err == nil
 			}
@@ -290,10 +294,12 @@ func (x *execution) full(tok *contToken) *Page {
 	q := x.q.sel
 	ev := x.ev
 	var rows []*env
+	scratch := &env{}
 	for di := range x.n() {
 		x.scanned++
 		ev.forEachRow(q, nil, true, x.val(di), func(vals []any) bool {
-			e := &env{vals: vals}
+			e := scratch
+			e.vals = vals
 			if q.where != nil && !ev.truthy(q.where, e) {
 				return ev.err == nil
 			}

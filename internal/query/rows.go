@@ -13,6 +13,16 @@ func (ev *evaluator) forEachRow(q *selectQuery, parent *env, root bool, doc any,
 	if len(q.sources) == 0 {
 		return f(nil)
 	}
+	if root && len(q.sources) == 1 && !q.sources[0].in && q.sources[0].sub == nil {
+		if _, ok := q.sources[0].x.(*identExpr); ok {
+			// FROM c: the document itself is the only binding.
+			if ev.rootVals == nil {
+				ev.rootVals = make([]any, 1)
+			}
+			ev.rootVals[0] = doc
+			return f(ev.rootVals)
+		}
+	}
 	vals := make([]any, len(q.sources))
 	return ev.bindSource(q, 0, vals, parent, root, doc, f)
 }
@@ -303,7 +313,7 @@ func (ev *evaluator) aggregate(n *callExpr, e *env) any {
 		}
 		return sum
 	}
-	var best any = undefined
+	best := undefined
 	for _, r := range rows {
 		v := ev.eval(arg, r)
 		switch v.(type) {
