@@ -1,0 +1,127 @@
+package cosmoskit_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+)
+
+// New against an in-process cosmostest server: provision a container, write an item, read it back.
+func ExampleNew() {
+	srv, err := cosmostest.Start()
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+
+	client, err := cosmoskit.New(cosmoskit.Config{
+		Endpoint: srv.Endpoint(), // loopback: the emulator key and relaxed TLS are allowed
+		Key:      srv.Key(),
+		Logger:   slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+
+	ctx := context.Background()
+	orders, err := client.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{
+		ID:                "orders",
+		PartitionKeyPaths: []string{"/customerId"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	pk := azcosmos.NewPartitionKeyString("c-1")
+	if _, err := orders.CreateItem(ctx, pk, []byte(`{"id":"o-1","customerId":"c-1","type":"order","total":42}`), nil); err != nil {
+		panic(err)
+	}
+	resp, err := orders.ReadItem(ctx, pk, "o-1", nil)
+	if err != nil {
+		panic(err)
+	}
+	var order struct {
+		ID    string  `json:"id"`
+		Total float64 `json:"total"`
+	}
+	if err := json.Unmarshal(resp.Value, &order); err != nil {
+		panic(err)
+	}
+	fmt.Println(order.ID, order.Total)
+	// Output: o-1 42
+}
+
+// Every New for the same account and identity shares one azcosmos client until the last Close.
+func ExampleNew_sharedClient() {
+	srv, err := cosmostest.Start()
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+
+	cfg := cosmoskit.Config{Endpoint: srv.Endpoint(), Key: srv.Key(), Logger: slog.New(slog.DiscardHandler)}
+	a, err := cosmoskit.New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer a.Close()
+	b, err := cosmoskit.New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer b.Close()
+	fmt.Println(a.Cosmos() == b.Cosmos())
+	// Output: true
+}
+
+// A Config prints without its key, whatever the verb.
+func ExampleConfig_String() {
+	cfg := cosmoskit.Config{
+		Endpoint:         "https://myaccount.documents.azure.com:443/",
+		Key:              "c2VjcmV0LWtleS1ub3QtZm9yLXByaW50aW5n",
+		PreferredRegions: []string{"West US 3", "East US 2"},
+	}
+	fmt.Printf("%+v\n", cfg)
+	// Output: cosmoskit.Config{Endpoint: "https://myaccount.documents.azure.com:443/", Key: REDACTED, PreferredRegions: ["West US 3" "East US 2"]}
+}
+
+// Properties shows what EnsureContainer would send, without any I/O.
+func ExampleContainerSpec_Properties() {
+	spec := cosmoskit.ContainerSpec{
+		ID:                "chunks",
+		PartitionKeyPaths: []string{"/tenantId", "/documentId"},
+		Vectors:           []cosmoskit.VectorSpec{{Path: "/embedding", Dimensions: 1536}},
+	}
+	props, err := spec.Properties()
+	if err != nil {
+		panic(err)
+	}
+	pk, _ := json.Marshal(props.PartitionKeyDefinition)
+	fmt.Println(string(pk))
+	for _, ex := range props.IndexingPolicy.ExcludedPaths {
+		fmt.Println("excluded:", ex.Path)
+	}
+	for _, ci := range props.IndexingPolicy.CompositeIndexes {
+		fmt.Println("composite:", ci[0].Path, ci[0].Order, ci[1].Path, ci[1].Order)
+	}
+	for _, vi := range props.IndexingPolicy.VectorIndexes {
+		fmt.Println("vector index:", vi.Path, vi.Type)
+	}
+
+	_, err = cosmoskit.ContainerSpec{ID: "bad", PartitionKeyPaths: []string{"/a", "/b", "/c", "/d"}}.Properties()
+	fmt.Println(err)
+	// Output:
+	// {"kind":"MultiHash","paths":["/tenantId","/documentId"],"version":2}
+	// excluded: /"_etag"/?
+	// excluded: /embedding/*
+	// composite: /type ascending /_ts ascending
+	// composite: /type ascending /_ts descending
+	// vector index: /embedding quantizedFlat
+	// cosmoskit: invalid spec for "bad": PartitionKeyPaths: has 4 paths; a hierarchical partition key has at most 3 levels
+}
