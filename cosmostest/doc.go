@@ -59,6 +59,6 @@
 //   - Throughput enforcement (WithThroughputLimits is accepted but does not throttle yet), fault
 //     injection, runtime range splits.
 //   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
-//     client encryption keys; If-None-Match on items; consistency levels beyond one store
+//     client encryption keys; consistency levels beyond one store
 //     (every read sees the latest write); the ±15 minute x-ms-date check.
 package cosmostest

@@ -56,8 +56,8 @@ func parsePatch(body []byte, c *container) (*patchBody, error) {
 			}
 		}
 		if op.Op == "incr" {
-			var f float64
-			if err := json.Unmarshal(op.Value, &f); err != nil {
+			var f *float64
+			if err := json.Unmarshal(op.Value, &f); err != nil || f == nil {
 				return nil, badRequest("Patch operation 'incr' at index %d requires a numeric value.", i)
 			}
 		}
@@ -187,7 +187,10 @@ func applyPatchOp(doc map[string]any, op patchOp) error {
 		return err
 	case "incr":
 		cur, exists := getAt(doc, toks)
-		delta := value.(float64)
+		delta, ok := value.(float64)
+		if !ok {
+			return patchError("incr needs a numeric value")
+		}
 		if !exists {
 			return setAt(doc, toks, delta, "add")
 		}
