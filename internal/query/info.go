@@ -16,8 +16,14 @@ type Info struct {
 	Plan json.RawMessage
 }
 
-// Info returns the query's features and its partitioned query execution plan.
-func (q *Query) Info() Info {
+// Info returns the query's features and its partitioned query execution plan, for a container
+// without a vector embedding policy (see InfoFor).
+func (q *Query) Info() Info { return q.InfoFor(VectorDefaults{}) }
+
+// InfoFor is Info for a container with the given vector embedding policy, which decides the direction
+// the plan reports for ORDER BY VectorDistance (descending for cosine and dot product, ascending for
+// Euclidean).
+func (q *Query) InfoFor(vec VectorDefaults) Info {
 	s := q.sel
 	info := Info{
 		HasOrderBy:     len(s.orderBy) > 0,
@@ -32,7 +38,7 @@ func (q *Query) Info() Info {
 			info.HasNonStreamingOrderBy = true
 		}
 	}
-	info.Plan = q.plan(info)
+	info.Plan = q.plan(info, vec)
 	return info
 }
 
@@ -76,7 +82,7 @@ func literalInt(x expr) *int {
 	return nil
 }
 
-func (q *Query) plan(info Info) json.RawMessage {
+func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
 	s := q.sel
 	qi := planQueryInfo{
 		DistinctType:                "None",
@@ -103,8 +109,12 @@ func (q *Query) plan(info Info) json.RawMessage {
 		qi.Limit = literalInt(s.limit)
 	}
 	for _, o := range s.orderBy {
+		desc := o.desc
+		if c, ok := o.x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
+			desc = vectorFunction(c, vec) != "euclidean"
+		}
 		dir := "Ascending"
-		if o.desc {
+		if desc {
 			dir = "Descending"
 		}
 		qi.OrderBy = append(qi.OrderBy, dir)

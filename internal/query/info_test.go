@@ -98,6 +98,25 @@ func TestPlanShape(t *testing.T) {
 	}
 }
 
+func TestPlanVectorOrderDirection(t *testing.T) {
+	q := mustParse(t, "SELECT TOP 5 c.id FROM c ORDER BY VectorDistance(c.v, @q)")
+	var plan struct {
+		QueryInfo struct {
+			OrderBy                []string `json:"orderBy"`
+			HasNonStreamingOrderBy bool     `json:"hasNonStreamingOrderBy"`
+		} `json:"queryInfo"`
+	}
+	for fn, want := range map[string]string{"": "Descending", "cosine": "Descending", "dotproduct": "Descending", "euclidean": "Ascending"} {
+		vec := VectorDefaults{ByPath: map[string]VectorSpec{"/v": {DistanceFunction: fn}}}
+		if err := json.Unmarshal(q.InfoFor(vec).Plan, &plan); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(plan.QueryInfo.OrderBy) != "["+want+"]" || !plan.QueryInfo.HasNonStreamingOrderBy {
+			t.Errorf("%q: plan %+v, want %s", fn, plan.QueryInfo, want)
+		}
+	}
+}
+
 func TestPartitionKeyFilter(t *testing.T) {
 	tests := []struct {
 		query  string

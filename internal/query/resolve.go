@@ -70,6 +70,14 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 		}
 		q.hasAgg = q.hasAgg || hasAggregate(it.x)
 	}
+	if len(q.groupBy) > 0 || q.hasAgg {
+		if q.star {
+			return badRequest("'SELECT *' is not valid with GROUP BY or aggregate functions.")
+		}
+		if err := checkGroupedSelect(q); err != nil {
+			return err
+		}
+	}
 	for _, o := range q.orderBy {
 		if err := r.expr(o.x, len(q.groupBy) > 0); err != nil {
 			return err
@@ -255,4 +263,47 @@ func checkOrderByItem(x expr) error {
 		break
 	}
 	return badRequest("Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.")
+}
+
+// checkGroupedSelect enforces that, in a query with GROUP BY or aggregates, every property the select
+// list reads is inside an aggregate or is (part of) a GROUP BY expression.
+func checkGroupedSelect(q *selectQuery) error {
+	groups := make(map[string]bool, len(q.groupBy))
+	for _, g := range q.groupBy {
+		groups[formatExpr(g)] = true
+	}
+	var bad expr
+	check := func(x expr) {
+		walk(x, func(e expr) bool {
+			if bad != nil {
+				return false
+			}
+			if groups[formatExpr(e)] {
+				return false
+			}
+			switch n := e.(type) {
+			case *callExpr:
+				return n.agg == aggNone
+			case propExpr, indexExpr:
+				if pathRoot(e) != "" {
+					bad = e
+					return false
+				}
+			case *identExpr:
+				bad = e
+				return false
+			}
+			return true
+		})
+	}
+	if q.value != nil {
+		check(q.value)
+	}
+	for _, it := range q.items {
+		check(it.x)
+	}
+	if bad != nil {
+		return badRequest("Property reference '%s' is invalid in the select list because it is not contained in either an aggregate function or the GROUP BY clause.", formatExpr(bad))
+	}
+	return nil
 }
