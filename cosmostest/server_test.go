@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -453,4 +455,33 @@ func TestDatabaseIfNoneMatch(t *testing.T) {
 	if err != nil || r.RawResponse.StatusCode != http.StatusNotModified {
 		t.Fatalf("If-None-Match: %v", err)
 	}
+}
+
+func TestLogger(t *testing.T) {
+	var buf syncBuffer
+	s := cosmostest.NewServer(t, cosmostest.WithLogger(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	c := newClient(t, s, nil)
+	if _, err := c.CreateDatabase(context.Background(), azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); !strings.Contains(got, "op=Create") || !strings.Contains(got, "path=/dbs") {
+		t.Fatalf("log: %s", got)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
