@@ -1,5 +1,7 @@
 package query
 
+import "sort"
+
 func init() {
 	register("ARRAY_CONTAINS", 2, 3, func(_ *evaluator, a []any) any {
 		arr, ok := a[0].([]any)
@@ -148,4 +150,59 @@ func arrayHas(arr []any, v any, partial bool) bool {
 		}
 	}
 	return false
+}
+
+func init() {
+	arrayExtreme := func(name string, want int) {
+		register(name, 1, 1, func(_ *evaluator, a []any) any {
+			arr, ok := a[0].([]any)
+			if !ok {
+				return undefined
+			}
+			best := undefined
+			for _, v := range arr {
+				switch v.(type) {
+				case undefinedT:
+					continue
+				case []any, map[string]any:
+					return undefined
+				}
+				if isUndef(best) || compareOrder(v, best) == want {
+					best = v
+				}
+			}
+			return best
+		})
+	}
+	arrayExtreme("ARRAY_MIN", -1)
+	arrayExtreme("ARRAY_MAX", 1)
+	register("OBJECTTOARRAY", 1, 1, func(_ *evaluator, a []any) any {
+		m := asMap(a[0])
+		if m == nil {
+			return undefined
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := make([]any, len(keys))
+		for i, k := range keys {
+			out[i] = map[string]any{"k": k, "v": m[k]}
+		}
+		return out
+	})
+	register("IIF", 3, 3, func(_ *evaluator, a []any) any {
+		if b, ok := a[0].(bool); ok && b {
+			return a[1]
+		}
+		return a[2]
+	})
+	register("CHOOSE", 2, -1, func(_ *evaluator, a []any) any {
+		i, ok := argInt(a, 0)
+		if !ok || i < 1 || i >= len(a) {
+			return undefined
+		}
+		return a[i]
+	})
 }

@@ -1,6 +1,3 @@
-// Package query is an engine for the Azure Cosmos DB for NoSQL query language, used by cosmostest to
-// answer queries over one partition's documents the way the service does, with the service's paging,
-// continuation tokens and error messages.
 package query
 
 import (

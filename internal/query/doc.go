@@ -1,0 +1,54 @@
+// Package query is an engine for the Azure Cosmos DB for NoSQL query language. cosmostest uses it to
+// answer queries over one partition's documents the way the service does: the same results, the
+// same undefined/null/mixed-type rules, the service's paging and error messages.
+//
+// Parse turns query text into a Query (errors are *Error with the service's 400 message); Execute runs
+// one page of it over documents sorted by Key; Info reports what the gateway needs to refuse a
+// cross-partition query and the partitioned query execution plan it returns; PartitionKeyFilter finds
+// the partition key values a WHERE clause pins; Match evaluates a patch condition.
+//
+// # Language
+//
+// SELECT with *, projections with aliases (implicit $1, $2... for unaliased expressions that are not
+// property paths), VALUE, DISTINCT, TOP (literal or parameter); FROM with an alias, FROM x IN path,
+// FROM (subquery); JOIN over arrays and subqueries; WHERE; GROUP BY; ORDER BY several items ASC/DESC;
+// OFFSET/LIMIT (literals or parameters). Expressions: property paths with . and ["quoted"] or [index]
+// access, object and array literals, parameters of any JSON type, arithmetic, comparison, logical,
+// bitwise, string concatenation (||), IN, BETWEEN, LIKE with ESCAPE, ??, ?:, EXISTS, ARRAY and scalar
+// subqueries (correlated with the outer row), and the aggregates COUNT, SUM, MIN, MAX, AVG. Built-in
+// functions: type checks, string, math, integer, array, date and time, IIF/CHOOSE and VectorDistance
+// (see the functions_*.go files). Function names are case-insensitive.
+//
+// Semantics follow the NoSQL query reference: comparisons across types, with undefined, or between
+// arrays/objects with < > yield undefined (arrays and objects compare with = and !=); a WHERE that is
+// not true drops the row; undefined properties are omitted from projections and undefined VALUE rows
+// from results; ORDER BY sorts undefined < null < false < true < numbers < strings < arrays < objects;
+// SUM and AVG over a non-number give undefined, undefined inputs are skipped; MIN and MAX use the
+// cross-type order and give undefined for arrays and objects. ORDER BY items must be document paths
+// of the FROM source (the service's "could not be mapped to a document path" and "correlated
+// collections" errors); ORDER BY VectorDistance sorts by similarity: descending for cosine and dot
+// product, ascending for Euclidean distance, whatever direction is written.
+//
+// # Paging
+//
+// Queries without ORDER BY, aggregates, DISTINCT or GROUP BY stream in Key order; their continuation
+// holds the Key of the last document consumed and the row index within it (JOIN rows), plus the
+// remaining OFFSET and TOP/LIMIT counts, so a page resumes right after the last result even when
+// documents are written between pages. ORDER BY queries re-sort on every page and resume after the
+// last emitted (sort values, Key, row). DISTINCT, GROUP BY and aggregates are computed in full and
+// paged by position. Tokens are base64url JSON carrying a version and a hash of the query text and
+// parameters; anything else is a BadRequest.
+//
+// # Known deviations from the service
+//
+//   - Property names after a dot may be keywords (c.value, c.top); the service rejects some of them.
+//   - Arrays and objects are ordered among themselves by element / canonical JSON, not by the
+//     service's hash; GROUP BY groups come out in order of first appearance.
+//   - Object literals serialize their properties sorted by name (SELECT lists keep their order).
+//   - REGEXMATCH uses Go's RE2 syntax (no look-around or back-references).
+//   - LENGTH, SUBSTRING, INDEX_OF and friends count Unicode code points, not UTF-16 code units.
+//   - Division or modulo by zero, and math results that are not finite, are undefined.
+//   - Spatial (ST_*), full-text (FullTextContains, FullTextScore, RRF) and user-defined functions are
+//     not supported and fail as unknown functions.
+//   - No index: every page of an ORDER BY, DISTINCT, GROUP BY or aggregate query reads every document.
+package query
