@@ -9,7 +9,25 @@ type RequestFilter struct {
 	Container    string
 }
 
-func (f RequestFilter) match(c *classification) bool {
+// requestKey is what the server counts requests by; the counts are bounded by the number of
+// distinct keys, not the number of requests.
+type requestKey struct {
+	Region       string
+	Operation    Operation
+	ResourceType ResourceType
+	Database     string
+	Container    string
+}
+
+// count records a request; callers hold mu.
+func (srv *server) count(c *classification) {
+	if srv.seen == nil {
+		srv.seen = map[requestKey]int{}
+	}
+	srv.seen[requestKey{c.Region, c.Operation, c.ResourceType, c.Database, c.Container}]++
+}
+
+func (f RequestFilter) match(c requestKey) bool {
 	return (f.Region == "" || canonicalRegion(f.Region) == canonicalRegion(c.Region)) &&
 		(f.Operation == "" || f.Operation == c.Operation) &&
 		(f.ResourceType == "" || f.ResourceType == c.ResourceType) &&
@@ -23,9 +41,9 @@ func (s *Server) Requests(filter RequestFilter) int {
 	s.s.mu.Lock()
 	defer s.s.mu.Unlock()
 	n := 0
-	for _, c := range s.s.seen {
-		if filter.match(c) {
-			n++
+	for k, v := range s.s.seen {
+		if filter.match(k) {
+			n += v
 		}
 	}
 	return n

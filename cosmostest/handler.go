@@ -118,7 +118,7 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 		rq.fail(newError(http.StatusServiceUnavailable, subNone, "cosmostest: server closed"))
 		return
 	}
-	srv.seen = append(srv.seen, c)
+	srv.count(c)
 	srv.mu.Unlock()
 	if srv.intercept(rq) {
 		return

@@ -35,7 +35,7 @@ type server struct {
 	offset      time.Duration // added to cfg.clock by Advance
 	store       *store
 	closed      bool
-	seen        []*classification // every authenticated request, for Requests
+	seen        map[requestKey]int // authenticated requests, for Requests
 }
 
 // NewServer starts a server and registers its Close with tb.Cleanup. It fails tb if the server
