@@ -29,7 +29,9 @@ func (r *region) listen(addr string) error {
 	if err != nil {
 		return err
 	}
-	r.addr = ln.Addr().String()
+	if r.addr == "" { // first listen, before the server is shared; later listens reuse the port
+		r.addr = ln.Addr().String()
+	}
 	hs := &http.Server{
 		Handler:           http.HandlerFunc(r.serveHTTP),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -39,7 +41,9 @@ func (r *region) listen(addr string) error {
 		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*r.srv.cert}, MinVersion: tls.VersionTLS12}
 		ln = tls.NewListener(ln, hs.TLSConfig)
 	}
+	r.mu.Lock()
 	r.hs = hs
+	r.mu.Unlock()
 	go func() { _ = hs.Serve(ln) }()
 	return nil
 }
