@@ -38,6 +38,16 @@ func (q *Query) InfoFor(vec VectorDefaults) Info {
 			info.HasNonStreamingOrderBy = true
 		}
 	}
+	// A FROM subquery that needs state across partitions makes the whole query need it.
+	for sub := s; len(sub.sources) > 0 && sub.sources[0].sub != nil; {
+		sub = sub.sources[0].sub
+		info.HasOrderBy = info.HasOrderBy || len(sub.orderBy) > 0
+		info.HasTop = info.HasTop || sub.top != nil
+		info.HasOffsetLimit = info.HasOffsetLimit || sub.offset != nil
+		info.HasDistinct = info.HasDistinct || sub.distinct
+		info.HasGroupBy = info.HasGroupBy || len(sub.groupBy) > 0
+		info.HasAggregates = info.HasAggregates || sub.hasAgg
+	}
 	info.Plan = q.plan(info, vec)
 	return info
 }

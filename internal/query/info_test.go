@@ -20,6 +20,8 @@ func TestInfoFlags(t *testing.T) {
 		{"SELECT c.a, COUNT(1) FROM c GROUP BY c.a", "GroupBy Aggregates"},
 		{"SELECT VALUE COUNT(1) FROM c", "Aggregates"},
 		{"SELECT c.id, (SELECT VALUE COUNT(1) FROM t IN c.tags) AS n FROM c", ""},
+		{"SELECT * FROM (SELECT TOP 3 * FROM c) x", "Top"},
+		{"SELECT VALUE x.a FROM (SELECT DISTINCT c.a FROM c) x WHERE x.a > 1", "Distinct"},
 		{"SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, [1, 2])", "OrderBy Top NonStreamingOrderBy"},
 	}
 	for _, tt := range tests {

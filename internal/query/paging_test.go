@@ -281,3 +281,25 @@ func TestVectorDistanceDefaultsToPolicy(t *testing.T) {
 		t.Fatalf("dotproduct: %s", got)
 	}
 }
+
+func TestConcurrentExecute(t *testing.T) {
+	q := mustParse(t, "SELECT c.id, ARRAY(SELECT VALUE t FROM t IN c.tags WHERE t LIKE 'x%') AS x FROM c WHERE REGEXMATCH(c.id, '^d') ORDER BY c.n DESC")
+	docs := numberedDocs(50)
+	want := joinRaw(mustExecute(t, q, docs, Options{MaxItemCount: -1}).Results)
+	done := make(chan string)
+	for range 8 {
+		go func() {
+			p, err := q.Execute(docs, Options{MaxItemCount: -1})
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			done <- joinRaw(p.Results)
+		}()
+	}
+	for range 8 {
+		if got := <-done; got != want {
+			t.Fatalf("concurrent result differs: %s", got)
+		}
+	}
+}
