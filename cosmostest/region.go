@@ -107,6 +107,12 @@ func (s *Server) SetRegionDown(name string, down bool) {
 	if r == nil {
 		panic("cosmostest: SetRegionDown: unknown region " + name)
 	}
+	s.s.mu.Lock()
+	closed := s.s.closed
+	s.s.mu.Unlock()
+	if closed {
+		return
+	}
 	r.mu.Lock()
 	if r.down == down {
 		r.mu.Unlock()
