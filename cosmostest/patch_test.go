@@ -95,9 +95,3 @@ func TestPatch(t *testing.T) {
 		t.Fatalf("patch missing: %v", err)
 	}
 }
-
-// TestPatchMove uses the raw patch body: the Go SDK has no move operation.
-func TestPatchMove(t *testing.T) {
-	// Exercised through applyPatchOp in the internal test (the SDK cannot emit move).
-	t.Skip("covered by TestApplyPatchMove")
-}
