@@ -12,6 +12,7 @@ type execution struct {
 	ev       *evaluator
 	docs     []Document
 	items    []item // results of a root FROM subquery, used instead of docs when set
+	index    *Index
 	pageSize int
 	maxBytes int
 	hash     string
@@ -137,6 +138,9 @@ type sortedRow struct {
 func (x *execution) ordered(tok *contToken) *Page {
 	q := x.q.sel
 	ev := x.ev
+	if x.items == nil && x.index.serves(q, x.docs) {
+		return x.orderedIndexed(tok)
+	}
 	var pos *sortedRow
 	posKey := ""
 	if tok != nil {

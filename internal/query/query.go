@@ -62,6 +62,9 @@ type Options struct {
 	Vector VectorDefaults
 	// Now is the time GetCurrentDateTime and friends return; zero means time.Now().
 	Now time.Time
+	// Index, if not nil, is a composite index built by NewIndex over the same docs. ORDER BY queries
+	// whose items are exactly its paths and directions use it; others ignore it. nil means no index.
+	Index *Index
 }
 
 // VectorDefaults is a container's vector embedding policy, by path ("/embedding").
@@ -117,7 +120,7 @@ func (q *Query) Execute(docs []Document, opts Options) (page *Page, err error) {
 	if maxBytes <= 0 {
 		maxBytes = defaultMaxBytes
 	}
-	x := &execution{q: q, ev: ev, docs: docs, pageSize: pageSize, maxBytes: maxBytes, hash: q.hash(ev.params)}
+	x := &execution{q: q, ev: ev, docs: docs, index: opts.Index, pageSize: pageSize, maxBytes: maxBytes, hash: q.hash(ev.params)}
 	x.skip, x.take = ev.window(q.sel)
 	if ev.err != nil {
 		return nil, ev.err
