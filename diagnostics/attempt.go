@@ -90,9 +90,11 @@ func AddThrottleWait(ctx context.Context, d time.Duration) {
 }
 
 // NewAttemptPolicy returns the per-retry half of the diagnostics: install it in
-// azcosmos.ClientOptions.PerRetryPolicies, last, below any policy of yours that retries by calling
-// Next more than once (such as a throttling policy), so that it sees every HTTP attempt: those of
-// azcore's retry policy, of the Cosmos region retry and of yours. It counts attempts and 429s, sums
+// azcosmos.ClientOptions.PerRetryPolicies below any policy of yours that retries by calling Next
+// more than once (such as a throttling policy), so that it sees every HTTP attempt: those of
+// azcore's retry policy, of the Cosmos region retry and of yours; and above any policy that
+// rewrites the request's host (emulator host pinning), so that the hosts it records are the
+// account's region endpoints, which it names. It counts attempts and 429s, sums
 // their request charges and remembers the region endpoints contacted, for the [Policy] above it to
 // report. On a throttled attempt it adds a "cosmoskit.throttled" event to the operation's span.
 // Without [Policy] above it, it only passes the request on.
