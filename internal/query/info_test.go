@@ -3,6 +3,7 @@ package query
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -203,4 +204,51 @@ func ExampleParse_error() {
 	_, err := Parse("SELECT * FROM c WHERE LEN(c.name) > 3")
 	fmt.Println(err)
 	// Output: BadRequest: 'LEN' is not a recognized built-in function name.
+}
+
+// TestRewrittenOrderByQueryRuns checks that the plan's rewrittenQuery, with the filter placeholder
+// replaced by true as SDKs do on a first page, runs and returns the original results as payloads.
+func TestRewrittenOrderByQueryRuns(t *testing.T) {
+	all, _ := loadTable(t)
+	pk := "a"
+	docs := partitionDocs(all, &pk)
+	for _, text := range []string{
+		"SELECT * FROM c ORDER BY c.id DESC",
+		"SELECT c.id, c.name AS n FROM c WHERE c.age > 20 ORDER BY c.age, c.id",
+		"SELECT VALUE c.name FROM c ORDER BY c.name",
+		"SELECT TOP 2 c.id FROM c ORDER BY c[\"score\"] DESC",
+		"SELECT c.id, t AS tag FROM root c JOIN t IN c.tags ORDER BY c.id",
+	} {
+		q := mustParse(t, text)
+		var plan struct {
+			QueryInfo struct {
+				RewrittenQuery string `json:"rewrittenQuery"`
+			} `json:"queryInfo"`
+		}
+		if err := json.Unmarshal(q.Info().Plan, &plan); err != nil {
+			t.Fatal(err)
+		}
+		rw := strings.ReplaceAll(plan.QueryInfo.RewrittenQuery, "{documentdb-formattableorderbyquery-filter}", "true")
+		rq, err := Parse(rw)
+		if err != nil {
+			t.Fatalf("%s: rewritten %q: %v", text, rw, err)
+		}
+		want := mustExecute(t, q, docs, Options{MaxItemCount: -1})
+		got := mustExecute(t, rq, docs, Options{MaxItemCount: -1})
+		if len(got.Results) != len(want.Results) {
+			t.Fatalf("%s: rewritten query returned %d results, want %d", text, len(got.Results), len(want.Results))
+		}
+		for i, r := range got.Results {
+			var row struct {
+				OrderByItems []map[string]any `json:"orderByItems"`
+				Payload      json.RawMessage  `json:"payload"`
+			}
+			if err := json.Unmarshal(r, &row); err != nil {
+				t.Fatal(err)
+			}
+			if len(row.OrderByItems) != len(q.sel.orderBy) || string(row.Payload) != string(want.Results[i]) {
+				t.Errorf("%s: row %d = %s, want payload %s", text, i, r, want.Results[i])
+			}
+		}
+	}
 }

@@ -117,6 +117,15 @@ func TestQueryTable(t *testing.T) {
 			if err != nil {
 				t.Fatalf("error: %v", err)
 			}
+			if tc.PartitionKey == nil {
+				// The table also runs through the gateway rules in cosmostest: a case without a
+				// partition key must be one the gateway serves across partitions.
+				i := q.Info()
+				_, pinned := q.PartitionKeyFilter([]string{"/pk"}, tc.Params)
+				if (i.HasOrderBy || i.HasTop || i.HasOffsetLimit || i.HasDistinct || i.HasGroupBy || i.HasAggregates) && !pinned {
+					t.Fatalf("needs a partitionKey: the gateway refuses it across partitions")
+				}
+			}
 			got, err := runAll(t, q, docs, tc.Params, -1)
 			if err != nil {
 				t.Fatal(err)
