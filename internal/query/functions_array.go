@@ -174,12 +174,55 @@ func init() {
 			return best
 		})
 	}
+	arraySum := func(name string, avg bool) {
+		register(name, 1, 1, func(_ *evaluator, a []any) any {
+			arr, ok := a[0].([]any)
+			if !ok {
+				return undefined
+			}
+			sum, n := 0.0, 0
+			for _, v := range arr {
+				switch x := v.(type) {
+				case undefinedT:
+				case float64:
+					sum += x
+					n++
+				default:
+					return undefined
+				}
+			}
+			if avg {
+				if n == 0 {
+					return undefined
+				}
+				return sum / float64(n)
+			}
+			return sum
+		})
+	}
+	arraySum("ARRAY_SUM", false)
+	arraySum("ARRAY_AVG", true)
 	arrayExtreme("ARRAY_MIN", -1)
 	arrayExtreme("ARRAY_MAX", 1)
-	register("OBJECTTOARRAY", 1, 1, func(_ *evaluator, a []any) any {
+	register("OBJECTTOARRAY", 1, 3, func(_ *evaluator, a []any) any {
 		m := asMap(a[0])
 		if m == nil {
 			return undefined
+		}
+		kName, vName := "k", "v"
+		if len(a) >= 2 {
+			s, ok := argStr(a, 1)
+			if !ok {
+				return undefined
+			}
+			kName = s
+		}
+		if len(a) == 3 {
+			s, ok := argStr(a, 2)
+			if !ok {
+				return undefined
+			}
+			vName = s
 		}
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -188,7 +231,7 @@ func init() {
 		sort.Strings(keys)
 		out := make([]any, len(keys))
 		for i, k := range keys {
-			out[i] = map[string]any{"k": k, "v": m[k]}
+			out[i] = map[string]any{kName: k, vName: m[k]}
 		}
 		return out
 	})

@@ -16,26 +16,70 @@ func formatDateTime(t time.Time) string {
 		t.Hour(), t.Minute(), t.Second(), t.Nanosecond()/100)
 }
 
-var dateLayouts = []string{
-	"2006-01-02T15:04:05.999999999Z07:00",
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02T15:04Z07:00",
-	"2006-01-02T15:04",
-	"2006-01-02",
-}
-
-// parseDateTime reads an ISO 8601 date-time string; ok is false for anything else.
+// parseDateTime reads a date-time string in the forms the service accepts (see IS_DATETIME):
+// YYYY-MM-DD, optionally followed by Z, or by a space or T and hh:mm:ss with up to seven fractional
+// digits and an optional Z. The time is UTC. ok is false for anything else.
 func parseDateTime(v any) (time.Time, bool) {
 	s, ok := v.(string)
 	if !ok || len(s) < 10 {
 		return time.Time{}, false
 	}
-	for _, l := range dateLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), true
+	digits := func(part string) (int, bool) {
+		n := 0
+		for i := 0; i < len(part); i++ {
+			if part[i] < '0' || part[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(part[i]-'0')
 		}
+		return n, true
 	}
-	return time.Time{}, false
+	y, ok1 := digits(s[0:4])
+	mo, ok2 := digits(s[5:7])
+	d, ok3 := digits(s[8:10])
+	if !ok1 || !ok2 || !ok3 || s[4] != '-' || s[7] != '-' {
+		return time.Time{}, false
+	}
+	rest := s[10:]
+	var h, mi, sec, frac int
+	switch {
+	case rest == "" || rest == "Z":
+	case rest[0] == 'T' || rest[0] == ' ':
+		rest = strings.TrimSuffix(rest[1:], "Z")
+		if len(rest) < 8 || rest[2] != ':' || rest[5] != ':' {
+			return time.Time{}, false
+		}
+		var ok4, ok5, ok6 bool
+		h, ok4 = digits(rest[0:2])
+		mi, ok5 = digits(rest[3:5])
+		sec, ok6 = digits(rest[6:8])
+		if !ok4 || !ok5 || !ok6 {
+			return time.Time{}, false
+		}
+		if f := rest[8:]; f != "" {
+			if f[0] != '.' || len(f) < 2 || len(f) > 8 {
+				return time.Time{}, false
+			}
+			n, ok := digits(f[1:])
+			if !ok {
+				return time.Time{}, false
+			}
+			for i := len(f) - 1; i < 7; i++ {
+				n *= 10
+			}
+			frac = n
+		}
+	default:
+		return time.Time{}, false
+	}
+	if mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, frac*100, time.UTC)
+	if t.Day() != d {
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // datePart normalizes a DateTimePart name or abbreviation.
@@ -114,6 +158,39 @@ func init() {
 			t = t.Add(time.Duration(n) * partDuration[part])
 		}
 		return formatDateTime(t)
+	})
+	register("IS_DATETIME", 1, 1, func(_ *evaluator, a []any) any {
+		_, ok := parseDateTime(a[0])
+		return ok
+	})
+	register("DATETIMEBIN", 2, 4, func(_ *evaluator, a []any) any {
+		t, ok := parseDateTime(a[0])
+		part := datePart(a[1])
+		unit, known := partDuration[part]
+		if !ok || !known {
+			return undefined
+		}
+		size := int64(1)
+		if len(a) >= 3 {
+			n, ok := argInt64(a, 2)
+			if !ok || n <= 0 {
+				return undefined
+			}
+			size = n
+		}
+		origin := time.Unix(0, 0).UTC()
+		if len(a) == 4 {
+			if origin, ok = parseDateTime(a[3]); !ok {
+				return undefined
+			}
+		}
+		width := float64(size) * float64(unit/100) // in ticks
+		d := ticks(t) - ticks(origin)
+		start, ok := fromTicks(ticks(origin) + math.Floor(d/width)*width)
+		if !ok {
+			return undefined
+		}
+		return formatDateTime(start)
 	})
 	register("DATETIMEPART", 2, 2, func(_ *evaluator, a []any) any {
 		part := datePart(a[0])

@@ -18,7 +18,6 @@ func init() {
 	unaryMath("ABS", math.Abs)
 	unaryMath("CEILING", math.Ceil)
 	unaryMath("FLOOR", math.Floor)
-	unaryMath("ROUND", math.Round)
 	unaryMath("TRUNC", math.Trunc)
 	unaryMath("SQRT", math.Sqrt)
 	unaryMath("SQUARE", func(x float64) float64 { return x * x })
@@ -42,6 +41,21 @@ func init() {
 	unaryMath("COT", func(x float64) float64 { return 1 / math.Tan(x) })
 	unaryMath("DEGREES", func(x float64) float64 { return x * 180 / math.Pi })
 	unaryMath("RADIANS", func(x float64) float64 { return x * math.Pi / 180 })
+	register("ROUND", 1, 2, func(_ *evaluator, a []any) any {
+		x, ok := argNum(a, 0)
+		if !ok {
+			return undefined
+		}
+		if len(a) == 1 {
+			return num(math.Round(x))
+		}
+		p, ok := argInt(a, 1)
+		if !ok || p > 15 || p < -15 {
+			return undefined
+		}
+		scale := math.Pow(10, float64(p))
+		return num(math.Round(x*scale) / scale)
+	})
 	register("PI", 0, 0, func(_ *evaluator, _ []any) any { return math.Pi })
 	register("RAND", 0, 0, func(_ *evaluator, _ []any) any { return rand.Float64() })
 	register("LOG", 1, 2, func(_ *evaluator, a []any) any {
@@ -72,7 +86,8 @@ func init() {
 		if !ok1 || !ok2 {
 			return undefined
 		}
-		return num(math.Atan2(y, x))
+		// ATN2(a, b) is the arc tangent of a/b (the documented example ATN2(35.175643, 129.44) is 0.2653...).
+		return num(math.Atan2(x, y))
 	})
 	register("NUMBERBIN", 1, 2, func(_ *evaluator, a []any) any {
 		x, ok := argNum(a, 0)

@@ -2,6 +2,7 @@ package query
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -66,6 +67,32 @@ func init() {
 		}
 		return float64(start + utf8.RuneCountInString(string(rs[start:])[:i]))
 	})
+	register("LASTINDEXOF", 2, 3, func(_ *evaluator, a []any) any {
+		s, ok1 := argStr(a, 0)
+		t, ok2 := argStr(a, 1)
+		if !ok1 || !ok2 {
+			return undefined
+		}
+		rs := []rune(s)
+		end := len(rs) // the match must start at or before end
+		if len(a) == 3 {
+			n, ok := argInt(a, 2)
+			if !ok {
+				return undefined
+			}
+			if n < 0 {
+				return float64(-1)
+			}
+			end = min(n, len(rs))
+		}
+		tr := []rune(t)
+		for i := min(end, len(rs)-len(tr)); i >= 0; i-- {
+			if string(rs[i:i+len(tr)]) == t {
+				return float64(i)
+			}
+		}
+		return float64(-1)
+	})
 	register("LEFT", 2, 2, func(_ *evaluator, a []any) any {
 		s, ok1 := argStr(a, 0)
 		n, ok2 := argInt(a, 1)
@@ -102,9 +129,24 @@ func init() {
 	}
 	strMap("LOWER", strings.ToLower)
 	strMap("UPPER", strings.ToUpper)
-	strMap("TRIM", func(s string) string { return strings.Trim(s, " \t\n\r\v\f") })
-	strMap("LTRIM", func(s string) string { return strings.TrimLeft(s, " \t\n\r\v\f") })
-	strMap("RTRIM", func(s string) string { return strings.TrimRight(s, " \t\n\r\v\f") })
+	trim := func(name string, f func(s, cutset string) string) {
+		register(name, 1, 2, func(_ *evaluator, a []any) any {
+			s, ok := argStr(a, 0)
+			if !ok {
+				return undefined
+			}
+			cutset := " \t\n\r\v\f"
+			if len(a) == 2 {
+				if cutset, ok = argStr(a, 1); !ok {
+					return undefined
+				}
+			}
+			return f(s, cutset)
+		})
+	}
+	trim("TRIM", strings.Trim)
+	trim("LTRIM", strings.TrimLeft)
+	trim("RTRIM", strings.TrimRight)
 	strMap("REVERSE", func(s string) string {
 		rs := []rune(s)
 		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
@@ -155,6 +197,16 @@ func init() {
 			return undefined
 		case string:
 			return v
+		case float64:
+			switch {
+			case math.IsNaN(v):
+				return "NaN"
+			case math.IsInf(v, 1):
+				return "Infinity"
+			case math.IsInf(v, -1):
+				return "-Infinity"
+			}
+			return string(appendNumber(nil, v))
 		default:
 			return string(marshalValue(nil, v))
 		}

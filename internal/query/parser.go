@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -648,6 +649,12 @@ func (p *parser) parsePrimary() (expr, error) {
 	case tIdent:
 		if p.isOp("(") {
 			return p.parseCall(t)
+		}
+		switch t.text {
+		case "NaN":
+			return litExpr{math.NaN()}, nil
+		case "Infinity":
+			return litExpr{math.Inf(1)}, nil
 		}
 		if strings.EqualFold(t.text, "udf") && p.isOp(".") {
 			p.next()
