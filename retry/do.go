@@ -1,0 +1,164 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+)
+
+// Defaults of [Policy].
+const (
+	// DefaultMaxAttempts is the number of calls [Do] makes at most when Policy.MaxAttempts is 0.
+	DefaultMaxAttempts = 5
+	// DefaultInitialBackoff is the wait before the second call when Policy.InitialBackoff is 0.
+	DefaultInitialBackoff = 50 * time.Millisecond
+	// DefaultMaxBackoff caps each wait when Policy.MaxBackoff is 0.
+	DefaultMaxBackoff = 2 * time.Second
+	// DefaultJitter is the randomised fraction of each wait when Policy.Jitter is 0.
+	DefaultJitter = 0.5
+)
+
+// Policy configures [Do]. The zero value is valid: up to 5 calls, waits of 50 ms doubling up to
+// 2 s with half of each wait randomised, retrying what [DefaultRetryable] accepts.
+type Policy struct {
+	// MaxAttempts is the number of calls of fn at most, the first included. If 0,
+	// DefaultMaxAttempts (5) is used; 1 means no retry. Negative values mean 1.
+	MaxAttempts int
+	// InitialBackoff is the wait before the second call; each later wait doubles, up to
+	// MaxBackoff. If 0, DefaultInitialBackoff (50 ms) is used.
+	InitialBackoff time.Duration
+	// MaxBackoff caps each wait. If 0, DefaultMaxBackoff (2 s) is used.
+	MaxBackoff time.Duration
+	// Jitter is the fraction of each wait that is randomised: a wait w becomes a uniform draw from
+	// [w×(1−Jitter), w], so that competing writers spread out. If 0, DefaultJitter (0.5) is used;
+	// values above 1 mean 1. Set DisableJitter for exact waits.
+	Jitter float64
+	// DisableJitter makes every wait exactly the computed backoff.
+	DisableJitter bool
+	// Retryable reports whether an error returned by fn is worth another call. If nil,
+	// DefaultRetryable is used. Context cancellation and deadline errors are never retried,
+	// whatever Retryable says.
+	Retryable func(error) bool
+	// Clock is the time source of the waits. If nil, the system clock is used.
+	Clock Clock
+}
+
+// DefaultRetryable is the Retryable of a zero [Policy]: transient Cosmos DB failures
+// ([diagnostics.IsRetryable]: 408, 410, 429, 449, 5xx, transport errors) and 412 Precondition
+// Failed, the outcome that makes an ETag read-modify-write start over.
+func DefaultRetryable(err error) bool {
+	return errors.Is(err, diagnostics.ErrPreconditionFailed) || diagnostics.IsRetryable(err)
+}
+
+// AttemptsError is the error [Do] returns when it stops: it wraps the last error fn returned
+// (and the context's error when the context ended a wait), so errors.Is and errors.As see
+// through it. Its message is "cosmoskit: giving up after N attempt(s): <last error>".
+type AttemptsError struct {
+	// Attempts is the number of calls of fn that were made.
+	Attempts int
+	// Err is the last error fn returned.
+	Err error
+	// Cause is the context's error when the context ended the wait for the next call, else nil.
+	Cause error
+}
+
+// Error returns "cosmoskit: giving up after N attempt(s): <last error>".
+func (e *AttemptsError) Error() string {
+	return fmt.Sprintf("cosmoskit: giving up after %d attempt(s): %v", e.Attempts, e.Err)
+}
+
+// Unwrap returns the last error of fn and, when the context ended the retries, its error.
+func (e *AttemptsError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Err, e.Cause}
+	}
+	return []error{e.Err}
+}
+
+// Do calls fn until it returns nil, returns an error that p.Retryable rejects, or p.MaxAttempts
+// calls were made, waiting with exponential backoff in between. A wait is at least the server's
+// retry hint when the error carries one (a [diagnostics.Error] with RetryAfter, as after
+// throttling). Waits honour ctx: Do stops when ctx is done, and does not start a wait that would
+// end after ctx's deadline. Context errors are never retried.
+//
+// Do returns nil on success; otherwise an [*AttemptsError] wrapping fn's last error, so
+// errors.Is(err, ErrPreconditionFailed) and errors.As(err, new(*diagnostics.Error)) keep working.
+// Use it for work that must be repeated as a whole, such as read, modify, replace with If-Match;
+// single requests are already retried by the pipeline policy.
+func Do(ctx context.Context, p Policy, fn func(ctx context.Context) error) error {
+	max := p.MaxAttempts
+	if max == 0 {
+		max = DefaultMaxAttempts
+	} else if max < 0 {
+		max = 1
+	}
+	retryable := p.Retryable
+	if retryable == nil {
+		retryable = DefaultRetryable
+	}
+	clock := clockOr(p.Clock)
+	for attempt := 1; ; attempt++ {
+		err := fn(ctx)
+		if err == nil {
+			return nil
+		}
+		giveUp := &AttemptsError{Attempts: attempt, Err: err}
+		if attempt >= max || isContextErr(err) || ctx.Err() != nil || !retryable(err) {
+			giveUp.Cause = ctx.Err()
+			return giveUp
+		}
+		wait := p.backoff(attempt)
+		var de *diagnostics.Error
+		if errors.As(err, &de) && de.RetryAfter > wait {
+			wait = de.RetryAfter
+		}
+		if !fitsDeadline(ctx, clock, wait) {
+			return giveUp
+		}
+		if cerr := clock.Sleep(ctx, wait); cerr != nil {
+			giveUp.Cause = cerr
+			return giveUp
+		}
+	}
+}
+
+// backoff returns the wait after the given (1-based) failed attempt.
+func (p Policy) backoff(attempt int) time.Duration {
+	initial, maxB := p.InitialBackoff, p.MaxBackoff
+	if initial <= 0 {
+		initial = DefaultInitialBackoff
+	}
+	if maxB <= 0 {
+		maxB = DefaultMaxBackoff
+	}
+	w := initial
+	for i := 1; i < attempt && w < maxB; i++ {
+		w *= 2
+	}
+	if w > maxB {
+		w = maxB
+	}
+	if p.DisableJitter {
+		return w
+	}
+	j := p.Jitter
+	if j == 0 {
+		j = DefaultJitter
+	}
+	if j > 1 {
+		j = 1
+	}
+	if j < 0 {
+		j = 0
+	}
+	low := float64(w) * (1 - j)
+	return time.Duration(low + rand.Float64()*(float64(w)-low))
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
