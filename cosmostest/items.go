@@ -97,7 +97,7 @@ func (srv *server) handleDocs(rq *request) error {
 	case OpQuery:
 		return srv.queryItems(rq, c)
 	case OpBatch:
-		return unsupported("transactional batch yet")
+		return srv.batch(rq, c)
 	case OpChangeFeed:
 		return unsupported("the change feed yet")
 	case OpReadFeed:

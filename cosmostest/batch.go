@@ -1,0 +1,240 @@
+package cosmostest
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"net/http"
+	"strings"
+)
+
+// maxBatchOps is the service's limit on operations in one transactional batch.
+const maxBatchOps = 100
+
+// hdrBatchAtomic says whether a batch is transactional; the Go SDK always sends True.
+const hdrBatchAtomic = "x-ms-cosmos-batch-atomic"
+
+// batchOp is one element of a transactional batch body (rest_protocol §10).
+type batchOp struct {
+	OperationType string          `json:"operationType"`
+	ID            string          `json:"id"`
+	IfMatch       string          `json:"ifMatch"`
+	ResourceBody  json.RawMessage `json:"resourceBody"`
+}
+
+// batchResult is one element of a batch response. resourceBody and eTag are omitted when empty:
+// the SDK tells "no body" by the key being absent.
+type batchResult struct {
+	StatusCode    int             `json:"statusCode"`
+	SubStatusCode int             `json:"subStatusCode,omitempty"`
+	RequestCharge float64         `json:"requestCharge"`
+	ETag          string          `json:"eTag,omitempty"`
+	ResourceBody  json.RawMessage `json:"resourceBody,omitempty"`
+}
+
+// batch serves a transactional batch: every operation runs in order against a copy of the
+// logical partition's physical range; if all succeed the copy's changes are committed at once
+// (HTTP 200), otherwise nothing is applied and the answer is 207 with the failing operation's
+// own status and 424 Failed Dependency for every other operation.
+//
+// Whole-request errors use the normal error path: a missing or malformed partition key header
+// (400), a body that is not a JSON array of operations (400), an empty batch or more than 100
+// operations (400), a body over 2 MB (413). An operation whose document is not in the batch's
+// partition key fails that operation with 400/1001, as the service does.
+//
+// Charges: each operation is charged as the point operation it stands for (ru.go); a failed
+// operation and each 424 are charged ruFailed. The response's x-ms-request-charge is their sum.
+func (srv *server) batch(rq *request, c *container) error {
+	if strings.EqualFold(rq.hdr(hdrBatchAtomic), "false") {
+		return unsupported("non-atomic (bulk) batch requests")
+	}
+	pk, err := c.pointKey(rq)
+	if err != nil {
+		return err
+	}
+	if len(rq.body) > maxItemBytes {
+		return newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
+	}
+	var ops []batchOp
+	dec := json.NewDecoder(bytes.NewReader(rq.body))
+	if err := dec.Decode(&ops); err != nil || dec.More() {
+		return badRequest("The batch request body is invalid: it must be a JSON array of operations.")
+	}
+	if len(ops) == 0 {
+		return badRequest("The batch request did not have any operations to be executed.")
+	}
+	if len(ops) > maxBatchOps {
+		return badRequest("Batch request has more operations than what is supported. The maximum number of operations in a batch is %d.", maxBatchOps)
+	}
+	r := c.rangeFor(pk)
+	rq.PKRangeID = r.id
+	if err := srv.admit(rq, c, r); err != nil {
+		return err
+	}
+
+	// Work on a copy of the range: the helpers (lookup, checkUnique, put) run unchanged against
+	// it, and LSNs are issued from the copy's counter in operation order.
+	work := &pkRange{id: r.id, min: r.min, max: r.max, parents: r.parents, lsn: r.lsn, ts: r.ts, items: maps.Clone(r.items)}
+	nextDoc := c.nextDoc
+	touched := map[string]bool{}
+	withBodies := !preferMinimal(rq)
+	results := make([]batchResult, len(ops))
+	failed := -1
+	for i, op := range ops {
+		res, key, err := srv.batchOp(c, work, pk, op, withBodies)
+		if err != nil {
+			se := asStatus(err)
+			results[i] = batchResult{StatusCode: se.status, SubStatusCode: se.substatus, RequestCharge: ruFailed}
+			failed = i
+			break
+		}
+		if key != "" {
+			touched[key] = true
+		}
+		results[i] = res
+	}
+
+	total := 0.0
+	if failed >= 0 {
+		c.nextDoc = nextDoc // roll back: r was never touched
+		for i := range results {
+			if i != failed {
+				results[i] = batchResult{StatusCode: http.StatusFailedDependency, RequestCharge: ruFailed}
+			}
+			total += results[i].RequestCharge
+		}
+		rq.charge = roundRU(total)
+		rq.session = r.sessionToken()
+		rq.reply(http.StatusMultiStatus, mustJSON(results))
+		return nil
+	}
+	for key := range touched {
+		if it, ok := work.items[key]; ok {
+			r.items[key] = it
+		} else {
+			delete(r.items, key)
+		}
+	}
+	r.lsn = work.lsn
+	for _, res := range results {
+		total += res.RequestCharge
+	}
+	rq.charge = roundRU(total)
+	rq.session = r.sessionToken()
+	rq.reply(http.StatusOK, mustJSON(results))
+	return nil
+}
+
+// batchOp runs one operation against the working copy w of the batch's range. It returns the
+// operation's result and the item key it changed ("" for a read), or a *statusError for a
+// failed operation.
+func (srv *server) batchOp(c *container, w *pkRange, pk []any, op batchOp, withBodies bool) (batchResult, string, error) {
+	switch op.OperationType {
+	case "Create", "Upsert", "Replace":
+		doc, id, err := parseDocument(op.ResourceBody)
+		if err != nil {
+			return batchResult{}, "", err
+		}
+		if op.OperationType == "Replace" && id != op.ID {
+			return batchResult{}, "", badRequest("The id in the document %q does not match the id of the Replace operation %q.", id, op.ID)
+		}
+		if !samePK(c.pk.values(doc), pk) {
+			return batchResult{}, "", newError(http.StatusBadRequest, subPartitionKeyMismatch, "PartitionKey extracted from document doesn't match the one specified in the header. Learn more: https://aka.ms/CosmosDB/sql/errors/wrong-pk-value")
+		}
+		if err := validateTTL(c, doc); err != nil {
+			return batchResult{}, "", err
+		}
+		key := itemKey(pk, id)
+		old := srv.lookup(c, w, key)
+		switch {
+		case op.OperationType == "Create" && old != nil:
+			return batchResult{}, "", conflict()
+		case op.OperationType == "Replace" && old == nil:
+			return batchResult{}, "", notFoundItem()
+		case op.OperationType != "Create" && op.IfMatch != "" && old == nil:
+			return batchResult{}, "", notFoundItem()
+		case op.OperationType != "Create" && op.IfMatch != "" && old.etag != op.IfMatch:
+			return batchResult{}, "", preconditionFailed()
+		}
+		if err := srv.checkUnique(c, w, pk, id, doc); err != nil {
+			return batchResult{}, "", err
+		}
+		it := srv.put(c, w, pk, id, doc, old)
+		status := http.StatusCreated
+		if old != nil {
+			status = http.StatusOK
+		}
+		return itemResult(status, ruWrite(it.size), it, withBodies), key, nil
+
+	case "Read", "Delete", "Patch":
+		if op.ID == "" {
+			return batchResult{}, "", badRequest("The %s operation requires an id.", op.OperationType)
+		}
+		if err := validateID(op.ID); err != nil {
+			return batchResult{}, "", err
+		}
+		key := itemKey(pk, op.ID)
+		old := srv.lookup(c, w, key)
+		if old == nil {
+			return batchResult{}, "", notFoundItem()
+		}
+		if op.OperationType != "Read" && op.IfMatch != "" && old.etag != op.IfMatch {
+			return batchResult{}, "", preconditionFailed()
+		}
+		switch op.OperationType {
+		case "Read":
+			return itemResult(http.StatusOK, ruRead(old.size), old, true), "", nil
+		case "Delete":
+			delete(w.items, key)
+			w.nextLSN()
+			return batchResult{StatusCode: http.StatusNoContent, RequestCharge: ruWrite(old.size)}, key, nil
+		}
+		return srv.batchPatch(c, w, pk, op, old, withBodies)
+	}
+	return batchResult{}, "", badRequest("Invalid batch operation type %q: expected Create, Upsert, Replace, Delete, Read or Patch.", op.OperationType)
+}
+
+// batchPatch applies a Patch operation (its resourceBody is a patch document, §5) to old.
+func (srv *server) batchPatch(c *container, w *pkRange, pk []any, op batchOp, old *item, withBodies bool) (batchResult, string, error) {
+	pb, err := parsePatch(op.ResourceBody, c)
+	if err != nil {
+		return batchResult{}, "", err
+	}
+	if pb.Condition != "" {
+		ok, err := engine.match(pb.Condition, old.doc)
+		if err != nil {
+			return batchResult{}, "", err
+		}
+		if !ok {
+			return batchResult{}, "", preconditionFailed()
+		}
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(old.body(), &doc); err != nil {
+		return batchResult{}, "", err
+	}
+	for i, po := range pb.Operations {
+		if err := applyPatchOp(doc, po); err != nil {
+			return batchResult{}, "", badRequest("Patch operation %d (%s %s) failed: %s", i, po.Op, po.Path, err.Error())
+		}
+	}
+	if len(mustJSON(doc)) > maxItemBytes {
+		return batchResult{}, "", newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
+	}
+	if err := validateTTL(c, doc); err != nil {
+		return batchResult{}, "", err
+	}
+	if err := srv.checkUnique(c, w, pk, op.ID, doc); err != nil {
+		return batchResult{}, "", err
+	}
+	it := srv.put(c, w, pk, op.ID, doc, old)
+	return itemResult(http.StatusOK, ruPatch(it.size, len(pb.Operations)), it, withBodies), itemKey(pk, op.ID), nil
+}
+
+func itemResult(status int, charge float64, it *item, withBody bool) batchResult {
+	res := batchResult{StatusCode: status, RequestCharge: charge, ETag: it.etag}
+	if withBody {
+		res.ResourceBody = it.body()
+	}
+	return res
+}
