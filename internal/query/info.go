@@ -333,6 +333,10 @@ func (q *Query) PartitionKeyFilter(paths []string, params map[string]any) (value
 	pins := map[string]any{}
 	var collect func(x expr)
 	collect = func(x expr) {
+		if in, ok := x.(inExpr); ok && !in.not && len(in.list) == 1 {
+			// c.pk IN ('x') pins like c.pk = 'x'.
+			x = binaryExpr{"=", in.x, in.list[0]}
+		}
 		b, isBin := x.(binaryExpr)
 		if !isBin {
 			return

@@ -133,6 +133,8 @@ func TestPartitionKeyFilter(t *testing.T) {
 		{"SELECT * FROM c WHERE c.a.b = true AND (c.t = 'x' AND c[\"u\"] = null)", []string{"/t", "/u", "/a/b"}, nil, "[x <nil> true] true"},
 		{"SELECT * FROM c WHERE c.pk = 'x' OR c.pk = 'y'", []string{"/pk"}, nil, "[] false"},
 		{"SELECT * FROM c WHERE c.pk != 'x'", []string{"/pk"}, nil, "[] false"},
+		{"SELECT * FROM c WHERE c.pk IN ('x') AND c.n > 1", []string{"/pk"}, nil, "[x] true"},
+		{"SELECT * FROM c WHERE c.pk IN ('x', 'y')", []string{"/pk"}, nil, "[] false"},
 		{"SELECT * FROM c WHERE c.t = 'x'", []string{"/t", "/u"}, nil, "[] false"},
 		{"SELECT * FROM c WHERE c.pk = @missing", []string{"/pk"}, nil, "[] false"},
 		{"SELECT * FROM c", []string{"/pk"}, nil, "[] false"},

@@ -50,9 +50,18 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 			return err
 		}
 	}
+	if len(q.groupBy) > 0 && len(q.orderBy) > 0 {
+		return badRequest("ORDER BY is not supported in conjunction with GROUP BY.")
+	}
 	for _, g := range q.groupBy {
 		if hasAggregate(g) {
 			return badRequest("Aggregate functions are not allowed in the GROUP BY clause.")
+		}
+		if hasSubquery(g) {
+			return badRequest("Subqueries are not allowed in the GROUP BY clause.")
+		}
+		if !hasPropertyReference(g) {
+			return badRequest("A GROUP BY expression must contain at least one property reference.")
 		}
 		if err := r.expr(g, false); err != nil {
 			return err
@@ -306,4 +315,26 @@ func checkGroupedSelect(q *selectQuery) error {
 		return badRequest("Property reference '%s' is invalid in the select list because it is not contained in either an aggregate function or the GROUP BY clause.", formatExpr(bad))
 	}
 	return nil
+}
+
+func hasSubquery(x expr) bool {
+	found := false
+	walk(x, func(e expr) bool {
+		if _, ok := e.(subqueryExpr); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func hasPropertyReference(x expr) bool {
+	found := false
+	walk(x, func(e expr) bool {
+		if _, ok := e.(*identExpr); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
