@@ -30,6 +30,11 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 				return err
 			}
 		}
+		for _, n := range names {
+			if n == s.alias && n != "" {
+				return badRequest("The input alias '%s' is specified more than once in the FROM clause.", n)
+			}
+		}
 		names = append(names[:len(names):len(names)], s.alias)
 	}
 	if root {
