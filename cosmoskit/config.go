@@ -78,6 +78,13 @@ type Config struct {
 	// /_explorer/emulator.pem). Set at most one of the two.
 	ServerCertificatePEM []byte
 
+	// DisableEndpointDiscovery sends every request to Endpoint's host and port, ignoring the regional
+	// endpoints the account metadata advertises (Java's endpointDiscoveryEnabled(false)). Use it for an
+	// emulator behind port mapping or a container network, whose metadata names an address the client
+	// cannot reach. It turns off regional routing and failover, so New refuses it for non-loopback
+	// endpoints unless a ServerCertificate is set. Default: false.
+	DisableEndpointDiscovery bool
+
 	// ClientOptions is the base for the azcosmos client options, for callers who already have one. New
 	// copies it and never modifies it. If its Transport is set, cosmoskit's TLS handling is not applied
 	// and ServerCertificate must be unset. Default: nil (azcosmos defaults).
@@ -167,6 +174,9 @@ func (c Config) String() string {
 	}
 	if c.ServerCertificatePEM != nil {
 		add("ServerCertificatePEM", fmt.Sprintf("%d bytes", len(c.ServerCertificatePEM)))
+	}
+	if c.DisableEndpointDiscovery {
+		add("DisableEndpointDiscovery", "true")
 	}
 	if c.ClientOptions != nil {
 		add("ClientOptions", "set")

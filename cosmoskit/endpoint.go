@@ -48,6 +48,8 @@ type endpointInfo struct {
 	key string
 	// host is the host name without port.
 	host string
+	// hostport is the URL's host[:port] as the SDK sends it.
+	hostport string
 	// loopback reports whether host is loopback.
 	loopback bool
 }
@@ -100,6 +102,7 @@ func parseEndpoint(raw string) (endpointInfo, string) {
 		url:      scheme + "://" + hostport + "/",
 		key:      scheme + "://" + net.JoinHostPort(host, keyPort) + "/",
 		host:     host,
+		hostport: hostport,
 		loopback: loopback,
 	}, ""
 }

@@ -191,3 +191,21 @@ func TestEnsureDatabaseSharedThroughput(t *testing.T) {
 		t.Errorf("450 RU/s: %v, want ErrInvalidSpec", err)
 	}
 }
+
+func TestDisableEndpointDiscoveryPinsTheHost(t *testing.T) {
+	// The server advertises an address nobody listens on, as an emulator behind port mapping does.
+	s := cosmostest.NewServer(t, cosmostest.WithAdvertisedHost("127.0.0.1:1"))
+	c, err := cosmoskit.New(cosmoskit.Config{Endpoint: s.Endpoint(), Key: s.Key(), DisableEndpointDiscovery: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.EnsureContainer(context.Background(), "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}}); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = cosmoskit.New(cosmoskit.Config{Endpoint: "https://myaccount.documents.azure.com/", Key: "a2V5", DisableEndpointDiscovery: true, Logger: quiet})
+	if !errors.Is(err, cosmoskit.ErrInvalidConfig) {
+		t.Fatalf("DisableEndpointDiscovery on a real account: %v, want ErrInvalidConfig", err)
+	}
+}

@@ -30,6 +30,7 @@ type settings struct {
 	excluded  string // canonical, comma-joined, in order
 	appName   string
 	cert      string // fingerprint
+	pinned    bool   // DisableEndpointDiscovery
 }
 
 func settingsOf(r *resolved) settings {
@@ -37,6 +38,7 @@ func settingsOf(r *resolved) settings {
 		preferred: strings.Join(canonicalRegions(r.preferred), ","),
 		excluded:  strings.Join(canonicalRegions(r.excluded), ","),
 		appName:   r.appName,
+		pinned:    r.cfg.DisableEndpointDiscovery,
 	}
 	if r.cert != nil {
 		s.cert = certFingerprint(r.cert.Raw)
@@ -55,6 +57,8 @@ func (s settings) diff(o settings) string {
 		return fmt.Sprintf("ApplicationName %q differs from the open client's %q", o.appName, s.appName)
 	case s.cert != o.cert:
 		return "ServerCertificate differs from the open client's"
+	case s.pinned != o.pinned:
+		return fmt.Sprintf("DisableEndpointDiscovery %v differs from the open client's %v", o.pinned, s.pinned)
 	}
 	return ""
 }
@@ -186,7 +190,11 @@ func (r *resolved) clientOptions() *azcosmos.ClientOptions {
 		}
 	}
 	o.PerCallPolicies = slices.Concat(diagCall, o.PerCallPolicies, r.cfg.PerCallPolicies)
-	o.PerRetryPolicies = slices.Concat(diagRetry, o.PerRetryPolicies, r.cfg.PerRetryPolicies)
+	var pin []policy.Policy
+	if r.cfg.DisableEndpointDiscovery {
+		pin = []policy.Policy{pinHostPolicy{host: r.ep.hostport}}
+	}
+	o.PerRetryPolicies = slices.Concat(diagRetry, o.PerRetryPolicies, r.cfg.PerRetryPolicies, pin)
 	if o.Transport == nil {
 		switch {
 		case r.cert != nil:

@@ -73,6 +73,9 @@ func keyIdentity(key string) string {
 	return "key:" + hex.EncodeToString(m.Sum(nil))
 }
 
+// connectionStringForm is the problem reported for a connection string that cannot be parsed.
+const connectionStringForm = "must have the form AccountEndpoint=https://...;AccountKey=...; (copy it from the portal's Keys blade)"
+
 // resolve validates cfg. Every error is a *ConfigError that names the field and never contains a key.
 func resolve(cfg Config) (*resolved, error) {
 	c := &cfg
@@ -104,7 +107,7 @@ func resolve(cfg Config) (*resolved, error) {
 	if cfg.ConnectionString != "" {
 		csEndpoint, csKey, ok := parseConnectionString(cfg.ConnectionString)
 		if !ok || csEndpoint == "" || csKey == "" {
-			return nil, bad("ConnectionString", "must have the form AccountEndpoint=https://...;AccountKey=...; (copy it from the portal's Keys blade)")
+			return nil, bad("ConnectionString", connectionStringForm)
 		}
 		csInfo, problem := parseEndpoint(csEndpoint)
 		if problem != "" {
@@ -209,6 +212,9 @@ func resolve(cfg Config) (*resolved, error) {
 		return nil, bad("ServerCertificate", "cannot be combined with ClientOptions.Transport: configure TLS in your transport, or drop the transport")
 	}
 	r.base = cfg.ClientOptions
+	if cfg.DisableEndpointDiscovery && !info.loopback && r.cert == nil {
+		return nil, bad("DisableEndpointDiscovery", fmt.Sprintf("is for emulators: %s is not loopback and no ServerCertificate is set; a real account needs its regional endpoints", info.url))
+	}
 
 	if r.auth == authToken && !reflect.TypeOf(r.cred).Comparable() {
 		r.identity = "token:unshared"

@@ -115,3 +115,18 @@ func newPinnedClient(cert *x509.Certificate) *http.Client {
 	}
 	return newHTTPClient(cfg, nil, true)
 }
+
+// pinHostPolicy sends every attempt to one host[:port], undoing the SDK's regional endpoint
+// rewriting (Config.DisableEndpointDiscovery). It runs last among the per-retry policies, after
+// the SDK's retry policy chose a region; the master-key signature does not cover the host.
+type pinHostPolicy struct{ host string }
+
+// Do implements policy.Policy.
+func (p pinHostPolicy) Do(req *policy.Request) (*http.Response, error) {
+	raw := req.Raw()
+	if raw.URL.Host != p.host {
+		raw.URL.Host = p.host
+		raw.Host = ""
+	}
+	return req.Next()
+}

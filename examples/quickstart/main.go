@@ -49,7 +49,8 @@ type product struct {
 // account, writing what it did to out.
 func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	say := func(format string, args ...any) { _, _ = fmt.Fprintf(out, format, args...) }
-	if cfg.Endpoint == "" && cfg.ConnectionString == "" {
+	embedded := cfg.Endpoint == "" && cfg.ConnectionString == ""
+	if embedded {
 		srv, err := cosmostest.Start()
 		if err != nil {
 			return fmt.Errorf("start cosmostest: %w", err)
@@ -57,8 +58,6 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		defer srv.Close()
 		cfg.Endpoint, cfg.Key = srv.Endpoint(), srv.Key()
 		say("COSMOS_ENDPOINT is not set: started an in-process cosmostest server at %s\n", srv.Endpoint())
-	} else {
-		say("using the account in the environment\n")
 	}
 	if cfg.Database == "" {
 		cfg.Database = "quickstart"
@@ -69,6 +68,9 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		return err
 	}
 	defer client.Close()
+	if !embedded {
+		say("using the account at %s\n", client.Endpoint())
+	}
 
 	container, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{
 		ID:                "products",

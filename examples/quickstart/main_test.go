@@ -11,13 +11,24 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
 
-func TestQuickstartWithoutEnvironment(t *testing.T) {
-	defer goleak.VerifyNone(t)
+// TestMain fails the tests if a server, transport or SDK goroutine outlives them.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// clearEnv unsets the variables cosmoskit.ConfigFromEnv reads.
+func clearEnv(t *testing.T) {
+	t.Helper()
 	for _, v := range []string{cosmoskit.EnvEndpoint, cosmoskit.EnvKey, cosmoskit.EnvConnectionString, cosmoskit.EnvDatabase, cosmoskit.EnvPreferredRegions, cosmoskit.EnvExcludedRegions, cosmoskit.EnvApplicationName} {
 		t.Setenv(v, "")
 	}
+}
+
+func TestQuickstartWithoutEnvironment(t *testing.T) {
+	clearEnv(t)
 	cfg := cosmoskit.ConfigFromEnv()
 	cfg.Logger = slog.New(slog.DiscardHandler)
 	var out bytes.Buffer
@@ -39,5 +50,25 @@ func TestQuickstartWithoutEnvironment(t *testing.T) {
 		if !regexp.MustCompile(re).MatchString(lines[i]) {
 			t.Errorf("line %d = %q, want match for %s", i+1, lines[i], re)
 		}
+	}
+}
+
+func TestQuickstartWithAccountFromEnvironment(t *testing.T) {
+	s := cosmostest.NewServer(t)
+	clearEnv(t)
+	t.Setenv(cosmoskit.EnvConnectionString, s.ConnectionString())
+	t.Setenv(cosmoskit.EnvDatabase, "fromenv")
+	cfg := cosmoskit.ConfigFromEnv()
+	cfg.Logger = slog.New(slog.DiscardHandler)
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, cfg); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 5 || lines[0] != "using the account at "+s.Endpoint() || lines[1] != `database "fromenv" and container "products" are ready (partition key /category)` {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), s.Key()) {
+		t.Fatal("the output contains the key")
 	}
 }
