@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,12 +14,16 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 	"github.com/testcontainers/testcontainers-go/modules/azure/cosmosdb"
 )
 
 const (
+	// emulatorKey is the emulator's well-known account key, which both images accept by default.
+	emulatorKey            = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 	defaultCosmostestImage = "cosmoskit/cosmostest:dev"
 	defaultEmulatorImage   = "mcr.microsoft.com/cosmosdb/linux/azure-cosmos-emulator:vnext-preview"
 )
@@ -34,6 +39,7 @@ var docker struct {
 	once sync.Once
 	err  error
 	cli  *testcontainers.DockerClient
+	host string // where published ports are reached
 }
 
 // requireDocker skips the test with a one-line reason unless a Docker engine answers.
@@ -44,7 +50,10 @@ func requireDocker(t *testing.T) *testcontainers.DockerClient {
 		defer cancel()
 		provider, err := testcontainers.NewDockerProvider(testcontainers.WithLogger(tclog.TestLogger(t)))
 		if err == nil {
-			err = provider.Health(ctx) // closes the provider
+			if err = provider.Health(ctx); err == nil {
+				docker.host, err = provider.DaemonHost(ctx)
+			}
+			_ = provider.Close()
 		}
 		if err == nil {
 			docker.cli, err = testcontainers.NewDockerClientWithOpts(ctx)
@@ -160,12 +169,7 @@ func runInContainer(t *testing.T, image string, opts ...testcontainers.Container
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	start := time.Now()
-	opts = append([]testcontainers.ContainerCustomizer{testcontainers.WithLogger(tclog.TestLogger(t))}, opts...)
-	ctr, err := cosmosdb.Run(ctx, image, opts...)
-	testcontainers.CleanupContainer(t, ctr)
-	if err != nil {
-		t.Fatalf("run %s: %v", image, err)
-	}
+	ctr := startContainer(ctx, t, image, opts...)
 	connStr, err := ctr.ConnectionString(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +185,57 @@ func runInContainer(t *testing.T, image string, opts ...testcontainers.Container
 	waitReady(ctx, t, client)
 	t.Logf("%s ready in %s", image, time.Since(start).Round(time.Millisecond))
 	runScenario(t, client)
+}
+
+// runAdvertised starts image with its port 8081 published on a chosen host port P and
+// GATEWAY_PUBLIC_ENDPOINT set to host:P, then runs the scenario with a plain client (no policy): the
+// endpoint the account advertises is the one the client can reach, as with the emulator's
+// --gateway-endpoint.
+func runAdvertised(t *testing.T, image string, opts ...testcontainers.ContainerCustomizer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	port := freePort(t)
+	hostPort := net.JoinHostPort(docker.host, port)
+	opts = append(opts,
+		testcontainers.WithEnv(map[string]string{"GATEWAY_PUBLIC_ENDPOINT": hostPort}),
+		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.PortBindings = network.PortMap{network.MustParsePort("8081/tcp"): {{HostPort: port}}}
+		}))
+	ctr := startContainer(ctx, t, image, opts...)
+	if mapped, err := ctr.MappedPort(ctx, "8081/tcp"); err != nil || mapped.Port() != port {
+		t.Fatalf("port 8081 mapped to %v (%v), want %s", mapped, err, port)
+	}
+	client, err := azcosmos.NewClientFromConnectionString(
+		"AccountEndpoint=http://"+hostPort+"/;AccountKey="+emulatorKey+";", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitReady(ctx, t, client)
+	runScenario(t, client)
+}
+
+func startContainer(ctx context.Context, t *testing.T, image string, opts ...testcontainers.ContainerCustomizer) *cosmosdb.Container {
+	t.Helper()
+	opts = append([]testcontainers.ContainerCustomizer{testcontainers.WithLogger(tclog.TestLogger(t))}, opts...)
+	ctr, err := cosmosdb.Run(ctx, image, opts...)
+	testcontainers.CleanupContainer(t, ctr)
+	if err != nil {
+		t.Fatalf("run %s: %v", image, err)
+	}
+	return ctr
+}
+
+// freePort returns a TCP port that was free on this machine a moment ago.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
 }
 
 // waitReady polls until the account serves data-plane requests: the vNext emulator answers 503
@@ -211,7 +266,10 @@ func TestScenarioCosmostestImage(t *testing.T) {
 	cli := requireDocker(t)
 	image := envOr("COSMOSTEST_IMAGE", defaultCosmostestImage)
 	ensureCosmostestImage(t, cli, image)
-	runInContainer(t, image, testcontainers.WithCmdArgs("--partitions", "3", "--enable-telemetry", "false"))
+	t.Run("host pinning policy", func(t *testing.T) {
+		runInContainer(t, image, testcontainers.WithCmdArgs("--partitions", "3", "--enable-telemetry", "false"))
+	})
+	t.Run("advertised endpoint", func(t *testing.T) { runAdvertised(t, image) })
 }
 
 // TestScenarioEmulatorImage runs the same scenario against the official vNext emulator image, if it is
@@ -222,5 +280,7 @@ func TestScenarioEmulatorImage(t *testing.T) {
 	if present, _ := imagePresent(t, cli, image); !present {
 		t.Skipf("emulator image %s is not present locally (these tests never pull)", image)
 	}
-	runInContainer(t, image, testcontainers.WithEnv(map[string]string{"ENABLE_TELEMETRY": "false"}))
+	noTelemetry := testcontainers.WithEnv(map[string]string{"ENABLE_TELEMETRY": "false"})
+	t.Run("host pinning policy", func(t *testing.T) { runInContainer(t, image, noTelemetry) })
+	t.Run("advertised endpoint", func(t *testing.T) { runAdvertised(t, image, noTelemetry) })
 }
