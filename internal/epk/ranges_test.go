@@ -49,7 +49,7 @@ func TestRangesBoundaries(t *testing.T) {
 // TestRangesEven hashes many keys and checks each lands in exactly one range and that the ranges share
 // them evenly (the bounds are loose; the keys are deterministic, so this cannot flake).
 func TestRangesEven(t *testing.T) {
-	const keys = 16000
+	const keys = 8000
 	for _, tc := range []struct {
 		kind    string
 		version int

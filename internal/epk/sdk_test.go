@@ -170,7 +170,7 @@ func TestRoutingMatchesSDK(t *testing.T) {
 	for ti, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(ti), 42))
-			const nKeys = 400
+			const nKeys = 150
 			keys := make([][]any, nKeys)
 			epks := make([]string, nKeys)
 			for i := range keys {
