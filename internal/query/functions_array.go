@@ -73,14 +73,22 @@ func init() {
 		}
 		return append([]any{}, arr[start:end]...)
 	})
-	register("ARRAY_CONCAT", 2, -1, func(_ *evaluator, a []any) any {
-		var out []any
+	register("ARRAY_CONCAT", 2, -1, func(ev *evaluator, a []any) any {
+		n := 0
 		for _, v := range a {
 			arr, ok := v.([]any)
 			if !ok {
 				return undefined
 			}
-			out = append(out, arr...)
+			n += len(arr)
+		}
+		if n > maxArrayLen {
+			ev.fail(resourceLimit())
+			return undefined
+		}
+		var out []any
+		for _, v := range a {
+			out = append(out, v.([]any)...)
 		}
 		if out == nil {
 			out = []any{}

@@ -9,14 +9,22 @@ import (
 )
 
 func init() {
-	register("CONCAT", 2, -1, func(_ *evaluator, a []any) any {
-		var b strings.Builder
+	register("CONCAT", 2, -1, func(ev *evaluator, a []any) any {
+		n := 0
 		for i := range a {
 			s, ok := argStr(a, i)
 			if !ok {
 				return undefined
 			}
-			b.WriteString(s)
+			n += len(s)
+		}
+		if n > maxStringLen {
+			ev.fail(resourceLimit())
+			return undefined
+		}
+		var b strings.Builder
+		for i := range a {
+			b.WriteString(a[i].(string))
 		}
 		return b.String()
 	})
@@ -154,7 +162,7 @@ func init() {
 		}
 		return string(rs)
 	})
-	register("REPLACE", 3, 3, func(_ *evaluator, a []any) any {
+	register("REPLACE", 3, 3, func(ev *evaluator, a []any) any {
 		s, ok1 := argStr(a, 0)
 		f, ok2 := argStr(a, 1)
 		r, ok3 := argStr(a, 2)
@@ -164,7 +172,11 @@ func init() {
 		if f == "" {
 			return s
 		}
-		return strings.ReplaceAll(s, f, r)
+		if len(r) > len(f) && len(s)/len(f)*(len(r)-len(f)) > maxStringLen {
+			ev.fail(resourceLimit())
+			return undefined
+		}
+		return ev.checkString(strings.ReplaceAll(s, f, r))
 	})
 	register("REPLICATE", 2, 2, func(_ *evaluator, a []any) any {
 		s, ok1 := argStr(a, 0)
@@ -229,7 +241,7 @@ func init() {
 	fromJSON("STRINGTONULL", func(v any) bool { return v == nil })
 	fromJSON("STRINGTOARRAY", func(v any) bool { _, ok := v.([]any); return ok })
 	fromJSON("STRINGTOOBJECT", func(v any) bool { _, ok := v.(map[string]any); return ok })
-	register("STRINGJOIN", 2, 2, func(_ *evaluator, a []any) any {
+	register("STRINGJOIN", 2, 2, func(ev *evaluator, a []any) any {
 		arr, ok1 := a[0].([]any)
 		sep, ok2 := argStr(a, 1)
 		if !ok1 || !ok2 {
@@ -243,7 +255,7 @@ func init() {
 			}
 			parts[i] = s
 		}
-		return strings.Join(parts, sep)
+		return ev.checkString(strings.Join(parts, sep))
 	})
 	register("STRINGSPLIT", 2, 2, func(_ *evaluator, a []any) any {
 		s, ok1 := argStr(a, 0)

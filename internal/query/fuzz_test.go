@@ -45,7 +45,9 @@ func FuzzExecute(f *testing.F) {
 	docs := partitionDocs(all, nil)
 	addSeeds(f, func(q string) { f.Add(q, `{"@n": 2, "@s": "a", "@v": [1, 0, 0]}`, uint8(2)) })
 	recoverPanics = false
-	f.Cleanup(func() { recoverPanics = true })
+	savedRows := defaultMaxRows
+	defaultMaxRows = 200_000
+	f.Cleanup(func() { recoverPanics, defaultMaxRows = true, savedRows })
 	f.Fuzz(func(t *testing.T, text, params string, pageSize uint8) {
 		q, err := Parse(text)
 		if err != nil {

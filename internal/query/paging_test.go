@@ -303,3 +303,22 @@ func TestConcurrentExecute(t *testing.T) {
 		}
 	}
 }
+
+func TestResourceLimits(t *testing.T) {
+	saved := defaultMaxRows
+	defaultMaxRows = 100_000
+	t.Cleanup(func() { defaultMaxRows = saved })
+	docs := numberedDocs(2)
+	for _, text := range []string{
+		// 10^8 JOIN rows per document.
+		"SELECT VALUE 1 FROM c JOIN a IN [0,1,2,3,4,5,6,7,8,9] JOIN b IN [0,1,2,3,4,5,6,7,8,9] JOIN d IN [0,1,2,3,4,5,6,7,8,9] JOIN e IN [0,1,2,3,4,5,6,7,8,9] JOIN f IN [0,1,2,3,4,5,6,7,8,9] JOIN g IN [0,1,2,3,4,5,6,7,8,9] JOIN h IN [0,1,2,3,4,5,6,7,8,9] JOIN i IN [0,1,2,3,4,5,6,7,8,9] WHERE false",
+		// A string that doubles with every JOIN.
+		"SELECT VALUE LENGTH(s9) FROM c JOIN s0 IN [REPLICATE('a', 10000)] JOIN s1 IN [s0 || s0] JOIN s2 IN [s1 || s1] JOIN s3 IN [s2 || s2] JOIN s4 IN [s3 || s3] JOIN s5 IN [s4 || s4] JOIN s6 IN [s5 || s5] JOIN s7 IN [s6 || s6] JOIN s8 IN [s7 || s7] JOIN s9 IN [s8 || s8]",
+	} {
+		_, err := mustParse(t, text).Execute(docs, Options{})
+		var qe *Error
+		if !errors.As(err, &qe) || !strings.Contains(qe.Message, "resource limits") {
+			t.Errorf("%.60s...: got %v, want the resource-limit error", text, err)
+		}
+	}
+}

@@ -109,6 +109,7 @@ func (q *Query) Execute(docs []Document, opts Options) (page *Page, err error) {
 		}
 	}()
 	ev := newEvaluator(opts)
+	ev.maxRows = max(defaultMaxRows, 20*len(docs))
 	pageSize := opts.MaxItemCount
 	switch {
 	case pageSize == -1:
@@ -168,7 +169,7 @@ func newEvaluator(opts Options) *evaluator {
 		}
 		params[k] = normalize(v)
 	}
-	return &evaluator{params: params, now: now.UTC(), vector: opts.Vector}
+	return &evaluator{params: params, now: now.UTC(), vector: opts.Vector, maxRows: defaultMaxRows}
 }
 
 type execMode int

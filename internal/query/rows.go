@@ -29,6 +29,9 @@ func (ev *evaluator) forEachRow(q *selectQuery, parent *env, root bool, doc any,
 
 func (ev *evaluator) bindSource(q *selectQuery, i int, vals []any, parent *env, root bool, doc any, f func([]any) bool) bool {
 	if i == len(q.sources) {
+		if !ev.spendRow() {
+			return false
+		}
 		return f(vals)
 	}
 	s := q.sources[i]
