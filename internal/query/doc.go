@@ -44,11 +44,18 @@
 //   - Property names after a dot may be keywords (c.value, c.top); the service rejects some of them.
 //   - Arrays and objects are ordered among themselves by element / canonical JSON, not by the
 //     service's hash; GROUP BY groups come out in order of first appearance.
-//   - Object literals serialize their properties sorted by name (SELECT lists keep their order).
+//   - Object literals and documents serialize their properties sorted by name (SELECT lists keep their
+//     order), and ObjectToArray lists properties by name, because documents arrive as Go maps.
 //   - REGEXMATCH uses Go's RE2 syntax (no look-around or back-references).
 //   - LENGTH, SUBSTRING, INDEX_OF and friends count Unicode code points, not UTF-16 code units.
 //   - Division or modulo by zero, and math results that are not finite, are undefined.
 //   - Spatial (ST_*), full-text (FullTextContains, FullTextScore, RRF) and user-defined functions are
 //     not supported and fail as unknown functions.
-//   - No index: every page of an ORDER BY, DISTINCT, GROUP BY or aggregate query reads every document.
+//   - No index unless the caller passes one: an Index built by NewIndex serves ORDER BY queries whose
+//     items are exactly its paths and directions; otherwise every page of an ORDER BY, DISTINCT,
+//     GROUP BY or aggregate query reads every document.
+//   - A query that generates more than ten million JOIN/subquery rows, or computes a string over 4 MiB
+//     or an array over a million elements, fails with 400 (a guard of the emulator, not a service limit).
+//   - The messages of errors the reference does not spell out (GROUP BY restrictions, duplicate
+//     aliases, wrong argument counts, resource limits) are the emulator's own wording.
 package query
