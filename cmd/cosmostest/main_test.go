@@ -185,8 +185,13 @@ func TestBinary(t *testing.T) {
 		t.Skip("builds the binary; skipped in -short mode")
 	}
 	bin := filepath.Join(t.TempDir(), "cosmostest")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	// Same build flags as this test binary, so the build reuses its compiled packages; the static
+	// CGO_ENABLED=0 build is what scripts/build-image.sh and the integration tests exercise.
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
