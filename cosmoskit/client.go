@@ -29,8 +29,8 @@ type Client struct {
 // Errors: a *ConfigError (matching ErrInvalidConfig) says which field is wrong and how to fix it;
 // ErrConfigConflict means a client for the account is already open with different regions,
 // application name or server certificate. New does no network I/O: a wrong key or unreachable
-// endpoint shows up on the first request. ClientOptions and policies of later New calls for an open
-// account are not compared; the first call's are in effect.
+// endpoint shows up on the first request. ClientOptions, Diagnostics and the policies of later New
+// calls for an open account are not compared: the first call's are in effect.
 func New(cfg Config) (*Client, error) {
 	r, err := resolve(cfg)
 	if err != nil {
