@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"sync/atomic"
 )
 
 // store is the one state of a server, shared by all regions. Everything in it is guarded by
@@ -18,8 +19,13 @@ type store struct {
 	etagSeq  uint64
 }
 
+// storeSeq makes resource ids unique across the servers of one process: the SDK caches
+// container routing (pkranges) by endpoint and container _rid for as long as any client of that
+// endpoint is reachable, and a later server may get an earlier one's port.
+var storeSeq atomic.Uint32
+
 func newStore() *store {
-	return &store{dbs: map[string]*database{}, offers: map[string]*offer{}}
+	return &store{dbs: map[string]*database{}, offers: map[string]*offer{}, nextDB: storeSeq.Add(1) << 12}
 }
 
 type database struct {
