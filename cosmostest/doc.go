@@ -48,7 +48,22 @@
 //     otherwise (400 when cross-partition is disabled, 400/1004 with additionalErrorInfo for
 //     queries the gateway cannot serve across partitions); x-ms-max-item-count, x-ms-continuation,
 //     query metrics on every page, index metrics when asked.
-//   - Request counters: (*Server).Requests(RequestFilter) by region, operation and resource.
+//   - Request counters: (*Server).Requests(RequestFilter) by region, operation and resource,
+//     including requests answered by a fault or the throughput limiter.
+//   - Fault injection (faults.go): (*Server).InjectFault(Fault) matches by region, operation,
+//     resource type, database, container, physical partition or a func, and answers with a
+//     status, sub-status, headers and the service's error body (429 with x-ms-retry-after-ms,
+//     503, 408, 410/1002, 449, 500, 403/3, ...), delays (cut short when the client gives up), or
+//     drops the connection; for the next N requests or with a seeded probability. FaultHandle
+//     has Hits and Remove; ClearFaults removes all.
+//   - Throughput (throughput.go, WithThroughputLimits): the container's or the shared
+//     database offer's RU/s (autoscale: its maximum) split evenly across physical partitions,
+//     spent per second of the server clock; a spent partition answers 429/3200 with
+//     x-ms-retry-after-ms until its budget returns, changing nothing. (*Server).Throttled counts
+//     them. Only data-plane requests (items, queries) spend RU; metadata requests are never
+//     throttled.
+//   - Runtime splits (split.go): (*Server).SplitRange splits a physical partition in two; the
+//     old range id answers 410/1002, and the SDK's ReadManyItems recovers by refreshing pkranges.
 //   - A deterministic request-unit model (see ru.go): reads cheaper than writes, scaled by size.
 //
 // # Not supported (yet)
@@ -56,8 +71,6 @@
 // Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
 //
 //   - Transactional batch, change feed, reading the document feed without a query.
-//   - Throughput enforcement (WithThroughputLimits is accepted but does not throttle yet), fault
-//     injection, runtime range splits.
 //   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
 //     client encryption keys; consistency levels beyond one store
 //     (every read sees the latest write); the ±15 minute x-ms-date check.

@@ -27,6 +27,7 @@ type request struct {
 	charge     float64 // x-ms-request-charge
 	session    string  // x-ms-session-token, "" for none
 	header     http.Header
+	admitted   []*pkRange // partitions admit let through, charged by spend
 }
 
 func (rq *request) hdr(name string) string { return rq.r.Header.Get(name) }
@@ -125,6 +126,7 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	srv.mu.Lock()
 	herr := srv.dispatch(rq)
+	srv.spend(rq)
 	srv.mu.Unlock()
 
 	srv.logf(slog.LevelDebug, "request", "region", r.name, "method", hr.Method, "path", hr.URL.EscapedPath(),

@@ -96,6 +96,8 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithThroughputLimits enforces provisioned RU/s per physical partition (429/3200).
-// Not implemented yet: the option is accepted and recorded, and requests are not throttled.
+// WithThroughputLimits enforces provisioned RU/s per physical partition like the service: a
+// partition that has spent its share of the offer for the current second of the server clock
+// answers 429 with sub-status 3200 and x-ms-retry-after-ms (see throughput.go). Default: off,
+// every request is admitted whatever the offers say.
 func WithThroughputLimits() Option { return func(c *config) { c.throughput = true } }

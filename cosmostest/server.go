@@ -36,6 +36,8 @@ type server struct {
 	store       *store
 	closed      bool
 	seen        map[requestKey]int // authenticated requests, for Requests
+	faults      faultSet           // InjectFault (faults.go)
+	tput        throughputState    // WithThroughputLimits (throughput.go)
 }
 
 // NewServer starts a server and registers its Close with tb.Cleanup. It fails tb if the server
