@@ -7,13 +7,11 @@ import (
 	"errors"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -486,56 +484,50 @@ func TestPolicyThresholdLogs(t *testing.T) {
 	}
 }
 
-// throttler answers the first n attempts it sees with a synthesized 429, below the attempt policy.
-type throttler struct {
-	mu sync.Mutex
-	n  int
+// waitReporter plays the retry package: for each 429 attempt it reports the wait the server asked
+// for with AddThrottleWait (azcore's retry policy above it then waits that long).
+type waitReporter struct{}
+
+func (waitReporter) Do(req *policy.Request) (*http.Response, error) {
+	resp, err := req.Next()
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		ms, _ := strconv.Atoi(resp.Header.Get("x-ms-retry-after-ms"))
+		diagnostics.AddThrottleWait(req.Raw().Context(), time.Duration(ms)*time.Millisecond)
+	}
+	return resp, err
 }
 
-func (p *throttler) Do(req *policy.Request) (*http.Response, error) {
-	p.mu.Lock()
-	throttle := p.n > 0
-	if throttle {
-		p.n--
-	}
-	p.mu.Unlock()
-	if !throttle {
-		return req.Next()
-	}
-	// What the retry package will do before each throttle retry; azcore waits 1 ms here.
-	diagnostics.AddThrottleWait(req.Raw().Context(), time.Millisecond)
-	h := http.Header{}
-	h.Set("x-ms-retry-after-ms", "1")
-	h.Set("x-ms-substatus", "3200")
-	h.Set("x-ms-request-charge", "0")
-	h.Set("x-ms-activity-id", req.Raw().Header.Get("x-ms-activity-id"))
-	body := `{"code":"TooManyRequests","message":"Message: {\"Errors\":[\"Request rate is large.\"]}\r\nActivityId: x"}`
-	return &http.Response{StatusCode: 429, Status: "429 Too Many Requests", Header: h, Request: req.Raw(),
-		Body: http.NoBody, ContentLength: int64(len(body))}, nil
+// throttleReads makes the server answer the next n document reads of c1 with 429/3200 and a
+// retry-after of 1 ms.
+func throttleReads(h *harness, n int) *cosmostest.FaultHandle {
+	return h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+		Container: "c1", Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond, Times: n})
 }
 
 func TestPolicyThrottled(t *testing.T) {
-	// cosmostest's fault injection is not available yet; a per-retry policy below the attempt
-	// policy synthesizes the 429s, so azcore's retry policy retries them as it would the server's.
 	t.Run("retried", func(t *testing.T) {
-		th := &throttler{}
-		h := newHarness(t, harnessConfig{perRetry: []policy.Policy{th}})
+		h := newHarness(t, harnessConfig{perRetry: []policy.Policy{waitReporter{}}})
 		h.setup(t)
 		ctx, m := diagnostics.WithMeter(context.Background())
 		h.upsert(ctx, t, "a")
-		th.mu.Lock()
-		th.n = 2
-		th.mu.Unlock()
+		fault := throttleReads(h, 2)
+		h.server.ResetRequests()
 		if _, err := h.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil); err != nil {
 			t.Fatal(err)
 		}
+		if fault.Hits() != 2 {
+			t.Fatalf("fault fired %d times, want 2", fault.Hits())
+		}
+		sent := h.server.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
 		spans := h.spansNamed("read_item c1")
 		if len(spans) != 1 {
 			t.Fatalf("read_item spans: %d", len(spans))
 		}
 		a := attrs(spans[0])
-		if a["db.response.status_code"] != attribute.StringValue("200") || a["cosmoskit.throttles"] != attribute.IntValue(2) || a["cosmoskit.attempts"] != attribute.IntValue(3) {
-			t.Errorf("span attrs status %v throttles %v attempts %v", a["db.response.status_code"].String(), a["cosmoskit.throttles"].String(), a["cosmoskit.attempts"].String())
+		if a["db.response.status_code"] != attribute.StringValue("200") || a["cosmoskit.throttles"] != attribute.IntValue(2) ||
+			a["cosmoskit.attempts"] != attribute.IntValue(sent) || sent != 3 {
+			t.Errorf("span attrs status %v throttles %v attempts %v; server saw %d reads",
+				a["db.response.status_code"].String(), a["cosmoskit.throttles"].String(), a["cosmoskit.attempts"].String(), sent)
 		}
 		var events int
 		for _, e := range spans[0].Events() {
@@ -561,20 +553,18 @@ func TestPolicyThrottled(t *testing.T) {
 		}
 	})
 	t.Run("exhausted", func(t *testing.T) {
-		th := &throttler{}
-		h := newHarness(t, harnessConfig{perRetry: []policy.Policy{th}, retry: &policy.RetryOptions{MaxRetries: 1}})
+		h := newHarness(t, harnessConfig{retry: &policy.RetryOptions{MaxRetries: 1}})
 		h.setup(t)
-		h.upsert(context.Background(), t, "a") // the client reads the account first; not throttled
-		th.mu.Lock()
-		th.n = 100
-		th.mu.Unlock()
+		h.upsert(context.Background(), t, "a")
+		throttleReads(h, 0)
 		_, err := h.container.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("p1"), "a", nil)
 		err = diagnostics.FromError("", err)
 		var de *diagnostics.Error
 		if !errors.As(err, &de) || !errors.Is(err, diagnostics.ErrThrottled) {
 			t.Fatalf("err = %v, want ErrThrottled", err)
 		}
-		if de.Attempts != 2 || de.SubStatus != 3200 || de.RetryAfter.Milliseconds() != 1 || !diagnostics.IsRetryable(err) {
+		if de.Attempts != 2 || de.SubStatus != 3200 || de.RetryAfter != time.Millisecond || !diagnostics.IsRetryable(err) ||
+			de.ActivityID == "" || !strings.Contains(de.Message, "Request rate is large") {
 			t.Errorf("throttled error: %+v", de)
 		}
 		var raw *azcore.ResponseError
@@ -588,7 +578,7 @@ func TestPolicyThrottled(t *testing.T) {
 		var warned bool
 		for _, r := range h.logs.records(t) {
 			if r["msg"] == "cosmoskit: operation failed" && r["level"] == "WARN" && r["status"] == float64(429) &&
-				r["throttles"] == float64(2) && r["sub_status"] == float64(3200) && r["activity_id"] != "" {
+				r["throttles"] == float64(2) && r["sub_status"] == float64(3200) && r["activity_id"] == de.ActivityID {
 				warned = true
 			}
 		}
@@ -664,42 +654,24 @@ func TestKeyNeverLeaks(t *testing.T) {
 	}
 }
 
-// failer fails the next attempt it sees with a connection reset, below the attempt policy.
-type failer struct {
-	mu    sync.Mutex
-	armed bool
-}
-
-func (p *failer) Do(req *policy.Request) (*http.Response, error) {
-	p.mu.Lock()
-	fail := p.armed
-	p.armed = false
-	p.mu.Unlock()
-	if !fail {
-		return req.Next()
-	}
-	return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
-}
-
-// TestPolicyTransportError: a write whose connection is reset mid-exchange is not retried by the
-// SDK (it may have been applied); the policy sees no response at all.
+// TestPolicyTransportError: the server drops the connection of an upsert without answering; the
+// SDK does not retry a write after an ambiguous transport error (it may have been applied), so the
+// policy sees no response at all.
 func TestPolicyTransportError(t *testing.T) {
-	f := &failer{}
-	h := newHarness(t, harnessConfig{perRetry: []policy.Policy{f}})
+	h := newHarness(t, harnessConfig{})
 	h.setup(t)
 	ctx := context.Background()
 	h.upsert(ctx, t, "a")
-	f.mu.Lock()
-	f.armed = true
-	f.mu.Unlock()
+	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, ResourceType: cosmostest.ResourceDocument,
+		DropConnection: true, Times: 1})
 	_, err := h.container.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p1"), []byte(`{"id":"b","pk":"p1"}`), nil)
 	if err == nil {
-		t.Fatal("upsert succeeded through a reset connection")
+		t.Fatal("upsert succeeded through a dropped connection")
 	}
 	e := diagnostics.FromError("upsert_item", err)
 	var de *diagnostics.Error
-	if !errors.As(e, &de) || de.StatusCode != 0 || !errors.Is(e, syscall.ECONNRESET) || !diagnostics.IsRetryable(e) {
-		t.Fatalf("FromError(reset) = %#v", e)
+	if !errors.As(e, &de) || de.StatusCode != 0 || !diagnostics.IsRetryable(e) || diagnostics.IsTimeout(e) {
+		t.Fatalf("FromError(dropped connection) = %#v (retryable %v)", e, diagnostics.IsRetryable(e))
 	}
 	if !strings.HasPrefix(e.Error(), "cosmoskit: upsert_item: ") {
 		t.Errorf("Error() = %q", e.Error())
@@ -717,12 +689,12 @@ func TestPolicyTransportError(t *testing.T) {
 	}
 	var logged bool
 	for _, r := range h.logs.records(t) {
-		if r["msg"] == "cosmoskit: operation failed" && r["level"] == "ERROR" && strings.Contains(r["error"].(string), "connection reset") {
+		if r["msg"] == "cosmoskit: operation failed" && r["level"] == "ERROR" && r["db.operation.name"] == "upsert_item" && r["error"] != "" {
 			logged = true
 		}
 	}
 	if !logged {
-		t.Errorf("no ERROR record for the reset: %s", h.logs.String())
+		t.Errorf("no ERROR record for the dropped connection: %s", h.logs.String())
 	}
 }
 
