@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"io"
@@ -64,6 +65,12 @@ func waitStarted(t *testing.T, r io.Reader) (port string, lines <-chan string) {
 // deletes the database.
 func smoke(t *testing.T, endpoint, key string) error {
 	t.Helper()
+	return smokeWith(t, endpoint, key, &http.Client{Timeout: 10 * time.Second})
+}
+
+// smokeWith is smoke with the given HTTP client as the SDK's transport.
+func smokeWith(t *testing.T, endpoint, key string, transport *http.Client) error {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	cred, err := azcosmos.NewKeyCredential(key)
@@ -71,7 +78,7 @@ func smoke(t *testing.T, endpoint, key string) error {
 		return err
 	}
 	client, err := azcosmos.NewClientWithKey(endpoint, cred, &azcosmos.ClientOptions{
-		ClientOptions: azcore.ClientOptions{Transport: &http.Client{Timeout: 10 * time.Second}},
+		ClientOptions: azcore.ClientOptions{Transport: transport},
 	})
 	if err != nil {
 		return err
@@ -145,6 +152,21 @@ func TestRun(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Errorf("stop: %v", err)
+	}
+}
+
+// TestRunHTTPS: --protocol https serves TLS with the server's generated certificate (which a client
+// must be told to accept, as with the emulator's).
+func TestRunHTTPS(t *testing.T) {
+	port, _ := startRun(t, []string{"--port", "0", "--protocol", "https", "--log-level", "quiet"}, nil)
+	insecure := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the certificate is self-signed
+	}}
+	if err := smokeWith(t, "https://127.0.0.1:"+port+"/", cosmostest.EmulatorKey, insecure); err != nil {
+		t.Errorf("SDK over https: %v", err)
+	}
+	if err := smoke(t, "http://127.0.0.1:"+port+"/", cosmostest.EmulatorKey); err == nil {
+		t.Error("plain http against --protocol https succeeded")
 	}
 }
 
