@@ -2,13 +2,17 @@ package diagnostics
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -231,16 +235,30 @@ func timeoutErr(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
+// retryableTransport reports whether a failure without a response is worth retrying: network
+// errors, dropped connections (EOF, reset, refused), but not the caller's cancellation or deadline,
+// certificate failures, or a host name that does not exist.
 func retryableTransport(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	var ne net.Error
-	if errors.As(err, &ne) {
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) || errors.As(err, &invalid) {
+		return false
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return !dnsErr.IsNotFound
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
 		return true
 	}
-	var oe *net.OpError
-	return errors.As(err, &oe)
+	var ne net.Error
+	return errors.As(err, &ne)
 }
 
 // FromError returns err as an [*Error] for operation op, reading the status, sub-status, activity

@@ -2,13 +2,17 @@ package diagnostics
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -174,6 +178,11 @@ func TestPredicates(t *testing.T) {
 		{"os deadline", os.ErrDeadlineExceeded, true, true}, // a socket deadline, not the caller's context
 		{"net timeout", FromError(OpReadItem, timeoutError{}), true, true},
 		{"plain", errors.New("boom"), false, false},
+		{"eof", &url.Error{Op: "Post", URL: "https://h/", Err: io.EOF}, true, false},
+		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, true, false},
+		{"unknown authority", &url.Error{Op: "Get", URL: "https://h/", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, false, false},
+		{"no such host", &url.Error{Op: "Get", URL: "https://h/", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "h", IsNotFound: true}}}, false, false},
+		{"dns timeout", &net.DNSError{Err: "timeout", Name: "h", IsTimeout: true}, true, true},
 		{"raw 503", responseError(t, "GET", itemURL, 503, nil, ""), true, false},
 		{"raw 408", responseError(t, "GET", itemURL, 408, nil, ""), true, true},
 		{"raw 404", responseError(t, "GET", itemURL, 404, nil, ""), false, false},
