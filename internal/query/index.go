@@ -32,12 +32,16 @@ func NewIndex(docs []Document, paths []IndexPath) *Index {
 	for i, p := range paths {
 		desc[i] = p.Descending
 	}
+	segs := make([][]string, len(paths))
+	for j, p := range paths {
+		segs[j] = strings.Split(strings.TrimPrefix(p.Path, "/"), "/")
+	}
 	all := make([]any, len(docs)*len(paths))
 	rowVals := make([][]any, len(docs))
 	for i, d := range docs {
 		v := all[i*len(paths) : (i+1)*len(paths)]
-		for j, p := range paths {
-			v[j] = lookupPath(d.Value, p.Path)
+		for j := range paths {
+			v[j] = lookupPath(d.Value, segs[j])
 		}
 		rowVals[i] = v
 		ix.order[i] = i
@@ -55,10 +59,11 @@ func NewIndex(docs []Document, paths []IndexPath) *Index {
 	return ix
 }
 
-// lookupPath reads "/a/b" from a document; undefined when missing.
-func lookupPath(doc map[string]any, path string) any {
+// lookupPath reads the property path segs ("a", "b" for "/a/b") from a document; undefined when
+// missing.
+func lookupPath(doc map[string]any, segs []string) any {
 	var cur any = doc
-	for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+	for _, seg := range segs {
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return undefined

@@ -65,13 +65,19 @@ func partitionDocs(all []map[string]any, pk *string) []Document {
 // runAll pages through q with the given page size and returns every result.
 func runAll(t *testing.T, q *Query, docs []Document, params map[string]any, pageSize int) ([]json.RawMessage, error) {
 	t.Helper()
+	return runAllBytes(t, q, docs, params, pageSize, 0)
+}
+
+// runAllBytes is runAll with a page byte budget as well.
+func runAllBytes(t *testing.T, q *Query, docs []Document, params map[string]any, pageSize, maxBytes int) ([]json.RawMessage, error) {
+	t.Helper()
 	var out []json.RawMessage
 	token := ""
 	for pages := 0; ; pages++ {
 		if pages > 1000 {
 			t.Fatalf("more than 1000 pages")
 		}
-		p, err := q.Execute(docs, Options{Params: params, MaxItemCount: pageSize, Continuation: token})
+		p, err := q.Execute(docs, Options{Params: params, MaxItemCount: pageSize, MaxBytes: maxBytes, Continuation: token})
 		if err != nil {
 			return nil, err
 		}
@@ -141,6 +147,14 @@ func TestQueryTable(t *testing.T) {
 				if joinRaw(paged) != joinRaw(got) {
 					t.Fatalf("page size %d:\n got: %s\nwant: %s", size, joinRaw(paged), joinRaw(got))
 				}
+			}
+			// A one-byte budget still returns one result per page.
+			paged, err := runAllBytes(t, q, docs, tc.Params, -1, 1)
+			if err != nil {
+				t.Fatalf("byte-limited pages: %v", err)
+			}
+			if joinRaw(paged) != joinRaw(got) {
+				t.Fatalf("byte-limited pages:\n got: %s\nwant: %s", joinRaw(paged), joinRaw(got))
 			}
 		})
 	}
