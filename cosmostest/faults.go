@@ -82,10 +82,11 @@ type Fault struct {
 
 // FaultHandle is an installed fault. Its methods are safe for concurrent use.
 type FaultHandle struct {
-	srv  *server
-	f    Fault
-	rng  *rand.Rand
-	hits int // guarded by srv.mu
+	srv       *server
+	f         Fault
+	rng       *rand.Rand
+	hits      int // guarded by srv.mu
+	cancelled int // guarded by srv.mu
 }
 
 // faultSet is the server's installed faults, in installation order; guarded by server.mu.
@@ -132,6 +133,15 @@ func (h *FaultHandle) Hits() int {
 	h.srv.mu.Lock()
 	defer h.srv.mu.Unlock()
 	return h.hits
+}
+
+// Cancelled returns how many of the fault's delays were cut short because the client gave up
+// the request (its context was cancelled or its deadline passed, e.g. the losing leg of a hedged
+// read).
+func (h *FaultHandle) Cancelled() int {
+	h.srv.mu.Lock()
+	defer h.srv.mu.Unlock()
+	return h.cancelled
 }
 
 // matches reports whether the fault's matchers accept rq; callers hold srv.mu. rangeID resolves
@@ -197,15 +207,19 @@ func (srv *server) requestRange(rq *request) string {
 	return c.rangeFor(pk).id
 }
 
-// applyFault carries out f for rq outside srv.mu and reports whether it answered the request
-// (true also when the client went away during a delay or the connection was dropped).
-func (srv *server) applyFault(rq *request, f *Fault) bool {
+// applyFault carries out h's fault for rq outside srv.mu and reports whether it answered the
+// request (true also when the client went away during a delay or the connection was dropped).
+func (srv *server) applyFault(rq *request, h *FaultHandle) bool {
+	f := &h.f
 	if f.Delay > 0 {
 		t := time.NewTimer(f.Delay)
 		select {
 		case <-t.C:
 		case <-rq.r.Context().Done():
 			t.Stop()
+			srv.mu.Lock()
+			h.cancelled++
+			srv.mu.Unlock()
 			return true
 		}
 	}

@@ -201,7 +201,7 @@ func TestFaultDelay(t *testing.T) {
 		}
 	})
 	t.Run("context deadline", func(t *testing.T) {
-		s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Delay: time.Minute, Times: 1})
+		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Delay: time.Minute, Times: 1})
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		start := time.Now()
@@ -215,6 +215,11 @@ func TestFaultDelay(t *testing.T) {
 		// The server gave up the delayed request too: the next read is served at once.
 		if _, err := cc.ReadItem(context.Background(), pk, "a", nil); err != nil {
 			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(5 * time.Second); h.Cancelled() != 1; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("Cancelled() = %d, want 1", h.Cancelled())
+			}
 		}
 	})
 }

@@ -14,7 +14,7 @@ func (srv *server) intercept(rq *request) bool {
 	if h == nil {
 		return false
 	}
-	return srv.applyFault(rq, &h.f)
+	return srv.applyFault(rq, h)
 }
 
 // admit is called by every data-plane handler, with srv.mu held, as soon as it knows the
