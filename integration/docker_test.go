@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
@@ -22,8 +23,6 @@ import (
 )
 
 const (
-	// emulatorKey is the emulator's well-known account key, which both images accept by default.
-	emulatorKey            = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 	defaultCosmostestImage = "cosmoskit/cosmostest:dev"
 	defaultEmulatorImage   = "mcr.microsoft.com/cosmosdb/linux/azure-cosmos-emulator:vnext-preview"
 )
@@ -207,7 +206,7 @@ func runAdvertised(t *testing.T, image string, opts ...testcontainers.ContainerC
 		t.Fatalf("port 8081 mapped to %v (%v), want %s", mapped, err, port)
 	}
 	client, err := azcosmos.NewClientFromConnectionString(
-		"AccountEndpoint=http://"+hostPort+"/;AccountKey="+emulatorKey+";", nil)
+		"AccountEndpoint=http://"+hostPort+"/;AccountKey="+cosmostest.EmulatorKey+";", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
