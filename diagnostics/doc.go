@@ -1,7 +1,8 @@
 // Package diagnostics makes every Azure Cosmos DB call made through azcosmos visible: an
-// OpenTelemetry span and metrics per operation with the current database semantic conventions,
-// slog records for failed, slow and expensive calls carrying the SDK's diagnostics string, a
-// context-scoped request-unit [Meter], and the typed [Error] that every cosmoskit package returns.
+// OpenTelemetry span and metrics per operation with the current database semantic conventions
+// (request charge, status, sub-status, region included), slog records for failed, slow and
+// expensive calls carrying the SDK's diagnostics string, a context-scoped request-unit [Meter],
+// and the typed [Error] that every cosmoskit package returns.
 //
 // Install [NewPolicy] as a per-call policy and [NewAttemptPolicy] as a per-retry policy on
 // azcosmos.ClientOptions (package cosmoskit does this for you):
@@ -12,6 +13,20 @@
 //	opts.PerRetryPolicies = append(opts.PerRetryPolicies, diagnostics.NewAttemptPolicy())
 //	opts.TracingProvider = diagnostics.TracingProvider(tp) // the SDK's HTTP spans join the same trace
 //
-// With no providers and no logger the policy only feeds [Meter]s and costs a few allocations per call.
+// Then:
+//   - [WithMeter] tells a unit of work (an HTTP handler, a job) how many request units and calls
+//     it spent;
+//   - [FromError] turns what azcosmos returns into an [*Error] that matches [ErrNotFound],
+//     [ErrConflict], [ErrPreconditionFailed], [ErrThrottled] and the other sentinels with
+//     errors.Is, still unwraps to *azcore.ResponseError, and carries the activity id, request
+//     charge, retry-after and the SDK's diagnostics; [IsRetryable] and [IsTimeout] classify any error;
+//   - [Policy.StartOperation] spans a logical operation made of several calls.
+//
+// With no providers and no logger the policy only feeds [Meter]s and costs a few allocations per
+// call (none when the context carries no meter). Nothing is read from the global OpenTelemetry
+// providers: pass otel.GetTracerProvider() and otel.GetMeterProvider() to use them. Nothing the
+// package records or logs contains the account key, request headers or query parameter values;
+// query text is recorded only with Options.CaptureQueryText.
+//
 // The package imports none of cosmoskit's other packages.
 package diagnostics
