@@ -39,6 +39,10 @@
 // paged by position. Tokens are base64url JSON carrying a version and a hash of the query text and
 // parameters; anything else is a BadRequest.
 //
+// Operator precedence follows the grammar of the SDKs' query parser: NOT, unary minus and ~ bind
+// tightest; then * / %, + -, relational, equality, &, ^, |, ||; then IN, LIKE and BETWEEN; AND; OR;
+// ?? and ?: loosest. So NOT c.a = 1 means (NOT c.a) = 1: write NOT (c.a = 1).
+//
 // # Known deviations from the service
 //
 //   - Property names after a dot may be keywords (c.value, c.top); the service rejects some of them.

@@ -409,19 +409,9 @@ func (p *parser) parseAnd() (expr, error) {
 	return l, nil
 }
 
+// parseNot parses an AND operand. NOT itself is a unary operator that binds tighter than the binary
+// operators (NOT c.a = 1 is (NOT c.a) = 1), as in the grammar of the SDKs' query parser.
 func (p *parser) parseNot() (expr, error) {
-	if p.acceptKw("NOT") {
-		p.depth++
-		defer func() { p.depth-- }()
-		if p.depth > maxDepth {
-			return nil, badRequest("The query is too deeply nested.")
-		}
-		x, err := p.parseNot()
-		if err != nil {
-			return nil, err
-		}
-		return unaryExpr{"NOT", x}, nil
-	}
 	return p.parsePredicate()
 }
 
@@ -559,8 +549,12 @@ func (p *parser) parseUnary() (expr, error) {
 		return unaryExpr{t.text, x}, nil
 	}
 	if p.isKw("NOT") {
-		// NOT directly inside an arithmetic operand, e.g. "1 = NOT true".
 		p.next()
+		p.depth++
+		defer func() { p.depth-- }()
+		if p.depth > maxDepth {
+			return nil, badRequest("The query is too deeply nested.")
+		}
 		x, err := p.parseUnary()
 		if err != nil {
 			return nil, err
