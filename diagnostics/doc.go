@@ -23,7 +23,8 @@
 //   - [Policy.StartOperation] spans a logical operation made of several calls.
 //
 // With no providers and no logger the policy only feeds [Meter]s and costs a few allocations per
-// call (none when the context carries no meter). Nothing is read from the global OpenTelemetry
+// call: four with a meter in the context, none without (azcore's pipeline adds one per installed
+// policy either way). Nothing is read from the global OpenTelemetry
 // providers: pass otel.GetTracerProvider() and otel.GetMeterProvider() to use them. Nothing the
 // package records or logs contains the account key, request headers or query parameter values;
 // query text is recorded only with Options.CaptureQueryText.
