@@ -206,17 +206,23 @@ func (ev *evaluator) unary(op string, v any) any {
 		}
 	case "~":
 		if f, ok := v.(float64); ok {
-			return float64(^toInt(f))
+			return float64(^toInt32(f))
 		}
 	}
 	return undefined
 }
 
-func toInt(f float64) int64 {
+// toInt32 converts a number the way JavaScript's bitwise operators do (ToInt32): truncate, wrap
+// modulo 2^32, reinterpret as signed. NaN and infinities become 0.
+func toInt32(f float64) int32 {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0
 	}
-	return int64(f)
+	m := math.Mod(math.Trunc(f), 1<<32)
+	if m < 0 {
+		m += 1 << 32
+	}
+	return int32(uint32(m))
 }
 
 func (ev *evaluator) binary(n binaryExpr, e *env) any {
@@ -317,17 +323,17 @@ func (ev *evaluator) binary(n binaryExpr, e *env) any {
 		}
 		out = math.Mod(a, b)
 	case "&":
-		out = float64(toInt(a) & toInt(b))
+		out = float64(toInt32(a) & toInt32(b))
 	case "|":
-		out = float64(toInt(a) | toInt(b))
+		out = float64(toInt32(a) | toInt32(b))
 	case "^":
-		out = float64(toInt(a) ^ toInt(b))
+		out = float64(toInt32(a) ^ toInt32(b))
 	case "<<":
-		out = float64(int32(toInt(a)) << (uint(toInt(b)) & 31))
+		out = float64(toInt32(a) << (uint32(toInt32(b)) & 31))
 	case ">>":
-		out = float64(int32(toInt(a)) >> (uint(toInt(b)) & 31))
+		out = float64(toInt32(a) >> (uint32(toInt32(b)) & 31))
 	case ">>>":
-		out = float64(uint32(toInt(a)) >> (uint(toInt(b)) & 31))
+		out = float64(uint32(toInt32(a)) >> (uint32(toInt32(b)) & 31))
 	default:
 		return undefined
 	}
