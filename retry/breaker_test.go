@@ -1,0 +1,242 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/retry"
+)
+
+func breakerState(p *retry.PipelinePolicy, host string, write bool) (retry.State, int) {
+	for _, b := range p.Breakers() {
+		if b.Host == host && b.Partition == "" && b.Write == write {
+			return b.State, b.ConsecutiveFailures
+		}
+	}
+	return retry.StateClosed, 0
+}
+
+func TestRegionDownMidRun(t *testing.T) {
+	rep := &reporter{}
+	const open = 100 * time.Millisecond
+	e := newEnv(t, retry.Options{
+		PreferredRegions: []string{"East US", "West US"},
+		Breaker:          retry.BreakerOptions{OpenInterval: open},
+		Reporter:         rep,
+	})
+	east, west := e.host(t, "East US"), e.host(t, "West US")
+	ctx := context.Background()
+	if err := e.read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.Requests(regionReads("East US")); got != 1 {
+		t.Fatalf("healthy read: %d reads in East US, want 1", got)
+	}
+
+	e.s.SetRegionDown("East US", true)
+	start := time.Now()
+	for i := 1; i <= retry.DefaultReadFailureThreshold; i++ {
+		if err := e.read(ctx); err != nil {
+			t.Fatalf("read %d with East US down: %v", i, err)
+		}
+		state, failures := breakerState(e.p, east, false)
+		wantState := retry.StateClosed
+		if i == retry.DefaultReadFailureThreshold {
+			wantState = retry.StateOpen
+		}
+		if state != wantState || (state == retry.StateClosed && failures != i) {
+			t.Fatalf("after %d failed reads in East US: breaker %v with %d failures, want %v", i, state, failures, wantState)
+		}
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("ten failed-over reads took %v: something slept", d)
+	}
+	if got := e.s.Requests(regionReads("West US")); got != retry.DefaultReadFailureThreshold {
+		t.Errorf("%d reads served by West US, want %d", got, retry.DefaultReadFailureThreshold)
+	}
+
+	// Open: East US is skipped without a connection attempt.
+	e.rec.reset()
+	if err := e.read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.rec.attempts(); len(got) != 1 || got[0].host != west {
+		t.Fatalf("read with the breaker open sent %+v, want one attempt to West US %s", got, west)
+	}
+
+	// Recovery: after the open interval a probe goes to East US, succeeds, and traffic returns.
+	e.s.SetRegionDown("East US", false)
+	time.Sleep(open + 20*time.Millisecond)
+	e.s.ResetRequests()
+	for range 3 {
+		if err := e.read(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := e.s.Requests(regionReads("East US")); got != 3 {
+		t.Errorf("after recovery %d of 3 reads went to East US", got)
+	}
+	if state, _ := breakerState(e.p, east, false); state != retry.StateClosed {
+		t.Errorf("breaker %v after a successful probe, want closed", state)
+	}
+	var changes []string
+	for _, c := range rep.list() {
+		if strings.Contains(c, east) {
+			changes = append(changes, c[strings.LastIndex(c, ": ")+2:])
+		}
+	}
+	want := []string{"closed -> open", "open -> half-open", "half-open -> closed"}
+	if !slices.Equal(changes, want) {
+		t.Errorf("reported changes %q, want %q (all: %q)", changes, want, rep.list())
+	}
+}
+
+func TestAllRegionsFailingFailsFast(t *testing.T) {
+	e := newEnv(t, retry.Options{
+		PreferredRegions: []string{"East US", "West US"},
+		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 3, OpenInterval: time.Hour},
+	})
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+		Status: http.StatusServiceUnavailable})
+	ctx := context.Background()
+	for i := range 3 {
+		err := e.read(ctx)
+		var re *azcore.ResponseError
+		if !errors.As(err, &re) || re.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("read %d = %v, want the 503", i, err)
+		}
+	}
+	// Each read tried each region once: no second walk by the SDK.
+	if got := e.s.Requests(docReads); got != 6 {
+		t.Errorf("%d attempts for 3 reads over 2 regions, want 6", got)
+	}
+	e.s.ResetRequests()
+	e.rec.reset()
+	err := e.read(ctx)
+	if !errors.Is(err, retry.ErrCircuitOpen) {
+		t.Fatalf("read = %v, want ErrCircuitOpen", err)
+	}
+	if got := e.rec.attempts(); len(got) != 0 {
+		t.Errorf("fail-fast read sent %+v", got)
+	}
+	if got := e.s.Requests(cosmostest.RequestFilter{}); got != 0 {
+		t.Errorf("server saw %d requests", got)
+	}
+	// Writes have their own breakers: the write region still takes writes.
+	if _, err := e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
+		t.Errorf("write with the read breakers open: %v", err)
+	}
+}
+
+func TestBreakerClassification(t *testing.T) {
+	tests := []struct {
+		name   string
+		fault  cosmostest.Fault
+		failed bool
+	}{
+		{"500", cosmostest.Fault{Status: http.StatusInternalServerError}, true},
+		{"503", cosmostest.Fault{Status: http.StatusServiceUnavailable}, true},
+		{"408", cosmostest.Fault{Status: http.StatusRequestTimeout}, true},
+		{"dropped connection", cosmostest.Fault{DropConnection: true}, true},
+		{"404", cosmostest.Fault{Status: http.StatusNotFound}, false},
+		{"412", cosmostest.Fault{Status: http.StatusPreconditionFailed}, false},
+		{"413", cosmostest.Fault{Status: http.StatusRequestEntityTooLarge}, false},
+		{"409", cosmostest.Fault{Status: http.StatusConflict}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// East US fails, West US answers: a failure fails over and counts once in East US.
+			e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+			f := tt.fault
+			f.Region, f.Operation, f.ResourceType = "East US", cosmostest.OpRead, cosmostest.ResourceDocument
+			e.s.InjectFault(f)
+			err := e.read(context.Background())
+			_, failures := breakerState(e.p, e.host(t, "East US"), false)
+			want := 0
+			if tt.failed {
+				want = 1
+				if err != nil {
+					t.Errorf("read = %v, want it served by West US", err)
+				}
+			}
+			if failures != want {
+				t.Errorf("counted %d failures, want %d", failures, want)
+			}
+			if got := e.s.Requests(regionReads("West US")); got != want {
+				t.Errorf("%d reads failed over to West US, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestCallerCancellationIsNotAFailure(t *testing.T) {
+	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := e.read(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("read = %v, want the deadline", err)
+	}
+	if got := e.s.Requests(regionReads("West US")); got != 0 {
+		t.Errorf("the caller's deadline made the read fail over (%d reads in West US)", got)
+	}
+	if _, failures := breakerState(e.p, e.host(t, "East US"), false); failures != 0 {
+		t.Errorf("the caller's deadline counted as %d breaker failures", failures)
+	}
+}
+
+func TestPartitionBreaker(t *testing.T) {
+	e := newEnv(t, retry.Options{
+		PreferredRegions: []string{"East US", "West US"},
+		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 2, OpenInterval: time.Hour},
+	}, cosmostest.WithPartitionCount(2))
+	east := e.host(t, "East US")
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQuery, PartitionKeyRangeID: "0",
+		Status: http.StatusServiceUnavailable})
+	query := func(rangeID string) error {
+		ctx := retry.WithPartitionKeyRange(context.Background(), rangeID)
+		pager := e.cc.NewQueryItemsPager("SELECT * FROM c", azcosmos.NewPartitionKey(), nil)
+		for pager.More() {
+			if _, err := pager.NextPage(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for range 3 {
+		if err := query("0"); err != nil {
+			t.Fatalf("query of range 0: %v", err)
+		}
+	}
+	var part retry.BreakerInfo
+	for _, b := range e.p.Breakers() {
+		if b.Host == east && strings.HasSuffix(b.Partition, "pkrange 0") {
+			part = b
+		}
+	}
+	if part.State != retry.StateOpen {
+		t.Fatalf("partition breaker %+v, want open (all: %+v)", part, e.p.Breakers())
+	}
+	if state, _ := breakerState(e.p, east, false); state != retry.StateClosed {
+		t.Errorf("region breaker %v: one partition must not stop the region", state)
+	}
+	e.s.ResetRequests()
+	if err := query("1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := query("0"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpQuery}); got != 1 {
+		t.Errorf("%d queries in East US, want 1 (range 1 only)", got)
+	}
+}

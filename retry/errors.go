@@ -1,0 +1,65 @@
+package retry
+
+import (
+	"errors"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+)
+
+var (
+	// ErrCircuitOpen matches the error returned without a network call when every region a
+	// request may go to has an open circuit breaker (for its partition key range or the whole
+	// region). Use errors.Is.
+	ErrCircuitOpen = errors.New("cosmoskit: circuit breaker open")
+	// ErrThrottled is diagnostics.ErrThrottled: it matches a request still answered with 429 after
+	// the throttle budget was spent.
+	ErrThrottled = diagnostics.ErrThrottled
+)
+
+// finalError marks an error the policy has finished with, so that neither azcore's retry policy
+// nor the Cosmos retry policy above it retries it again (azcore recognises the NonRetriable
+// method). It unwraps to the error it carries.
+type finalError struct{ err error }
+
+func (e *finalError) Error() string { return e.err.Error() }
+func (e *finalError) Unwrap() error { return e.err }
+
+// NonRetriable tells azcore's retry policy not to retry this error.
+func (e *finalError) NonRetriable() {}
+
+// regionsError is the transport failure of the last region a read tried, after every region
+// failed. It keeps the transport error's text and timeout classification but does not unwrap to
+// it: the Cosmos retry policy above would otherwise classify it as a connection error and walk the
+// regions again with its 1 s sleeps.
+type regionsError struct {
+	msg     string
+	timeout bool
+}
+
+func (e *regionsError) Error() string { return e.msg }
+
+// Timeout reports whether the last transport failure was a timeout.
+func (e *regionsError) Timeout() bool { return e.timeout }
+
+// Retryable reports true: a transport failure may succeed later.
+func (e *regionsError) Retryable() bool { return true }
+
+// circuitOpenError is ErrCircuitOpen with the regions that were skipped.
+type circuitOpenError struct{ regions []string }
+
+func (e *circuitOpenError) Error() string {
+	msg := "cosmoskit: circuit breaker open for every region"
+	if len(e.regions) > 0 {
+		msg += " ("
+		for i, r := range e.regions {
+			if i > 0 {
+				msg += ", "
+			}
+			msg += r
+		}
+		msg += ")"
+	}
+	return msg
+}
+
+func (e *circuitOpenError) Is(target error) bool { return target == ErrCircuitOpen }

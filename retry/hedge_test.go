@@ -1,0 +1,144 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/retry"
+)
+
+func TestHedgedReadCancelsTheLoser(t *testing.T) {
+	e := newEnv(t, retry.Options{
+		PreferredRegions: []string{"East US", "West US"},
+		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 20 * time.Millisecond},
+	})
+	east, west := e.host(t, "East US"), e.host(t, "West US")
+	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	start := time.Now()
+	if err := e.read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("hedged read took %v", d)
+	}
+	// The East US attempt lost: it must end, cancelled, without waiting for its minute.
+	var loser sent
+	eventually(t, "the losing attempt to end", func() bool {
+		for _, a := range e.rec.attempts() {
+			if a.host == east {
+				loser = a
+				return true
+			}
+		}
+		return false
+	})
+	if !errors.Is(loser.err, context.Canceled) {
+		t.Errorf("losing attempt ended with %v, %d; want context.Canceled", loser.err, loser.status)
+	}
+	var winner sent
+	for _, a := range e.rec.attempts() {
+		if a.host == west {
+			winner = a
+		}
+	}
+	if winner.status != http.StatusOK {
+		t.Errorf("West US attempt: %+v", winner)
+	}
+	if slow.Hits() != 1 {
+		t.Errorf("East US saw %d slow reads, want 1", slow.Hits())
+	}
+	// No breaker failure for the cancelled loser.
+	if _, failures := breakerState(e.p, east, false); failures != 0 {
+		t.Errorf("the cancelled loser counted as %d failures", failures)
+	}
+}
+
+func TestHedgingNotNeededWhenFast(t *testing.T) {
+	e := newEnv(t, retry.Options{
+		PreferredRegions: []string{"East US", "West US"},
+		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 5 * time.Second},
+	})
+	for range 3 {
+		if err := e.read(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := e.s.Requests(regionReads("West US")); got != 0 {
+		t.Errorf("%d hedges to West US for fast reads", got)
+	}
+}
+
+func TestHedgeStartsAtOnceAfterATransientFailure(t *testing.T) {
+	e := newEnv(t, retry.Options{
+		PreferredRegions: []string{"East US", "West US"},
+		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Minute},
+	})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Status: http.StatusServiceUnavailable})
+	if err := e.read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.Requests(regionReads("West US")); got != 1 {
+		t.Errorf("%d reads in West US, want 1", got)
+	}
+}
+
+func TestHedgedQueryCopiesTheBody(t *testing.T) {
+	e := newEnv(t, retry.Options{
+		PreferredRegions: []string{"East US", "West US"},
+		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond},
+	})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQuery, Delay: time.Minute})
+	pager := e.cc.NewQueryItemsPager("SELECT * FROM c WHERE c.id = @id", azcosmos.NewPartitionKeyString("p"),
+		&azcosmos.QueryOptions{QueryParameters: []azcosmos.QueryParameter{{Name: "@id", Value: "a"}}})
+	page, err := pager.NextPage(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 1 {
+		t.Fatalf("%d items, want 1", len(page.Items))
+	}
+}
+
+func TestWritesAreNotHedged(t *testing.T) {
+	e := newEnv(t, retry.Options{
+		PreferredRegions: []string{"West US", "East US"},
+		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Millisecond},
+	}, cosmostest.WithMultiWrite())
+	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsert, Delay: 50 * time.Millisecond})
+	if _, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsert}); got != 1 {
+		t.Errorf("%d upserts, want 1 (writes are not hedged unless asked)", got)
+	}
+}
+
+func TestHedgingPerRequest(t *testing.T) {
+	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	ctx := retry.WithHedging(context.Background(), retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond})
+	if err := e.read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.Requests(regionReads("West US")); got != 1 {
+		t.Errorf("%d hedged reads in West US, want 1", got)
+	}
+	// WithoutHedging on a hedging client: the slow region is waited for (here: until the deadline).
+	e2 := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"},
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: time.Millisecond}})
+	e2.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	ctx2, cancel := context.WithTimeout(retry.WithoutHedging(context.Background()), 100*time.Millisecond)
+	defer cancel()
+	if err := e2.read(ctx2); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("unhedged read = %v, want the deadline", err)
+	}
+	if got := e2.s.Requests(regionReads("West US")); got != 0 {
+		t.Errorf("%d reads in West US without hedging", got)
+	}
+}

@@ -1,0 +1,172 @@
+package retry
+
+import (
+	"context"
+	"time"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultThrottleMaxRetries is the number of retries of a throttled (429) request when
+	// ThrottleOptions.MaxRetries is 0, as in the .NET, Java and Python SDKs.
+	DefaultThrottleMaxRetries = 9
+	// DefaultThrottleMaxWait is the cumulative wait for throttled retries of one request when
+	// ThrottleOptions.MaxWait is 0, as in the other SDKs.
+	DefaultThrottleMaxWait = 30 * time.Second
+	// DefaultThrottleRetryAfter is the wait before retrying a 429 that carries no
+	// x-ms-retry-after-ms, when ThrottleOptions.DefaultRetryAfter is 0.
+	DefaultThrottleRetryAfter = 100 * time.Millisecond
+
+	// DefaultReadFailureThreshold is the number of consecutive failed reads that opens a breaker
+	// when BreakerOptions.ReadFailureThreshold is 0 (the SDKs' partition circuit breaker value).
+	DefaultReadFailureThreshold = 10
+	// DefaultWriteFailureThreshold is the same for writes, when WriteFailureThreshold is 0.
+	DefaultWriteFailureThreshold = 5
+	// DefaultOpenInterval is how long a breaker stays open before letting a probe through, when
+	// BreakerOptions.OpenInterval is 0.
+	DefaultOpenInterval = 30 * time.Second
+
+	// DefaultHedgeThreshold is the wait before a read is sent to the next region, when
+	// HedgingOptions.Threshold is 0 (the Python SDK's default).
+	DefaultHedgeThreshold = 500 * time.Millisecond
+	// DefaultHedgeStep is the wait between further hedges, when HedgingOptions.Step is 0.
+	DefaultHedgeStep = 100 * time.Millisecond
+)
+
+// Options configures [NewPipelinePolicy]. The zero value is valid: 429s retried 9 times within 30 s,
+// circuit breakers at 10 failed reads / 5 failed writes, no excluded regions, no hedging, reads
+// routed in the account's region order.
+type Options struct {
+	// PreferredRegions is the order in which reads (and writes, on a multi-write account) try
+	// the account's regions; pass the same list as azcosmos.ClientOptions.PreferredRegions.
+	// Names are compared like the SDK does (case and spaces ignored); names the account does not
+	// have are skipped. If empty, the account's readable regions in the account's order are used
+	// (the SDK itself, without PreferredRegions, reads from the first region only).
+	PreferredRegions []string
+	// ExcludedRegions are kept out of routing for every request. Change them at runtime with
+	// (*PipelinePolicy).SetExcludedRegions; per request, see WithExcludedRegions.
+	ExcludedRegions []string
+	// Throttle configures the 429 retries.
+	Throttle ThrottleOptions
+	// Breaker configures the circuit breakers.
+	Breaker BreakerOptions
+	// Hedging configures cross-region read hedging; off unless Hedging.Enable is set.
+	Hedging HedgingOptions
+	// Reporter receives every circuit breaker state change, e.g. the *diagnostics.Policy of the
+	// client (which records a metric and a log record). If nil, changes are not reported.
+	Reporter StateReporter
+	// Clock is the time source of throttle waits and hedge thresholds. If nil, the system clock
+	// is used. (The breakers' open interval always runs on the system clock.)
+	Clock Clock
+}
+
+// ThrottleOptions configures the retries of requests answered with 429 (request rate too large).
+// Each wait is exactly the server's x-ms-retry-after-ms, cut short by the caller's context; a
+// request is not retried when the next wait would pass MaxWait (counting the waits already made)
+// or the context's deadline. After that the caller gets an error matching ErrThrottled.
+type ThrottleOptions struct {
+	// MaxRetries is the number of retries after the first 429. If 0, DefaultThrottleMaxRetries
+	// (9) is used. To return the first 429 at once, set DisableRetries.
+	MaxRetries int
+	// MaxWait is the most time spent waiting for throttled retries of one request, summed. If 0,
+	// DefaultThrottleMaxWait (30 s) is used.
+	MaxWait time.Duration
+	// DefaultRetryAfter is the wait when a 429 carries no retry hint. If 0,
+	// DefaultThrottleRetryAfter (100 ms) is used.
+	DefaultRetryAfter time.Duration
+	// DisableRetries returns throttled requests to the caller at once (as ErrThrottled).
+	DisableRetries bool
+}
+
+func (o ThrottleOptions) withDefaults() ThrottleOptions {
+	if o.MaxRetries <= 0 {
+		o.MaxRetries = DefaultThrottleMaxRetries
+	}
+	if o.DisableRetries {
+		o.MaxRetries = 0
+	}
+	if o.MaxWait <= 0 {
+		o.MaxWait = DefaultThrottleMaxWait
+	}
+	if o.DefaultRetryAfter <= 0 {
+		o.DefaultRetryAfter = DefaultThrottleRetryAfter
+	}
+	return o
+}
+
+// BreakerOptions configures the circuit breakers: one per region endpoint, and one per
+// (region, container, partition key range) for requests that name their range (the
+// x-ms-documentdb-partitionkeyrangeid header), each separately for reads and writes.
+//
+// Failures are 5xx, 408, and transport errors and timeouts that are not the caller's own
+// cancellation or deadline. Everything else is a success (404, 409, 412, 413 and other 4xx show a
+// healthy service), except 429, which is throttling and counts as neither. A breaker opens after
+// the threshold of consecutive failures; while it is open its region (or its range in that region)
+// is left out of routing; after OpenInterval it lets probe requests through (half-open), and
+// closes again when they succeed.
+type BreakerOptions struct {
+	// ReadFailureThreshold is the number of consecutive failed reads that opens a breaker. If 0,
+	// DefaultReadFailureThreshold (10) is used.
+	ReadFailureThreshold int
+	// WriteFailureThreshold is the same for writes. If 0, DefaultWriteFailureThreshold (5).
+	WriteFailureThreshold int
+	// OpenInterval is how long a breaker stays open before it lets probes through. If 0,
+	// DefaultOpenInterval (30 s) is used.
+	OpenInterval time.Duration
+	// HalfOpenProbes is the number of requests let through while half-open; that many successes
+	// close the breaker, one failure opens it again. If 0, 1 is used.
+	HalfOpenProbes int
+	// Disable turns the circuit breakers off.
+	Disable bool
+}
+
+func (o BreakerOptions) withDefaults() BreakerOptions {
+	if o.ReadFailureThreshold <= 0 {
+		o.ReadFailureThreshold = DefaultReadFailureThreshold
+	}
+	if o.WriteFailureThreshold <= 0 {
+		o.WriteFailureThreshold = DefaultWriteFailureThreshold
+	}
+	if o.OpenInterval <= 0 {
+		o.OpenInterval = DefaultOpenInterval
+	}
+	if o.HalfOpenProbes <= 0 {
+		o.HalfOpenProbes = 1
+	}
+	return o
+}
+
+// HedgingOptions configures cross-region hedging (the other SDKs' availability strategy): when a
+// read has no final answer after Threshold, the same read is also sent to the next region in the
+// effective order, then to the one after every Step. The first final answer wins (any status below
+// 500 except 408 and 429, as in .NET's hedging) and the other attempts are cancelled. A hedged
+// attempt does not fail over on its own; an attempt that fails transiently makes the next hedge
+// start at once. Hedging needs at least two regions to go to.
+type HedgingOptions struct {
+	// Enable turns hedging on. Off by default.
+	Enable bool
+	// Threshold is the wait before the first hedge. If 0, DefaultHedgeThreshold (500 ms).
+	Threshold time.Duration
+	// Step is the wait between further hedges. If 0, DefaultHedgeStep (100 ms).
+	Step time.Duration
+	// Writes also hedges document writes, on multi-write accounts only (expect extra 409s and
+	// 412s). Writes are never hedged otherwise.
+	Writes bool
+}
+
+func (o HedgingOptions) withDefaults() HedgingOptions {
+	if o.Threshold <= 0 {
+		o.Threshold = DefaultHedgeThreshold
+	}
+	if o.Step <= 0 {
+		o.Step = DefaultHedgeStep
+	}
+	return o
+}
+
+// StateReporter receives circuit breaker state changes. *diagnostics.Policy implements it.
+type StateReporter interface {
+	// CircuitBreakerStateChanged is called when the breaker named name moved from one state to
+	// another ("closed", "half-open", "open").
+	CircuitBreakerStateChanged(ctx context.Context, name, from, to string)
+}

@@ -1,0 +1,328 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sort"
+	"sync/atomic"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+)
+
+// PipelinePolicy is the per-retry azcore policy that makes an azcosmos client resilient: it retries 429s
+// within a budget, keeps circuit breakers per region endpoint and partition key range, routes
+// each request to the first region of the effective order (preferred regions minus excluded ones
+// and those whose breaker is open), fails reads over to the next region, and optionally hedges
+// reads. Install it with [PipelinePolicy.Install] (package cosmoskit does this for you); one PipelinePolicy serves
+// one client, and is safe for concurrent use.
+//
+// # Where it sits and who retries what
+//
+// azcosmos fixes its region routing when the client is built: its own retry policy, which runs
+// before the per-retry policies, writes the chosen region's endpoint into the request's host. This
+// policy runs after it and rewrites the host again with its own choice (only the host: the
+// signature does not cover it), so one azcosmos client per account serves every routing choice,
+// and the choice is made per request, race-free. It learns the account's regions and endpoints
+// from the account metadata (GET /) the SDK reads through the same pipeline, and so follows the
+// SDK's topology refreshes.
+//
+// One retry layer: throttled requests are retried here, exactly as ThrottleOptions says, and an
+// exhausted throttle budget is returned as a final error that neither azcore's retry policy nor the
+// Cosmos retry policy repeats (Install also takes 429 out of azcore's retried status codes, so
+// azcore never adds attempts of its own). Reads walk the effective region order here, once, with no
+// sleeps; when they walked two or more regions, their last failure is final too, so the SDK does
+// not walk the regions again with its 1 s sleeps. A read with a single region to go to, and every
+// write, returns its failure unchanged, and the SDK's own retry rules (same-region connection
+// retries, 403/3 write-region failover, 404/1002 session retries) apply as without this policy.
+type PipelinePolicy struct {
+	throttle  ThrottleOptions
+	hedging   HedgingOptions
+	clock     Clock
+	preferred []string // canonical names
+	excluded  atomic.Pointer[excludedRegions]
+	topo      atomic.Pointer[topology]
+	br        *breakers // nil when disabled
+}
+
+type excludedRegions struct {
+	names []string
+	set   map[string]bool
+}
+
+// NewPolicy returns a policy configured by o (see [Options] for the defaults).
+func NewPipelinePolicy(o Options) *PipelinePolicy {
+	p := &PipelinePolicy{
+		throttle: o.Throttle.withDefaults(),
+		hedging:  o.Hedging,
+		clock:    clockOr(o.Clock),
+	}
+	for _, r := range o.PreferredRegions {
+		if c := canonical(r); c != "" {
+			p.preferred = append(p.preferred, c)
+		}
+	}
+	if !o.Breaker.Disable {
+		p.br = newBreakers(o.Breaker, o.Reporter)
+	}
+	p.SetExcludedRegions(o.ExcludedRegions...)
+	return p
+}
+
+// Install adds p to opts.PerRetryPolicies, ahead of the policies already there (so that the
+// diagnostics attempt policy and any host pinning policy run below it and see each attempt), and
+// takes 429 out of the status codes azcore's retry policy retries (keeping its other defaults:
+// 408, 500, 502, 503, 504), so that throttling has one retry layer. A ShouldRetry already set in
+// opts.Retry is wrapped to return false for 429.
+func (p *PipelinePolicy) Install(opts *azcosmos.ClientOptions) {
+	opts.PerRetryPolicies = append([]policy.Policy{p}, opts.PerRetryPolicies...)
+	if should := opts.Retry.ShouldRetry; should != nil {
+		opts.Retry.ShouldRetry = func(resp *http.Response, err error) bool {
+			if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+				return false
+			}
+			return should(resp, err)
+		}
+		return
+	}
+	codes := opts.Retry.StatusCodes
+	if codes == nil {
+		codes = []int{http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,
+			http.StatusServiceUnavailable, http.StatusGatewayTimeout}
+	} else {
+		kept := make([]int, 0, len(codes))
+		for _, c := range codes {
+			if c != http.StatusTooManyRequests {
+				kept = append(kept, c)
+			}
+		}
+		codes = kept
+	}
+	opts.Retry.StatusCodes = codes
+}
+
+// SetExcludedRegions replaces the client-level excluded regions (names compared like the SDK
+// does). It takes effect for requests that start after it returns; safe for concurrent use.
+func (p *PipelinePolicy) SetExcludedRegions(regions ...string) {
+	p.excluded.Store(&excludedRegions{names: append([]string(nil), regions...), set: canonicalSet(regions)})
+}
+
+// ExcludedRegions returns the client-level excluded regions.
+func (p *PipelinePolicy) ExcludedRegions() []string {
+	return append([]string(nil), p.excluded.Load().names...)
+}
+
+// Breakers returns the circuit breakers created so far (one per region, partition and read or
+// write, on first use), sorted by name.
+func (p *PipelinePolicy) Breakers() []BreakerInfo { return p.br.list() }
+
+// Regions returns the effective read order for a request made with ctx (the preferred regions,
+// or the account's, minus the client's and ctx's excluded regions, falling back to the write
+// region), before circuit breakers are applied. It is empty until the client has read the account
+// metadata.
+func (p *PipelinePolicy) Regions(ctx context.Context) []string {
+	t := p.topo.Load()
+	if t == nil {
+		return nil
+	}
+	var names []string
+	for _, r := range p.candidates(ctx, t, false) {
+		names = append(names, r.name)
+	}
+	return names
+}
+
+// Do implements policy.Policy.
+func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
+	raw := req.Raw()
+	op := diagnostics.Classify(raw)
+	if op.Name == diagnostics.OpReadAccount {
+		resp, err := req.Next()
+		if err == nil {
+			if t := learnTopology(resp); t != nil {
+				p.topo.Store(t)
+			}
+		}
+		return resp, err
+	}
+	r := route{write: op.Write, document: isDocumentOp(op.Name)}
+	ctx := raw.Context()
+	if id := rangeFromContext(ctx); id != "" && r.document {
+		raw.Header.Set(hdrPartitionKeyRangeID, id)
+	}
+	if id := raw.Header.Get(hdrPartitionKeyRangeID); id != "" && op.Container != "" {
+		r.partition = "dbs/" + op.Database + "/colls/" + op.Container + " pkrange " + id
+	}
+	t := p.topo.Load()
+	current := region{host: raw.URL.Host}
+	if t != nil {
+		if known, ok := t.byHost[current.host]; ok {
+			current = known
+		}
+	}
+	var regions []region
+	switch {
+	case t == nil:
+		regions = []region{current}
+	case !r.write:
+		regions = p.candidates(ctx, t, false)
+	case r.document && t.multiWrite:
+		regions = p.candidates(ctx, t, true)
+		// Keep the SDK's choice when it is allowed, so its own write failover keeps working.
+		for i, c := range regions {
+			if c.host == current.host {
+				regions[0], regions[i] = regions[i], regions[0]
+				break
+			}
+		}
+	default: // single write region: the SDK's choice
+		regions = []region{current}
+	}
+	avail := regions[:0:0]
+	for _, c := range regions {
+		if !p.br.open(c, r.partition, r.write) {
+			avail = append(avail, c)
+		}
+	}
+	if len(avail) == 0 {
+		return nil, &finalError{circuitOpen(regions)}
+	}
+	h := p.hedging
+	if hc, ok := hedgingFromContext(ctx); ok {
+		h = hc
+	}
+	if h.Enable && len(avail) > 1 && (!r.write || (h.Writes && r.document && t != nil && t.multiWrite)) {
+		if arms, cancels, ok := hedgeArms(req, len(avail)); ok {
+			return p.hedge(ctx, arms, cancels, avail, r, h.withDefaults())
+		}
+	}
+	st := &throttleState{}
+	if r.write {
+		// Writes go to one region; failures are the SDK's to retry.
+		res := p.attempt(req, avail[0], r, st)
+		if res.skipped {
+			return nil, &finalError{circuitOpen(regions)}
+		}
+		return res.resp, res.err
+	}
+	var last *result
+	tried := 0
+	for _, c := range avail {
+		res := p.attempt(req, c, r, st)
+		if res.skipped {
+			continue
+		}
+		tried++
+		if res.final {
+			last.close()
+			return res.resp, res.err
+		}
+		last.close()
+		last = &res
+	}
+	if last == nil {
+		return nil, &finalError{circuitOpen(regions)}
+	}
+	if tried == 1 {
+		return last.resp, last.err
+	}
+	return nil, last.giveUp()
+}
+
+const hdrPartitionKeyRangeID = "x-ms-documentdb-partitionkeyrangeid"
+
+// route is what the policy needs to know about a request.
+type route struct {
+	write     bool
+	document  bool
+	partition string // "" when the request does not name its partition key range
+}
+
+func isDocumentOp(name string) bool {
+	switch name {
+	case diagnostics.OpCreateItem, diagnostics.OpUpsertItem, diagnostics.OpReadItem, diagnostics.OpReplaceItem,
+		diagnostics.OpPatchItem, diagnostics.OpDeleteItem, diagnostics.OpQueryItems, diagnostics.OpExecuteBatch,
+		diagnostics.OpReadChangeFeed, diagnostics.OpReadAllItems:
+		return true
+	}
+	return false
+}
+
+// candidates returns the effective order: preferred (or account) regions minus the client's and
+// the request's excluded regions; the write region when that leaves nothing.
+func (p *PipelinePolicy) candidates(ctx context.Context, t *topology, write bool) []region {
+	all := t.readable
+	if write {
+		all = t.writable
+	}
+	out := without(ordered(all, p.preferred), p.excluded.Load().set, excludedFromContext(ctx))
+	if len(out) == 0 && len(t.writable) > 0 {
+		out = []region{t.writable[0]}
+	}
+	if len(out) == 0 {
+		out = append(out, all...)
+	}
+	return out
+}
+
+func circuitOpen(regions []region) error {
+	names := make([]string, 0, len(regions))
+	for _, r := range regions {
+		n := r.name
+		if n == "" {
+			n = r.host
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return &circuitOpenError{regions: names}
+}
+
+// result is the outcome of one attempt on one region.
+type result struct {
+	resp    *http.Response
+	err     error
+	final   bool // an answer to return (success, a 4xx, an exhausted throttle budget, the caller's cancellation)
+	skipped bool // the breaker refused the attempt
+}
+
+func (r *result) close() {
+	if r != nil && r.resp != nil && r.resp.Body != nil {
+		r.resp.Body.Close()
+	}
+}
+
+// giveUp turns the last failure of a region walk into a final error.
+func (r *result) giveUp() error {
+	if r.err != nil {
+		var fe *finalError
+		if errors.As(r.err, &fe) {
+			return r.err
+		}
+		var ne net.Error
+		timeout := errors.As(r.err, &ne) && ne.Timeout()
+		return &finalError{&regionsError{msg: r.err.Error(), timeout: timeout}}
+	}
+	return &finalError{newResponseError(r.resp)}
+}
+
+// attempt sends req to region c through the breaker and the throttle loop.
+func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState) result {
+	done, ok := p.br.allow(c, r.partition, r.write)
+	if !ok {
+		return result{skipped: true}
+	}
+	raw := req.Raw()
+	raw.Host = c.host
+	raw.URL.Host = c.host
+	resp, err := p.sendThrottled(req, st) //nolint:bodyclose // the response goes back to the caller in the result
+	ctx := raw.Context()
+	o := classify(ctx, resp, err)
+	done(o)
+	final := o == outcomeSuccess || (o == outcomeNeutral && (err != nil || ctx.Err() != nil))
+	return result{resp: resp, err: err, final: final}
+}
