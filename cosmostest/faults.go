@@ -51,8 +51,8 @@ type Fault struct {
 	// PartitionKeyRangeID is the physical partition: the x-ms-documentdb-partitionkeyrangeid
 	// header, or for point operations the range the partition key header maps to.
 	PartitionKeyRangeID string
-	// Match, if set, must also return true. It runs on the server's goroutine for the request and
-	// must not read the body.
+	// Match, if set, must also return true. It runs with the server's lock held, so it must be
+	// quick, must not read the body and must not call the Server's methods.
 	Match func(*http.Request) bool
 
 	// Status is the HTTP status to answer with (0: do not answer).
@@ -62,7 +62,8 @@ type Fault struct {
 	// Message is the message in the error body. Default: the service's message for common faults,
 	// else "cosmostest: injected fault".
 	Message string
-	// RetryAfter becomes x-ms-retry-after-ms (milliseconds, rounded up) when positive.
+	// RetryAfter becomes x-ms-retry-after-ms (milliseconds, rounded up) when positive. When 0 the
+	// header is absent, and azcore then backs off on its own (0.8 s, 2.4 s, ... for a 429).
 	RetryAfter time.Duration
 	// Headers are added to the error response; they cannot replace x-ms-substatus,
 	// x-ms-activity-id or x-ms-request-charge.

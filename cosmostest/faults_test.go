@@ -384,3 +384,45 @@ func TestFaultConcurrent(t *testing.T) {
 		t.Errorf("failed %d, hits %d; want 10", failed, h.Hits())
 	}
 }
+
+// BenchmarkPointReadWithFaultsAndLimits is BenchmarkPointRead with ten installed faults that
+// never match (each checked on every request, two of them resolving the request's partition)
+// and throughput limits on an unthrottled 100,000 RU/s container: the cost of the hooks.
+func BenchmarkPointReadWithFaultsAndLimits(b *testing.B) {
+	s := cosmostest.NewServer(b, cosmostest.WithThroughputLimits(), cosmostest.WithPartitionCount(4))
+	cred, err := azcosmos.NewKeyCredential(s.Key())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	tp := azcosmos.NewManualThroughputProperties(100000)
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, &azcosmos.CreateContainerOptions{ThroughputProperties: &tp}); err != nil {
+		b.Fatal(err)
+	}
+	cc, _ := db.NewContainer("c")
+	pk := azcosmos.NewPartitionKeyString("p")
+	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"a","pk":"p","payload":"0123456789abcdef"}`), nil); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 8 {
+		s.InjectFault(cosmostest.Fault{Region: fmt.Sprint("nowhere", i), Status: 503})
+	}
+	for range 2 {
+		s.InjectFault(cosmostest.Fault{Container: "c", PartitionKeyRangeID: "none", Status: 503})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := cc.ReadItem(ctx, pk, "a", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
