@@ -178,6 +178,23 @@ func TestFault408ReadRetriesNextRegion(t *testing.T) {
 	}
 }
 
+// TestFault403WriteForbidden takes the SDK's 1 s backoff once: a 403/3 makes it refresh the
+// account and retry the write.
+func TestFault403WriteForbidden(t *testing.T) {
+	s, cc := setup(t)
+	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument, Status: http.StatusForbidden, SubStatus: 3, Times: 1})
+	s.ResetRequests()
+	if _, err := cc.CreateItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"a","pk":"p"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Requests(docCreates); got != 2 || h.Hits() != 1 {
+		t.Errorf("attempts %d, hits %d; want 2, 1", got, h.Hits())
+	}
+	if got := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadAccount}); got == 0 {
+		t.Error("the SDK did not refresh the account after 403/3")
+	}
+}
+
 func TestFaultDelay(t *testing.T) {
 	s, cc := setup(t)
 	seed(t, cc, "p", "a")
