@@ -1,0 +1,91 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/retry"
+)
+
+func TestInstall(t *testing.T) {
+	p := retry.NewPipelinePolicy(retry.Options{})
+	other := policy.Policy(nil)
+	o := &azcosmos.ClientOptions{}
+	o.PerRetryPolicies = []policy.Policy{other}
+	p.Install(o)
+	if len(o.PerRetryPolicies) != 2 || o.PerRetryPolicies[0] != p {
+		t.Fatalf("PerRetryPolicies = %v, want the policy first", o.PerRetryPolicies)
+	}
+	want := []int{408, 500, 502, 503, 504}
+	if !slices.Equal(o.Retry.StatusCodes, want) {
+		t.Errorf("StatusCodes = %v, want %v", o.Retry.StatusCodes, want)
+	}
+
+	o = &azcosmos.ClientOptions{}
+	o.Retry.StatusCodes = []int{429, 503}
+	p.Install(o)
+	if !slices.Equal(o.Retry.StatusCodes, []int{503}) {
+		t.Errorf("StatusCodes = %v, want [503]", o.Retry.StatusCodes)
+	}
+
+	o = &azcosmos.ClientOptions{}
+	o.Retry.ShouldRetry = func(*http.Response, error) bool { return true }
+	p.Install(o)
+	if o.Retry.ShouldRetry(&http.Response{StatusCode: 429}, nil) || !o.Retry.ShouldRetry(&http.Response{StatusCode: 503}, nil) {
+		t.Error("ShouldRetry must refuse 429 and keep the rest")
+	}
+}
+
+func TestThrottledWrite(t *testing.T) {
+	clock := newFakeClock()
+	e := newEnv(t, retry.Options{Clock: clock})
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument,
+		Status: http.StatusTooManyRequests, RetryAfter: 12 * time.Millisecond, Times: 2})
+	if _, err := e.cc.CreateItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreate}); got != 3 {
+		t.Errorf("%d create attempts, want 3", got)
+	}
+	if got := clock.waits(); !slices.Equal(got, []time.Duration{12 * time.Millisecond, 12 * time.Millisecond}) {
+		t.Errorf("waits %v", got)
+	}
+	// The body was sent again intact: the item exists once.
+	if _, err := e.cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("p"), "b", nil); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestWriteBreaker(t *testing.T) {
+	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{OpenInterval: time.Hour}})
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, Status: http.StatusServiceUnavailable})
+	ctx := context.Background()
+	upsert := func() error {
+		_, err := e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)
+		return err
+	}
+	for i := range retry.DefaultWriteFailureThreshold {
+		if err := upsert(); err == nil || errors.Is(err, retry.ErrCircuitOpen) {
+			t.Fatalf("upsert %d = %v, want the 503", i, err)
+		}
+	}
+	e.s.ResetRequests()
+	if err := upsert(); !errors.Is(err, retry.ErrCircuitOpen) {
+		t.Fatalf("upsert = %v, want ErrCircuitOpen", err)
+	}
+	if got := e.s.Requests(cosmostest.RequestFilter{}); got != 0 {
+		t.Errorf("%d requests with the write breaker open", got)
+	}
+	// Reads are unaffected.
+	if err := e.read(ctx); err != nil {
+		t.Errorf("read with the write breaker open: %v", err)
+	}
+}
