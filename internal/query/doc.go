@@ -45,7 +45,8 @@
 //
 // # Known deviations from the service
 //
-//   - Property names after a dot may be keywords (c.value, c.top); the service rejects some of them.
+//   - Any keyword is accepted as a property name after a dot (c.value, c.top, c.order). The service
+//     accepts c.value (the SDK's own emulator tests query it) but may reject other keywords there.
 //   - Arrays and objects are ordered among themselves by element / canonical JSON, not by the
 //     service's hash; GROUP BY groups come out in order of first appearance.
 //   - Object literals and documents serialize their properties sorted by name (SELECT lists keep their
