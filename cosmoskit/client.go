@@ -6,6 +6,9 @@ import (
 	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
 // Client is a handle on the process's one azcosmos client for an account and identity. It is safe for
@@ -100,17 +103,35 @@ func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
 	return v.(*azcosmos.ContainerClient), nil
 }
 
+// Diagnostics returns the diagnostics policy installed on the client, for logical operation spans
+// (diagnostics.Policy.StartOperation). It is nil with DisableDiagnostics and for NewFromClient.
+func (c *Client) Diagnostics() *diagnostics.Policy {
+	if c.entry == nil {
+		return nil
+	}
+	return c.entry.diag
+}
+
+// Retry returns the retry policy installed on the client (its breakers and effective region order
+// are there). It is nil with DisableRetry and for NewFromClient.
+func (c *Client) Retry() *retry.PipelinePolicy {
+	if c.entry == nil {
+		return nil
+	}
+	return c.entry.retry
+}
+
 // PreferredRegions returns a copy of the regions passed to the SDK, in order.
 func (c *Client) PreferredRegions() []string { return slices.Clone(c.preferred) }
 
-// ExcludedRegions returns a copy of the regions requests should currently avoid. The list is shared by
-// every Client of the same account in the process. The retry package routes with it; the SDK alone
-// does not.
+// ExcludedRegions returns a copy of the regions requests currently avoid. The list is shared by every
+// Client of the same account in the process.
 func (c *Client) ExcludedRegions() []string { return slices.Clone(*c.excluded.Load()) }
 
 // SetExcludedRegions replaces the excluded regions for every Client of this account, at runtime and
-// race-free. Entries must be non-empty and distinct (a *ConfigError otherwise); no regions clears the
-// list.
+// race-free: the retry policy routes requests that start afterwards around them (per-request
+// exclusions: retry.WithExcludedRegions). Entries must be non-empty and distinct (a *ConfigError
+// otherwise); no regions clears the list. With DisableRetry the list is only recorded.
 func (c *Client) SetExcludedRegions(regions ...string) error {
 	checked, err := checkRegions(&Config{}, "ExcludedRegions", regions)
 	if err != nil {
@@ -118,6 +139,13 @@ func (c *Client) SetExcludedRegions(regions ...string) error {
 	}
 	if checked == nil {
 		checked = []string{}
+	}
+	if c.entry != nil {
+		c.entry.excludedMu.Lock()
+		defer c.entry.excludedMu.Unlock()
+		if c.entry.retry != nil {
+			c.entry.retry.SetExcludedRegions(checked...)
+		}
 	}
 	c.excluded.Store(&checked)
 	return nil

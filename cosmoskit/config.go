@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
 // Config says which Cosmos DB account New connects to, how it authenticates, and how the client is
@@ -59,9 +60,9 @@ type Config struct {
 	// so production services should list at least two regions.
 	PreferredRegions []string
 
-	// ExcludedRegions lists regions requests should avoid (same syntax rules as PreferredRegions). The
-	// Client keeps them (see Client.ExcludedRegions) for the retry package's region routing; New itself
-	// does not route with them. Default: none.
+	// ExcludedRegions lists regions requests should avoid (same syntax rules as PreferredRegions): the
+	// retry policy routes around them, and Client.SetExcludedRegions changes them at runtime. If every
+	// region is excluded, requests go to the write region. Default: none.
 	ExcludedRegions []string
 
 	// ApplicationName is added to the User-Agent of every request (azcore's ApplicationID): at most 24
@@ -99,6 +100,19 @@ type Config struct {
 
 	// DisableDiagnostics leaves the diagnostics policies out entirely.
 	DisableDiagnostics bool
+
+	// Retry configures the resilience policy New installs on every client (package retry): 429
+	// retries following x-ms-retry-after-ms (9 retries within 30 s by default, with azcore's own 429
+	// retry turned off so there is one layer), circuit breakers per region and partition key range,
+	// routing by PreferredRegions minus ExcludedRegions, and opt-in read hedging. Leave
+	// Retry.PreferredRegions and Retry.ExcludedRegions empty: New fills them from this Config. The
+	// zero value is the documented default. Breaker state changes go to the diagnostics policy unless
+	// Retry.Reporter is set.
+	Retry retry.Options
+
+	// DisableRetry leaves the retry policy out: the SDK's own retries (azcore: 3 retries, including
+	// 429s) apply unchanged, and ExcludedRegions is only recorded.
+	DisableRetry bool
 
 	// PerCallPolicies are azcore policies run once per operation, after the diagnostics policy and
 	// ClientOptions.PerCallPolicies.
@@ -180,6 +194,12 @@ func (c Config) String() string {
 	}
 	if c.ClientOptions != nil {
 		add("ClientOptions", "set")
+	}
+	if c.DisableDiagnostics {
+		add("DisableDiagnostics", "true")
+	}
+	if c.DisableRetry {
+		add("DisableRetry", "true")
 	}
 	if len(c.PerCallPolicies) > 0 {
 		add("PerCallPolicies", strconv.Itoa(len(c.PerCallPolicies)))

@@ -1,6 +1,9 @@
 package cosmoskit
 
-import "github.com/cosmoskit/cosmoskit-go/diagnostics"
+import (
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/retry"
+)
 
 // Error is the typed error cosmoskit returns for a failed Cosmos DB call: operation, status,
 // sub-status, activity id, request charge, retry-after and the SDK's diagnostics. It is
@@ -8,7 +11,7 @@ import "github.com/cosmoskit/cosmoskit-go/diagnostics"
 // sentinels below with errors.Is.
 type Error = diagnostics.Error
 
-// Sentinels matched by an *Error through errors.Is. They are the diagnostics package's values, so
+// Sentinels matched through errors.Is. They are the diagnostics and retry packages' values, so
 // errors.Is works whichever package name the caller uses.
 var (
 	ErrBadRequest         = diagnostics.ErrBadRequest         // 400
@@ -18,6 +21,7 @@ var (
 	ErrPreconditionFailed = diagnostics.ErrPreconditionFailed // 412
 	ErrThrottled          = diagnostics.ErrThrottled          // 429 after every retry
 	ErrUnavailable        = diagnostics.ErrUnavailable        // 503
+	ErrCircuitOpen        = retry.ErrCircuitOpen              // every candidate region's breaker is open; nothing was sent
 )
 
 // IsRetryable reports whether err is a transient Cosmos DB failure (see diagnostics.IsRetryable).

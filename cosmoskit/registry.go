@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
 // registryKey identifies one account and identity. It never holds a raw key: key identities are an
@@ -72,8 +73,13 @@ type entry struct {
 	endpoint  string
 	preferred []string
 	excluded  atomic.Pointer[[]string]
+	// excludedMu orders SetExcludedRegions calls so the retry policy and excluded agree.
+	excludedMu sync.Mutex
 	// containers caches ContainerClient handles by "db\x00container".
 	containers sync.Map
+	// diag and retry are the policies installed on cosmos (nil when disabled).
+	diag  *diagnostics.Policy
+	retry *retry.PipelinePolicy
 	// closeIdle closes the idle connections of a transport cosmoskit built (nil otherwise).
 	closeIdle func()
 }
@@ -124,12 +130,12 @@ func acquire(r *resolved) (*entry, error) {
 		e.refs++
 		return e, nil
 	}
-	opts := r.clientOptions()
+	opts, b := r.clientOptions()
 	c, err := newAzClient(r, opts)
 	if err != nil {
 		return nil, err
 	}
-	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred)}
+	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred), diag: b.diag, retry: b.retry}
 	if (r.base == nil || r.base.Transport == nil) && opts.Transport != nil {
 		if ci, ok := opts.Transport.(interface{ CloseIdleConnections() }); ok {
 			e.closeIdle = ci.CloseIdleConnections
@@ -170,9 +176,17 @@ func release(e *entry) {
 	}
 }
 
+// built is what clientOptions made besides the options: the policies the entry keeps.
+type built struct {
+	diag  *diagnostics.Policy   // nil when disabled
+	retry *retry.PipelinePolicy // nil when disabled
+}
+
 // clientOptions builds the azcosmos options: a copy of the caller's base with cosmoskit's regions,
-// user agent, policies and transport.
-func (r *resolved) clientOptions() *azcosmos.ClientOptions {
+// user agent, diagnostics and retry policies, the caller's policies, and the transport. Per-retry
+// order: retry, diagnostics attempt, base, Config, host pinning.
+func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
+	var b built
 	var o azcosmos.ClientOptions
 	if r.base != nil {
 		o = *r.base
@@ -183,7 +197,8 @@ func (r *resolved) clientOptions() *azcosmos.ClientOptions {
 	}
 	var diagCall, diagRetry []policy.Policy
 	if !r.cfg.DisableDiagnostics {
-		diagCall = []policy.Policy{diagnostics.NewPolicy(r.cfg.Diagnostics)}
+		b.diag = diagnostics.NewPolicy(r.cfg.Diagnostics)
+		diagCall = []policy.Policy{b.diag}
 		diagRetry = []policy.Policy{diagnostics.NewAttemptPolicy()}
 		if tp := r.cfg.Diagnostics.TracerProvider; tp != nil && !o.TracingProvider.NewTracer("cosmoskit", "").Enabled() {
 			o.TracingProvider = diagnostics.TracingProvider(tp)
@@ -195,6 +210,16 @@ func (r *resolved) clientOptions() *azcosmos.ClientOptions {
 		pin = []policy.Policy{pinHostPolicy{host: r.ep.hostport}}
 	}
 	o.PerRetryPolicies = slices.Concat(diagRetry, o.PerRetryPolicies, r.cfg.PerRetryPolicies, pin)
+	if !r.cfg.DisableRetry {
+		ro := r.cfg.Retry
+		ro.PreferredRegions = slices.Clone(r.preferred)
+		ro.ExcludedRegions = slices.Clone(r.excluded)
+		if ro.Reporter == nil && b.diag != nil {
+			ro.Reporter = b.diag
+		}
+		b.retry = retry.NewPipelinePolicy(ro)
+		b.retry.Install(&o) // first among the per-retry policies; 429 leaves azcore's retried codes
+	}
 	if o.Transport == nil {
 		switch {
 		case r.cert != nil:
@@ -203,5 +228,5 @@ func (r *resolved) clientOptions() *azcosmos.ClientOptions {
 			o.Transport = newLoopbackTransport()
 		}
 	}
-	return &o
+	return &o, b
 }

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // countConstructions replaces newAzClient with a counting wrapper for the duration of the test. Tests
@@ -251,6 +249,7 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 	p1, p2, p3 := &countingPolicy{}, &countingPolicy{}, &countingPolicy{}
 	base := &azcosmos.ClientOptions{PreferredRegions: []string{"West US"}}
 	base.PerCallPolicies = append(base.PerCallPolicies, p1)
+	base.Retry.StatusCodes = []int{429, 503}
 	cfg := Config{
 		Endpoint: "https://opts.documents.azure.com/", Key: testKey, ClientOptions: base,
 		PerCallPolicies: append(make([]policyT, 0, 4), p2), PerRetryPolicies: []policyT{p3}, Logger: quiet,
@@ -259,30 +258,30 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := r.clientOptions()
+	o, b := r.clientOptions()
 	if o == base {
 		t.Fatal("base options not copied")
 	}
 	if !slices.Equal(o.PreferredRegions, []string{"West US"}) {
 		t.Errorf("PreferredRegions = %q; want ClientOptions' when Config's are unset", o.PreferredRegions)
 	}
-	// Diagnostics first, then the base options' policies, then Config's.
-	if len(o.PerCallPolicies) != 3 || o.PerCallPolicies[1] != p1 || o.PerCallPolicies[2] != p2 {
+	// Per call: diagnostics, then the base options' policies, then Config's.
+	if len(o.PerCallPolicies) != 3 || o.PerCallPolicies[0] != b.diag || o.PerCallPolicies[1] != p1 || o.PerCallPolicies[2] != p2 {
 		t.Errorf("PerCallPolicies = %v", o.PerCallPolicies)
 	}
-	if _, ok := o.PerCallPolicies[0].(*diagnostics.Policy); !ok {
-		t.Errorf("PerCallPolicies[0] = %T, want the diagnostics policy", o.PerCallPolicies[0])
-	}
-	if len(o.PerRetryPolicies) != 2 || o.PerRetryPolicies[1] != p3 {
+	// Per retry: retry, diagnostics attempt, Config's.
+	if len(o.PerRetryPolicies) != 3 || o.PerRetryPolicies[0] != b.retry || o.PerRetryPolicies[2] != p3 {
 		t.Errorf("PerRetryPolicies = %v", o.PerRetryPolicies)
 	}
-	cfg.DisableDiagnostics = true
-	r, err = resolve(cfg)
-	if err != nil {
-		t.Fatal(err)
+	if b.diag == nil || b.retry == nil {
+		t.Fatal("diagnostics or retry policy missing")
 	}
-	if o := r.clientOptions(); len(o.PerCallPolicies) != 2 || len(o.PerRetryPolicies) != 1 {
-		t.Errorf("DisableDiagnostics: %d per-call and %d per-retry policies, want 2 and 1", len(o.PerCallPolicies), len(o.PerRetryPolicies))
+	// One retry layer: azcore no longer retries 429.
+	if slices.Contains(o.Retry.StatusCodes, 429) || !slices.Contains(o.Retry.StatusCodes, 503) {
+		t.Errorf("azcore retried status codes = %v; want 429 removed, the rest kept", o.Retry.StatusCodes)
+	}
+	if !slices.Equal(base.Retry.StatusCodes, []int{429, 503}) {
+		t.Error("caller's Retry.StatusCodes modified")
 	}
 	if len(base.PerCallPolicies) != 1 || len(base.PerRetryPolicies) != 0 {
 		t.Error("caller's ClientOptions modified")
@@ -292,5 +291,14 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 	}
 	if o.Transport != nil {
 		t.Errorf("a non-loopback endpoint without a certificate got transport %T; want the SDK default", o.Transport)
+	}
+
+	cfg.DisableDiagnostics, cfg.DisableRetry = true, true
+	r, err = resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, b := r.clientOptions(); len(o.PerCallPolicies) != 2 || len(o.PerRetryPolicies) != 1 || b.diag != nil || b.retry != nil || !slices.Contains(o.Retry.StatusCodes, 429) {
+		t.Errorf("DisableDiagnostics and DisableRetry: %d per-call and %d per-retry policies, retried codes %v", len(o.PerCallPolicies), len(o.PerRetryPolicies), o.Retry.StatusCodes)
 	}
 }

@@ -182,6 +182,13 @@ func resolve(cfg Config) (*resolved, error) {
 		return nil, err
 	}
 
+	if len(cfg.Retry.PreferredRegions) > 0 {
+		return nil, bad("Retry.PreferredRegions", "must be empty: set Config.PreferredRegions, which New passes to both the SDK and the retry policy")
+	}
+	if len(cfg.Retry.ExcludedRegions) > 0 {
+		return nil, bad("Retry.ExcludedRegions", "must be empty: set Config.ExcludedRegions")
+	}
+
 	// User agent.
 	r.appName = cfg.ApplicationName
 	if r.appName != "" {

@@ -70,7 +70,8 @@ func TestTransportChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := "<nil>"
-		if tr := r.clientOptions().Transport; tr != nil {
+		if o, _ := r.clientOptions(); o.Transport != nil {
+			tr := o.Transport
 			got = typeName(tr)
 		}
 		if got != tc.want {
