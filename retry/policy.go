@@ -164,9 +164,10 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			current = known
 		}
 	}
+	ops := operationState(req)
 	var regions []region
 	switch {
-	case t == nil:
+	case t == nil, ops.followSDK:
 		regions = []region{current}
 	case !r.write:
 		regions = p.candidates(ctx, t, false)
@@ -200,13 +201,14 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			return p.hedge(ctx, arms, cancels, avail, r, h.withDefaults())
 		}
 	}
-	st := &throttleState{}
+	st := &ops.throttle
 	if r.write {
 		// Writes go to one region; failures are the SDK's to retry.
 		res := p.attempt(req, avail[0], r, st)
 		if res.skipped {
 			return nil, &finalError{circuitOpen(regions)}
 		}
+		ops.noteSDKRetry(res.resp)
 		return res.resp, res.err
 	}
 	var last *result
@@ -219,6 +221,7 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		tried++
 		if res.final {
 			last.close()
+			ops.noteSDKRetry(res.resp)
 			return res.resp, res.err
 		}
 		last.close()
@@ -234,6 +237,37 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 }
 
 const hdrPartitionKeyRangeID = "x-ms-documentdb-partitionkeyrangeid"
+
+// opState is what the policy remembers across the attempts of one operation: the Cosmos retry
+// policy and azcore's retry policy call it again for their retries, with the same operation values.
+type opState struct {
+	throttle throttleState
+	// followSDK is set once the SDK is retrying for a reason of its own that needs its own choice
+	// of endpoint (404/1002 read-session-not-available goes to the write region; 403/3 and 403/1008
+	// refresh the account and start again): later attempts keep the SDK's host.
+	followSDK bool
+}
+
+func operationState(req *policy.Request) *opState {
+	var s *opState
+	if req.OperationValue(&s) && s != nil {
+		return s
+	}
+	s = &opState{}
+	req.SetOperationValue(s)
+	return s
+}
+
+func (s *opState) noteSDKRetry(resp *http.Response) {
+	if resp == nil {
+		return
+	}
+	sub := resp.Header.Get("x-ms-substatus")
+	if (resp.StatusCode == http.StatusNotFound && sub == "1002") ||
+		(resp.StatusCode == http.StatusForbidden && (sub == "3" || sub == "1008")) {
+		s.followSDK = true
+	}
+}
 
 // route is what the policy needs to know about a request.
 type route struct {

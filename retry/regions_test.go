@@ -166,3 +166,17 @@ func TestRegionsBeforeTopology(t *testing.T) {
 		t.Errorf("Regions before the account was read = %q", got)
 	}
 }
+
+func TestSessionRetryKeepsTheSDKsChoice(t *testing.T) {
+	// East US keeps answering 404/1002 (read session not available): the SDK retries once on the
+	// write region, and the policy must let it.
+	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+		Status: 404, SubStatus: 1002})
+	if err := e.read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.Requests(regionReads("West US")); got != 1 {
+		t.Errorf("%d reads in West US, want the SDK's session retry there", got)
+	}
+}
