@@ -64,13 +64,25 @@
 //     throttled.
 //   - Runtime splits (split.go): (*Server).SplitRange splits a physical partition in two; the
 //     old range id answers 410/1002, and the SDK's ReadManyItems recovers by refreshing pkranges.
+//   - Transactional batch (batch.go): Create, Upsert, Replace, Delete, Read and Patch (ifMatch,
+//     conditional patch) in one logical partition, all or nothing: on the first failing operation
+//     nothing is applied and the answer is 207 with that operation's status and 424 for the
+//     others. At most 100 operations (400) and 2 MB (413); a document of another partition key
+//     fails its operation with 400/1001. Bodies per operation unless Prefer: return=minimal
+//     (reads always have one), eTag and requestCharge on every result.
+//   - Change feed (changefeed.go), latest version (A-IM: Incremental Feed) per physical partition:
+//     from the beginning, from now (If-None-Match: *), from a time (If-Modified-Since), or from an
+//     LSN etag; per partition key; x-ms-max-item-count (default 100); each live item once in its
+//     latest version in _lsn order, deletes and expired items not shown; 304 when nothing is new;
+//     410/1002 for a range that was split, so the SDK moves to its children.
 //   - A deterministic request-unit model (see ru.go): reads cheaper than writes, scaled by size.
 //
 // # Not supported (yet)
 //
 // Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
 //
-//   - Transactional batch, change feed, reading the document feed without a query.
+//   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
+//     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
 //   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
 //     client encryption keys; consistency levels beyond one store
 //     (every read sees the latest write); the ±15 minute x-ms-date check.

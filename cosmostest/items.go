@@ -99,7 +99,7 @@ func (srv *server) handleDocs(rq *request) error {
 	case OpBatch:
 		return srv.batch(rq, c)
 	case OpChangeFeed:
-		return unsupported("the change feed yet")
+		return srv.changeFeed(rq, c)
 	case OpReadFeed:
 		return unsupported("reading the document feed without a query")
 	}

@@ -1,0 +1,161 @@
+package cosmostest
+
+import (
+	"encoding/json"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Change feed request headers (rest_protocol §9).
+const (
+	hdrAIM             = "A-IM"
+	hdrIfNoneMatch     = "If-None-Match"
+	hdrIfModifiedSince = "If-Modified-Since"
+	// aimIncremental is the latest-version mode, the only one the Go SDK v1.5.0 reads.
+	aimIncremental = "incremental feed"
+)
+
+// Change feed charges, on top of ru.go: a page costs like a query page over the documents it
+// returns; a 304 costs ruChangeFeedEmpty.
+const (
+	ruChangeFeedEmpty = 1.0
+	// changeFeedDefaultPage is the service's default x-ms-max-item-count for the change feed.
+	changeFeedDefaultPage = 100
+)
+
+// changeFeed serves GET …/docs with A-IM: Incremental Feed, the latest-version change feed of one
+// physical partition (x-ms-documentdb-partitionkeyrangeid):
+//
+//   - If-None-Match "<lsn>" (the etag of a previous answer) continues after that LSN; absent means
+//     from the beginning, * means from now. It wins over If-Modified-Since, which (RFC 1123, as the
+//     SDK writes it with zone "UTC"; http.TimeFormat also accepted) starts at the first change
+//     whose _ts is at or after that time.
+//   - x-ms-max-item-count bounds the page (default 100); x-ms-documentdb-partitionkey restricts it
+//     to one logical partition (or a hierarchical prefix).
+//   - Live documents whose last write is after the start, each once in its latest version, in _lsn
+//     order, with _lsn added; deletes and TTL-expired items are not shown.
+//   - 200 with etag "<lsn>" (the last returned change when the page is full, else the range's
+//     current LSN) or 304 with the etag to continue from when nothing is new.
+//
+// Errors: 400 for a malformed If-None-Match or If-Modified-Since, for another A-IM mode (not
+// implemented), and for a request naming neither a range nor a partition key on a container with
+// several ranges; 410/1002 for a range id that does not exist (split away).
+func (srv *server) changeFeed(rq *request, c *container) error {
+	if mode := strings.ToLower(strings.TrimSpace(rq.hdr(hdrAIM))); mode != aimIncremental {
+		return unsupported("the change feed mode A-IM: " + rq.hdr(hdrAIM) + " (only Incremental Feed, latest version)")
+	}
+	var pk []any
+	if h := rq.hdr(hdrPK); h != "" {
+		v, err := parsePartitionKeyHeader(h)
+		if err != nil {
+			return err
+		}
+		if len(v) == 0 || len(v) > len(c.pk.Paths) {
+			return badRequest("Partition key provided either doesn't correspond to definition in the collection or doesn't match partition key field values specified in the document.")
+		}
+		pk = v
+	}
+	var r *pkRange
+	switch id := rq.hdr(hdrPKRangeID); {
+	case id != "":
+		if r = c.rangeByID(id); r == nil {
+			return newError(http.StatusGone, subPartitionKeyGone, "The partition key range %s is gone (split or merged).", id)
+		}
+	case len(c.ranges) == 1:
+		r = c.ranges[0]
+	case pk != nil && len(pk) == len(c.pk.Paths):
+		r = c.rangeFor(pk)
+	default:
+		return badRequest("cosmostest: a change feed request on a container with several partition key ranges needs the x-ms-documentdb-partitionkeyrangeid header or a full partition key.")
+	}
+	rq.PKRangeID = r.id
+	rq.session = r.sessionToken()
+	after, since, err := changeFeedStart(rq, r)
+	if err != nil {
+		return err
+	}
+	if err := srv.admit(rq, c, r); err != nil {
+		return err
+	}
+
+	limit := maxItemCount(rq)
+	if limit <= 0 {
+		limit = changeFeedDefaultPage
+	}
+	now := srv.now().Unix()
+	var changed []*item
+	for key, it := range r.items {
+		if c.expired(it, now) {
+			delete(r.items, key)
+			continue
+		}
+		if it.lsn <= after || (since != nil && it.ts < since.Unix()) {
+			continue
+		}
+		if pk != nil && !samePK(it.pk[:len(pk)], pk) {
+			continue
+		}
+		changed = append(changed, it)
+	}
+	sort.Slice(changed, func(i, j int) bool { return changed[i].lsn < changed[j].lsn })
+	// Without a page limit cut, everything up to the range's LSN has been looked at.
+	next := r.lsn
+	if len(changed) > limit {
+		changed = changed[:limit]
+		next = changed[limit-1].lsn
+	}
+	if next < after {
+		next = after // never move a continuation backwards
+	}
+	etag := `"` + strconv.FormatInt(next, 10) + `"`
+	rq.header.Set("etag", etag)
+	rq.header.Set("lsn", strconv.FormatInt(r.lsn, 10))
+	rq.header.Set(hdrItemCount, strconv.Itoa(len(changed)))
+	if len(changed) == 0 {
+		rq.charge = ruChangeFeedEmpty
+		rq.reply(http.StatusNotModified, nil)
+		return nil
+	}
+	docs := make([]json.RawMessage, len(changed))
+	size := 0
+	for i, it := range changed {
+		doc := make(map[string]any, len(it.doc)+1)
+		for k, v := range it.doc {
+			doc[k] = v
+		}
+		doc["_lsn"] = it.lsn
+		docs[i] = mustJSON(doc)
+		size += len(docs[i])
+	}
+	rq.charge = ruQuery(len(changed), size)
+	rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": c.rid, "Documents": docs, "_count": len(docs)}))
+	return nil
+}
+
+// changeFeedStart reads where a change feed request starts: after LSN `after`, and, when since is
+// not nil, at changes whose _ts is at or after it.
+func changeFeedStart(rq *request, r *pkRange) (after int64, since *time.Time, err error) {
+	if inm := strings.TrimSpace(rq.hdr(hdrIfNoneMatch)); inm != "" {
+		if inm == "*" {
+			return r.lsn, nil, nil
+		}
+		lsn, perr := strconv.ParseInt(strings.Trim(inm, `"`), 10, 64)
+		if perr != nil || lsn < 0 {
+			return 0, nil, badRequest("The change feed continuation (If-None-Match) %q is not valid: it must be an etag returned by a previous change feed response, or *.", inm)
+		}
+		return lsn, nil, nil
+	}
+	if ims := strings.TrimSpace(rq.hdr(hdrIfModifiedSince)); ims != "" {
+		t, perr := time.Parse(time.RFC1123, ims)
+		if perr != nil {
+			if t, perr = http.ParseTime(ims); perr != nil {
+				return 0, nil, badRequest("The If-Modified-Since header %q is not a valid RFC 1123 date.", ims)
+			}
+		}
+		return 0, &t, nil
+	}
+	return 0, nil, nil
+}
