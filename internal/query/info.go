@@ -53,20 +53,20 @@ func (q *Query) InfoFor(vec VectorDefaults) Info {
 }
 
 type planQueryInfo struct {
-	DistinctType                string            `json:"distinctType"`
-	Top                         *int              `json:"top"`
-	Offset                      *int              `json:"offset"`
-	Limit                       *int              `json:"limit"`
-	OrderBy                     []string          `json:"orderBy"`
-	OrderByExpressions          []string          `json:"orderByExpressions"`
-	GroupByExpressions          []string          `json:"groupByExpressions"`
-	GroupByAliases              []string          `json:"groupByAliases"`
-	Aggregates                  []string          `json:"aggregates"`
-	GroupByAliasToAggregateType map[string]string `json:"groupByAliasToAggregateType"`
-	RewrittenQuery              string            `json:"rewrittenQuery"`
-	HasSelectValue              bool              `json:"hasSelectValue"`
-	HasNonStreamingOrderBy      bool              `json:"hasNonStreamingOrderBy"`
-	DCountInfo                  any               `json:"dCountInfo"`
+	DistinctType                string             `json:"distinctType"`
+	Top                         *int               `json:"top"`
+	Offset                      *int               `json:"offset"`
+	Limit                       *int               `json:"limit"`
+	OrderBy                     []string           `json:"orderBy"`
+	OrderByExpressions          []string           `json:"orderByExpressions"`
+	GroupByExpressions          []string           `json:"groupByExpressions"`
+	GroupByAliases              []string           `json:"groupByAliases"`
+	Aggregates                  []string           `json:"aggregates"`
+	GroupByAliasToAggregateType map[string]*string `json:"groupByAliasToAggregateType"`
+	RewrittenQuery              string             `json:"rewrittenQuery"`
+	HasSelectValue              bool               `json:"hasSelectValue"`
+	HasNonStreamingOrderBy      bool               `json:"hasNonStreamingOrderBy"`
+	DCountInfo                  any                `json:"dCountInfo"`
 }
 
 type planRange struct {
@@ -101,7 +101,7 @@ func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
 		GroupByExpressions:          []string{},
 		GroupByAliases:              []string{},
 		Aggregates:                  []string{},
-		GroupByAliasToAggregateType: map[string]string{},
+		GroupByAliasToAggregateType: map[string]*string{},
 		HasSelectValue:              s.value != nil,
 		HasNonStreamingOrderBy:      info.HasNonStreamingOrderBy,
 	}
@@ -141,11 +141,13 @@ func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
 		} else {
 			for _, it := range s.items {
 				qi.GroupByAliases = append(qi.GroupByAliases, it.name)
+				// Aliases that are not a plain aggregate map to null, as in the service's plans.
+				var agg *string
 				if c, ok := it.x.(*callExpr); ok && c.agg != aggNone {
-					qi.GroupByAliasToAggregateType[it.name] = c.agg.planName()
-				} else {
-					qi.GroupByAliasToAggregateType[it.name] = ""
+					name := c.agg.planName()
+					agg = &name
 				}
+				qi.GroupByAliasToAggregateType[it.name] = agg
 			}
 		}
 	}
