@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
@@ -124,4 +125,43 @@ func ExampleContainerSpec_Properties() {
 	// composite: /type ascending /_ts descending
 	// vector index: /embedding quantizedFlat
 	// cosmoskit: invalid spec for "bad": PartitionKeyPaths: has 4 paths; a hierarchical partition key has at most 3 levels
+}
+
+// Values set in code win; the environment fills only what code leaves empty.
+func ExampleLoadConfig() {
+	restore := setenv(map[string]string{
+		cosmoskit.EnvEndpoint:         "https://prod.documents.azure.com:443/",
+		cosmoskit.EnvPreferredRegions: "West US 3, East US 2",
+	})
+	defer restore()
+
+	cfg := cosmoskit.LoadConfig(cosmoskit.Config{Endpoint: cosmoskit.EmulatorEndpoint})
+	fmt.Println(cfg.Endpoint)
+	fmt.Printf("%q\n", cfg.PreferredRegions)
+	// Output:
+	// https://localhost:8081/
+	// ["West US 3" "East US 2"]
+}
+
+// setenv sets variables and returns a function restoring their previous values.
+func setenv(vars map[string]string) (restore func()) {
+	type prev struct {
+		v  string
+		ok bool
+	}
+	old := map[string]prev{}
+	for k, v := range vars {
+		pv, ok := os.LookupEnv(k)
+		old[k] = prev{pv, ok}
+		_ = os.Setenv(k, v)
+	}
+	return func() {
+		for k, p := range old {
+			if p.ok {
+				_ = os.Setenv(k, p.v)
+			} else {
+				_ = os.Unsetenv(k)
+			}
+		}
+	}
 }

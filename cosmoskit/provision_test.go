@@ -209,3 +209,19 @@ func TestDisableEndpointDiscoveryPinsTheHost(t *testing.T) {
 		t.Fatalf("DisableEndpointDiscovery on a real account: %v, want ErrInvalidConfig", err)
 	}
 }
+
+func TestEnsureContainerRefusesAnExistingContainerWithOtherVectors(t *testing.T) {
+	ctx := context.Background()
+	_, c := newKit(t)
+	spec := cosmoskit.ContainerSpec{ID: "v", PartitionKeyPaths: []string{"/pk"}, Vectors: []cosmoskit.VectorSpec{{Path: "/embedding", Dimensions: 8}}}
+	if _, err := c.EnsureContainer(ctx, "db", spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EnsureContainer(ctx, "db", spec); err != nil {
+		t.Fatalf("same spec again: %v", err)
+	}
+	spec.Vectors[0].Dimensions = 16
+	if _, err := c.EnsureContainer(ctx, "db", spec); !errors.Is(err, cosmoskit.ErrContainerMismatch) {
+		t.Fatalf("other dimensions: %v, want ErrContainerMismatch", err)
+	}
+}
