@@ -12,10 +12,13 @@ import (
 	"time"
 )
 
-// queryCase is one entry of testdata/queries.json. The table is shared with cosmostest, which runs
+// queryCase is one entry of testdata/queries.json. The table is shared with cosmostest, which can run
 // it through the azcosmos client against a container partitioned on /pk holding
-// testdata/documents.json; results are compared after removing the system properties (_rid, _self,
-// _etag, _attachments, _ts) from object results.
+// testdata/documents.json (no document has a property starting with "_"): a case with partitionKey
+// runs in that logical partition, one without runs across partitions (every such case is one the
+// gateway serves; TestQueryTable checks that). Compare results after removing the system properties
+// (_rid, _self, _etag, _attachments, _ts) at any depth, numbers within a relative 1e-9, in order
+// when ordered is true and as multisets otherwise; expectError is a substring of the 400 message.
 type queryCase struct {
 	Name         string            `json:"name"`
 	Query        string            `json:"query"`
