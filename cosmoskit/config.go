@@ -55,9 +55,10 @@ type Config struct {
 
 	// PreferredRegions lists the account's regions in the order reads (and, on multi-write accounts,
 	// writes) should use them, nearest first, e.g. {"West US 3", "East US 2"}. Names are compared as the
-	// SDK does: whitespace removed, case ignored. Entries must be non-empty and distinct. Default: none,
-	// in which case the SDK reads from the account's first read region only and has no read failover,
-	// so production services should list at least two regions.
+	// SDK does: whitespace removed, case ignored. Entries must be non-empty and distinct. Default: none:
+	// the retry policy then uses the account's regions in the account's order (and with DisableRetry
+	// the SDK reads from the first region only, with no failover), so production services should list
+	// their regions, nearest first.
 	PreferredRegions []string
 
 	// ExcludedRegions lists regions requests should avoid (same syntax rules as PreferredRegions): the
@@ -129,6 +130,13 @@ type Config struct {
 
 	// origins maps field names to the environment variable LoadConfig took them from.
 	origins map[string]string
+}
+
+// Validate reports the first problem New would find in c, as a *ConfigError (matching
+// ErrInvalidConfig), without building a client: for a startup or CI configuration check.
+func (c Config) Validate() error {
+	_, err := resolve(c)
+	return err
 }
 
 // field returns the field name for a ConfigError, with the environment variable it came from.

@@ -212,3 +212,31 @@ func TestConfigPrintingRedactsSecrets(t *testing.T) {
 		}
 	}
 }
+
+func TestStartupLog(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, nil))
+	c, err := New(Config{Endpoint: "https://startuplog.documents.azure.com/", Key: testKey, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out := buf.String()
+	for _, want := range []string{"Cosmos DB client created", "endpoint=https://startuplog.documents.azure.com/", "credential=Key", "level=WARN", "no PreferredRegions"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("startup log lacks %q:\n%s", want, out)
+		}
+	}
+	assertNoSecret(t, out)
+
+	// A second New for the open account logs nothing.
+	buf.Reset()
+	c2, err := New(Config{Endpoint: "https://startuplog.documents.azure.com/", Key: testKey, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2.Close()
+	if buf.Len() != 0 {
+		t.Errorf("second New logged: %s", buf.String())
+	}
+}

@@ -153,8 +153,11 @@ func acquire(r *resolved) (*entry, error) {
 	}
 	r.logger.Info("cosmoskit: Cosmos DB client created", attrs...)
 	if !r.ep.loopback && len(r.preferred) == 0 {
-		r.logger.Warn("cosmoskit: no PreferredRegions: reads use the account's first read region only, with no regional failover; list at least two regions, nearest first",
-			"endpoint", r.ep.url)
+		msg := "cosmoskit: no PreferredRegions: reads go to the account's regions in the account's order, not nearest first; list the regions nearest first"
+		if r.cfg.DisableRetry {
+			msg = "cosmoskit: no PreferredRegions: the SDK reads from the account's first read region only, with no regional failover; list at least two regions, nearest first"
+		}
+		r.logger.Warn(msg, "endpoint", r.ep.url)
 	}
 	return e, nil
 }

@@ -302,3 +302,45 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 		t.Errorf("DisableDiagnostics and DisableRetry: %d per-call and %d per-retry policies, retried codes %v", len(o.PerCallPolicies), len(o.PerRetryPolicies), o.Retry.StatusCodes)
 	}
 }
+
+func TestRegistryChurn(t *testing.T) {
+	n := countConstructions(t)
+	before := openEntries()
+	cfgs := []Config{
+		{Endpoint: "https://churn1.documents.azure.com/", Key: testKey, Logger: quiet},
+		{Endpoint: "https://churn2.documents.azure.com/", Key: testKey, Logger: quiet},
+		{Endpoint: "https://churn1.documents.azure.com/", Credential: &fakeCred{}, Logger: quiet},
+	}
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Go(func() {
+			for i := range 50 {
+				c, err := New(cfgs[(g+i)%len(cfgs)])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, err := c.Container("db", "c"); err != nil {
+					t.Error(err)
+				}
+				c.Close()
+			}
+		})
+	}
+	wg.Wait()
+	if got := openEntries(); got != before {
+		t.Fatalf("after churn the registry has %d entries, want %d", got, before)
+	}
+	if n.Load() < int32(len(cfgs)) {
+		t.Fatalf("%d constructions for %d accounts", n.Load(), len(cfgs))
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := (Config{Endpoint: "https://a.documents.azure.com/", Key: testKey}).Validate(); err != nil {
+		t.Fatalf("valid config: %v", err)
+	}
+	if err := (Config{Endpoint: "https://a.documents.azure.com/", Key: EmulatorKey}).Validate(); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("emulator key on a remote endpoint: %v, want ErrInvalidConfig", err)
+	}
+}
