@@ -2,6 +2,7 @@ package cosmostest_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"testing"
@@ -136,5 +137,61 @@ func TestSplitRangeErrors(t *testing.T) {
 	}
 	if err := s.SplitRange("db", "c1", "0"); err == nil {
 		t.Error("split the same range twice")
+	}
+}
+
+// TestSplitRangeChangeFeed: a change feed continuation taken before a split continues across
+// it: the SDK gets 410/1002 for the parent range, refreshes pkranges, reads both children from
+// the parent's LSN, and sees exactly the changes made after the continuation.
+func TestSplitRangeChangeFeed(t *testing.T) {
+	s, cc := setup(t)
+	ctx := context.Background()
+	for i := range 10 {
+		seed(t, cc, fmt.Sprint("p", i), "old")
+	}
+	// drain reads the change feed until a call returns nothing new, returning the item ids (with
+	// their pk) and the last continuation.
+	drain := func(opts azcosmos.ChangeFeedOptions) ([]string, string) {
+		var got []string
+		for range 20 {
+			r, err := cc.ReadChangeFeed(ctx, &opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, raw := range r.Items {
+				var doc struct{ ID, PK string }
+				if err := json.Unmarshal(raw, &doc); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, doc.PK+"/"+doc.ID)
+			}
+			token := r.ContinuationToken
+			opts = azcosmos.ChangeFeedOptions{Continuation: &token}
+			if r.Count == 0 {
+				return got, token
+			}
+		}
+		t.Fatal("the change feed did not run dry")
+		return nil, ""
+	}
+	first, token := drain(azcosmos.ChangeFeedOptions{FeedRange: &azcosmos.FeedRange{MinInclusive: "", MaxExclusive: "FF"}})
+	if len(first) != 10 {
+		t.Fatalf("first read: %v", first)
+	}
+	if err := s.SplitRange("db", "c1", "0"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		seed(t, cc, fmt.Sprint("p", i), "new")
+	}
+	s.ResetRequests()
+	after, _ := drain(azcosmos.ChangeFeedOptions{Continuation: &token})
+	sort.Strings(after)
+	want := []string{"p0/new", "p1/new", "p2/new", "p3/new", "p4/new", "p5/new"}
+	if fmt.Sprint(after) != fmt.Sprint(want) {
+		t.Errorf("changes after the split: %v, want %v", after, want)
+	}
+	if s.Requests(pkrangeReads) == 0 {
+		t.Error("the SDK did not refresh pkranges")
 	}
 }
