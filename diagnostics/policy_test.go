@@ -829,3 +829,12 @@ func TestStartOperationWithoutPolicy(t *testing.T) {
 		t.Errorf("no update span under the caller's span: %v", spanNames(sr.Ended()))
 	}
 }
+
+func TestPolicyDisableLatencyLog(t *testing.T) {
+	h := newHarness(t, harnessConfig{opts: diagnostics.Options{PointLatencyThreshold: 1, DisableLatencyLog: true}})
+	h.setup(t)
+	h.upsert(context.Background(), t, "a")
+	if strings.Contains(h.logs.String(), "cosmoskit: slow operation") {
+		t.Errorf("slow operation logged with DisableLatencyLog: %s", h.logs.String())
+	}
+}
