@@ -50,8 +50,9 @@ func TestHedgedReadCancelsTheLoser(t *testing.T) {
 	if winner.status != http.StatusOK {
 		t.Errorf("West US attempt: %+v", winner)
 	}
-	if slow.Hits() != 1 {
-		t.Errorf("East US saw %d slow reads, want 1", slow.Hits())
+	// Under load the East US attempt may be cancelled before it reaches the server.
+	if slow.Hits() > 1 {
+		t.Errorf("East US saw %d slow reads, want at most 1", slow.Hits())
 	}
 	// No breaker failure for the cancelled loser.
 	if _, failures := breakerState(e.p, east, false); failures != 0 {
