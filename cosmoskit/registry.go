@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
@@ -177,59 +176,4 @@ func release(e *entry) {
 	if e.closeIdle != nil {
 		e.closeIdle()
 	}
-}
-
-// built is what clientOptions made besides the options: the policies the entry keeps.
-type built struct {
-	diag  *diagnostics.Policy   // nil when disabled
-	retry *retry.PipelinePolicy // nil when disabled
-}
-
-// clientOptions builds the azcosmos options: a copy of the caller's base with cosmoskit's regions,
-// user agent, diagnostics and retry policies, the caller's policies, and the transport. Per-retry
-// order: retry, diagnostics attempt, base, Config, host pinning.
-func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
-	var b built
-	var o azcosmos.ClientOptions
-	if r.base != nil {
-		o = *r.base
-	}
-	o.PreferredRegions = slices.Clone(r.preferred)
-	if r.appName != "" {
-		o.Telemetry.ApplicationID = r.appName
-	}
-	var diagCall, diagRetry []policy.Policy
-	if !r.cfg.DisableDiagnostics {
-		b.diag = diagnostics.NewPolicy(r.cfg.Diagnostics)
-		diagCall = []policy.Policy{b.diag}
-		diagRetry = []policy.Policy{diagnostics.NewAttemptPolicy()}
-		if tp := r.cfg.Diagnostics.TracerProvider; tp != nil && !o.TracingProvider.NewTracer("cosmoskit", "").Enabled() {
-			o.TracingProvider = diagnostics.TracingProvider(tp)
-		}
-	}
-	o.PerCallPolicies = slices.Concat(diagCall, o.PerCallPolicies, r.cfg.PerCallPolicies)
-	var pin []policy.Policy
-	if r.cfg.DisableEndpointDiscovery {
-		pin = []policy.Policy{pinHostPolicy{host: r.ep.hostport}}
-	}
-	o.PerRetryPolicies = slices.Concat(diagRetry, o.PerRetryPolicies, r.cfg.PerRetryPolicies, pin)
-	if !r.cfg.DisableRetry {
-		ro := r.cfg.Retry
-		ro.PreferredRegions = slices.Clone(r.preferred)
-		ro.ExcludedRegions = slices.Clone(r.excluded)
-		if ro.Reporter == nil && b.diag != nil {
-			ro.Reporter = b.diag
-		}
-		b.retry = retry.NewPipelinePolicy(ro)
-		b.retry.Install(&o) // first among the per-retry policies; 429 leaves azcore's retried codes
-	}
-	if o.Transport == nil {
-		switch {
-		case r.cert != nil:
-			o.Transport = newPinnedClient(r.cert)
-		case r.ep.loopback:
-			o.Transport = newLoopbackTransport()
-		}
-	}
-	return &o, b
 }
