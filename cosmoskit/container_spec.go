@@ -38,8 +38,9 @@ type ContainerSpec struct {
 	// after creation.
 	PartitionKeyPaths []string
 
-	// TypePath is the type discriminator property that leads the default composite indexes, so queries
-	// like WHERE c.type = @t ORDER BY c._ts DESC are served by an index. Default: DefaultTypePath.
+	// TypePath is the type discriminator property that leads the default composite indexes, so that a
+	// query filtering on the type and sorting by a SortPath is served by an index (write it as
+	// WHERE c.type = @t ORDER BY c.type, c._ts DESC). Default: DefaultTypePath.
 	TypePath string
 
 	// SortPaths are the properties items of one type are listed by. For each, the default indexing
