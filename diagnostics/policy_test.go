@@ -838,3 +838,36 @@ func TestPolicyDisableLatencyLog(t *testing.T) {
 		t.Errorf("slow operation logged with DisableLatencyLog: %s", h.logs.String())
 	}
 }
+
+// TestPolicyUnavailable: a 503 the Cosmos retry policy gives up on reaches the per-call policy as
+// an error (not a response); it is still reported with its status and logged at ERROR.
+func TestPolicyUnavailable(t *testing.T) {
+	h := newHarness(t, harnessConfig{})
+	h.setup(t)
+	ctx := context.Background()
+	h.upsert(ctx, t, "a")
+	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+		Status: http.StatusServiceUnavailable, Times: 1})
+	_, err := h.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil)
+	err = diagnostics.FromError("", err)
+	if !errors.Is(err, diagnostics.ErrUnavailable) || !diagnostics.IsRetryable(err) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+	spans := h.spansNamed("read_item c1")
+	if len(spans) != 1 {
+		t.Fatalf("read_item spans = %d", len(spans))
+	}
+	a := attrs(spans[0])
+	if spans[0].Status().Code != codes.Error || a["db.response.status_code"] != attribute.StringValue("503") || a["error.type"] != attribute.StringValue("503") {
+		t.Errorf("503 span: status %v attrs %v", spans[0].Status(), a)
+	}
+	var logged bool
+	for _, r := range h.logs.records(t) {
+		if r["msg"] == "cosmoskit: operation failed" && r["level"] == "ERROR" && r["status"] == float64(503) {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Errorf("no ERROR record for the 503: %s", h.logs.String())
+	}
+}
