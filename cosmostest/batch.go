@@ -52,19 +52,9 @@ func (srv *server) batch(rq *request, c *container) error {
 	if err != nil {
 		return err
 	}
-	if len(rq.body) > maxItemBytes {
-		return newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
-	}
-	var ops []batchOp
-	dec := json.NewDecoder(bytes.NewReader(rq.body))
-	if err := dec.Decode(&ops); err != nil || dec.More() {
-		return badRequest("The batch request body is invalid: it must be a JSON array of operations.")
-	}
-	if len(ops) == 0 {
-		return badRequest("The batch request did not have any operations to be executed.")
-	}
-	if len(ops) > maxBatchOps {
-		return badRequest("Batch request has more operations than what is supported. The maximum number of operations in a batch is %d.", maxBatchOps)
+	ops, err := parseBatch(rq.body)
+	if err != nil {
+		return err
 	}
 	r := c.rangeFor(pk)
 	rq.PKRangeID = r.id
@@ -72,163 +62,221 @@ func (srv *server) batch(rq *request, c *container) error {
 		return err
 	}
 
-	// Work on a copy of the range: the helpers (lookup, checkUnique, put) run unchanged against
-	// it, and LSNs are issued from the copy's counter in operation order.
-	work := &pkRange{id: r.id, min: r.min, max: r.max, parents: r.parents, lsn: r.lsn, ts: r.ts, items: maps.Clone(r.items)}
-	nextDoc := c.nextDoc
-	touched := map[string]bool{}
+	tx := newBatchTxn(srv, c, r, pk)
 	withBodies := !preferMinimal(rq)
 	results := make([]batchResult, len(ops))
 	failed := -1
 	for i, op := range ops {
-		res, key, err := srv.batchOp(c, work, pk, op, withBodies)
+		res, err := tx.run(op, withBodies)
 		if err != nil {
 			se := asStatus(err)
 			results[i] = batchResult{StatusCode: se.status, SubStatusCode: se.substatus, RequestCharge: ruFailed}
 			failed = i
 			break
 		}
-		if key != "" {
-			touched[key] = true
-		}
 		results[i] = res
 	}
 
 	total := 0.0
+	status := http.StatusOK
 	if failed >= 0 {
-		c.nextDoc = nextDoc // roll back: r was never touched
+		tx.rollback()
+		status = http.StatusMultiStatus
 		for i := range results {
 			if i != failed {
 				results[i] = batchResult{StatusCode: http.StatusFailedDependency, RequestCharge: ruFailed}
 			}
-			total += results[i].RequestCharge
 		}
-		rq.charge = roundRU(total)
-		rq.session = r.sessionToken()
-		rq.reply(http.StatusMultiStatus, mustJSON(results))
-		return nil
+	} else {
+		tx.commit()
 	}
-	for key := range touched {
-		if it, ok := work.items[key]; ok {
-			r.items[key] = it
-		} else {
-			delete(r.items, key)
-		}
-	}
-	r.lsn = work.lsn
 	for _, res := range results {
 		total += res.RequestCharge
 	}
 	rq.charge = roundRU(total)
 	rq.session = r.sessionToken()
-	rq.reply(http.StatusOK, mustJSON(results))
+	rq.reply(status, mustJSON(results))
 	return nil
 }
 
-// batchOp runs one operation against the working copy w of the batch's range. It returns the
-// operation's result and the item key it changed ("" for a read), or a *statusError for a
-// failed operation.
-func (srv *server) batchOp(c *container, w *pkRange, pk []any, op batchOp, withBodies bool) (batchResult, string, error) {
+// batchTxn is a batch in progress: its operations run against work, a copy of the range's
+// state that the store helpers (lookup, checkUnique, put) use unchanged, with its own LSN
+// counter continuing the range's, so LSNs are issued in operation order. The copy holds only
+// the keys the batch has looked at (copied from the range on first use), unless the container
+// has unique keys, whose check reads the whole logical partition: then it is a full copy.
+type batchTxn struct {
+	srv     *server
+	c       *container
+	r       *pkRange // the range, untouched until commit
+	work    *pkRange
+	pk      []any
+	full    bool            // work.items is a full copy of r.items
+	keys    map[string]bool // keys of r looked at or changed
+	nextDoc uint64          // c.nextDoc before the batch, restored by rollback
+}
+
+func newBatchTxn(srv *server, c *container, r *pkRange, pk []any) *batchTxn {
+	ukp, _ := c.props["uniqueKeyPolicy"].(map[string]any)
+	keys, _ := ukp["uniqueKeys"].([]any)
+	tx := &batchTxn{srv: srv, c: c, r: r, pk: pk, full: len(keys) > 0, keys: map[string]bool{}, nextDoc: c.nextDoc}
+	items := map[string]*item{}
+	if tx.full {
+		items = maps.Clone(r.items)
+	}
+	tx.work = &pkRange{id: r.id, min: r.min, max: r.max, parents: r.parents, lsn: r.lsn, ts: r.ts, items: items}
+	return tx
+}
+
+// lookup is the live item under key as the batch sees it so far.
+func (tx *batchTxn) lookup(key string) *item {
+	if !tx.keys[key] {
+		tx.keys[key] = true
+		if it, ok := tx.r.items[key]; ok && !tx.full {
+			tx.work.items[key] = it
+		}
+	}
+	return tx.srv.lookup(tx.c, tx.work, key)
+}
+
+// commit applies every change to the range at once.
+func (tx *batchTxn) commit() {
+	for key := range tx.keys {
+		if it, ok := tx.work.items[key]; ok {
+			tx.r.items[key] = it
+		} else {
+			delete(tx.r.items, key)
+		}
+	}
+	tx.r.lsn = tx.work.lsn
+}
+
+// rollback forgets the batch: the range was never changed; document sequence numbers go back.
+func (tx *batchTxn) rollback() { tx.c.nextDoc = tx.nextDoc }
+
+// parseBatch decodes a batch body: a JSON array of 1 to 100 operations, at most 2 MB (413).
+func parseBatch(body []byte) ([]batchOp, error) {
+	if len(body) > maxItemBytes {
+		return nil, newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
+	}
+	var ops []batchOp
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&ops); err != nil || dec.More() {
+		return nil, badRequest("The batch request body is invalid: it must be a JSON array of operations.")
+	}
+	if len(ops) == 0 {
+		return nil, badRequest("The batch request did not have any operations to be executed.")
+	}
+	if len(ops) > maxBatchOps {
+		return nil, badRequest("Batch request has more operations than what is supported. The maximum number of operations in a batch is %d.", maxBatchOps)
+	}
+	return ops, nil
+}
+
+// run runs one operation against the batch's working copy. It returns the operation's result,
+// or a *statusError for a failed operation.
+func (tx *batchTxn) run(op batchOp, withBodies bool) (batchResult, error) {
+	srv, c, w, pk := tx.srv, tx.c, tx.work, tx.pk
 	switch op.OperationType {
 	case "Create", "Upsert", "Replace":
 		doc, id, err := parseDocument(op.ResourceBody)
 		if err != nil {
-			return batchResult{}, "", err
+			return batchResult{}, err
 		}
 		if op.OperationType == "Replace" && id != op.ID {
-			return batchResult{}, "", badRequest("The id in the document %q does not match the id of the Replace operation %q.", id, op.ID)
+			return batchResult{}, badRequest("The id in the document %q does not match the id of the Replace operation %q.", id, op.ID)
 		}
 		if !samePK(c.pk.values(doc), pk) {
-			return batchResult{}, "", newError(http.StatusBadRequest, subPartitionKeyMismatch, "PartitionKey extracted from document doesn't match the one specified in the header. Learn more: https://aka.ms/CosmosDB/sql/errors/wrong-pk-value")
+			return batchResult{}, newError(http.StatusBadRequest, subPartitionKeyMismatch, "PartitionKey extracted from document doesn't match the one specified in the header. Learn more: https://aka.ms/CosmosDB/sql/errors/wrong-pk-value")
 		}
 		if err := validateTTL(c, doc); err != nil {
-			return batchResult{}, "", err
+			return batchResult{}, err
 		}
 		key := itemKey(pk, id)
-		old := srv.lookup(c, w, key)
+		old := tx.lookup(key)
 		switch {
 		case op.OperationType == "Create" && old != nil:
-			return batchResult{}, "", conflict()
+			return batchResult{}, conflict()
 		case op.OperationType == "Replace" && old == nil:
-			return batchResult{}, "", notFoundItem()
+			return batchResult{}, notFoundItem()
 		case op.OperationType != "Create" && op.IfMatch != "" && old == nil:
-			return batchResult{}, "", notFoundItem()
+			return batchResult{}, notFoundItem()
 		case op.OperationType != "Create" && op.IfMatch != "" && old.etag != op.IfMatch:
-			return batchResult{}, "", preconditionFailed()
+			return batchResult{}, preconditionFailed()
 		}
 		if err := srv.checkUnique(c, w, pk, id, doc); err != nil {
-			return batchResult{}, "", err
+			return batchResult{}, err
 		}
 		it := srv.put(c, w, pk, id, doc, old)
 		status := http.StatusCreated
 		if old != nil {
 			status = http.StatusOK
 		}
-		return itemResult(status, ruWrite(it.size), it, withBodies), key, nil
+		return itemResult(status, ruWrite(it.size), it, withBodies), nil
 
 	case "Read", "Delete", "Patch":
 		if op.ID == "" {
-			return batchResult{}, "", badRequest("The %s operation requires an id.", op.OperationType)
+			return batchResult{}, badRequest("The %s operation requires an id.", op.OperationType)
 		}
 		if err := validateID(op.ID); err != nil {
-			return batchResult{}, "", err
+			return batchResult{}, err
 		}
 		key := itemKey(pk, op.ID)
-		old := srv.lookup(c, w, key)
+		old := tx.lookup(key)
 		if old == nil {
-			return batchResult{}, "", notFoundItem()
+			return batchResult{}, notFoundItem()
 		}
 		if op.OperationType != "Read" && op.IfMatch != "" && old.etag != op.IfMatch {
-			return batchResult{}, "", preconditionFailed()
+			return batchResult{}, preconditionFailed()
 		}
 		switch op.OperationType {
 		case "Read":
-			return itemResult(http.StatusOK, ruRead(old.size), old, true), "", nil
+			return itemResult(http.StatusOK, ruRead(old.size), old, true), nil
 		case "Delete":
 			delete(w.items, key)
 			w.nextLSN()
-			return batchResult{StatusCode: http.StatusNoContent, RequestCharge: ruWrite(old.size)}, key, nil
+			return batchResult{StatusCode: http.StatusNoContent, RequestCharge: ruWrite(old.size)}, nil
 		}
-		return srv.batchPatch(c, w, pk, op, old, withBodies)
+		return tx.patch(op, old, withBodies)
 	}
-	return batchResult{}, "", badRequest("Invalid batch operation type %q: expected Create, Upsert, Replace, Delete, Read or Patch.", op.OperationType)
+	return batchResult{}, badRequest("Invalid batch operation type %q: expected Create, Upsert, Replace, Delete, Read or Patch.", op.OperationType)
 }
 
-// batchPatch applies a Patch operation (its resourceBody is a patch document, §5) to old.
-func (srv *server) batchPatch(c *container, w *pkRange, pk []any, op batchOp, old *item, withBodies bool) (batchResult, string, error) {
+// patch applies a Patch operation (its resourceBody is a patch document, §5) to old.
+func (tx *batchTxn) patch(op batchOp, old *item, withBodies bool) (batchResult, error) {
+	srv, c, w, pk := tx.srv, tx.c, tx.work, tx.pk
 	pb, err := parsePatch(op.ResourceBody, c)
 	if err != nil {
-		return batchResult{}, "", err
+		return batchResult{}, err
 	}
 	if pb.Condition != "" {
 		ok, err := engine.match(pb.Condition, old.doc)
 		if err != nil {
-			return batchResult{}, "", err
+			return batchResult{}, err
 		}
 		if !ok {
-			return batchResult{}, "", preconditionFailed()
+			return batchResult{}, preconditionFailed()
 		}
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(old.body(), &doc); err != nil {
-		return batchResult{}, "", err
+		return batchResult{}, err
 	}
 	for i, po := range pb.Operations {
 		if err := applyPatchOp(doc, po); err != nil {
-			return batchResult{}, "", badRequest("Patch operation %d (%s %s) failed: %s", i, po.Op, po.Path, err.Error())
+			return batchResult{}, badRequest("Patch operation %d (%s %s) failed: %s", i, po.Op, po.Path, err.Error())
 		}
 	}
 	if len(mustJSON(doc)) > maxItemBytes {
-		return batchResult{}, "", newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
+		return batchResult{}, newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
 	}
 	if err := validateTTL(c, doc); err != nil {
-		return batchResult{}, "", err
+		return batchResult{}, err
 	}
 	if err := srv.checkUnique(c, w, pk, op.ID, doc); err != nil {
-		return batchResult{}, "", err
+		return batchResult{}, err
 	}
 	it := srv.put(c, w, pk, op.ID, doc, old)
-	return itemResult(http.StatusOK, ruPatch(it.size, len(pb.Operations)), it, withBodies), itemKey(pk, op.ID), nil
+	return itemResult(http.StatusOK, ruPatch(it.size, len(pb.Operations)), it, withBodies), nil
 }
 
 func itemResult(status int, charge float64, it *item, withBody bool) batchResult {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
 
 func batchStatuses(resp azcosmos.TransactionalBatchResponse) []int32 {
@@ -291,5 +293,39 @@ func TestBatchLimits(t *testing.T) {
 	}
 	if _, err := cc.ReadItem(ctx, pk, "ok", nil); !isStatus(err, http.StatusNotFound) {
 		t.Errorf("ok after a failed batch: %v", err)
+	}
+}
+
+// TestBatchUniqueKeys: unique keys are checked against the items the batch itself wrote, and a
+// violation rolls the batch back.
+func TestBatchUniqueKeys(t *testing.T) {
+	s := cosmostest.NewServer(t)
+	cc := newContainer(t, newClient(t, s, nil), "uk", &azcosmos.ContainerProperties{
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}},
+		UniqueKeyPolicy:        &azcosmos.UniqueKeyPolicy{UniqueKeys: []azcosmos.UniqueKey{{Paths: []string{"/email"}}}},
+	})
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("p")
+	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"a","pk":"p","email":"a@x"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	b := cc.NewTransactionalBatch(pk)
+	b.CreateItem([]byte(`{"id":"b","pk":"p","email":"b@x"}`), nil)
+	b.CreateItem([]byte(`{"id":"c","pk":"p","email":"b@x"}`), nil)
+	resp, err := cc.ExecuteTransactionalBatch(ctx, b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(batchStatuses(resp)); got != "[424 409]" {
+		t.Fatalf("duplicate unique key within the batch: %s (want [424 409])", got)
+	}
+	b = cc.NewTransactionalBatch(pk)
+	b.DeleteItem("a", nil)
+	b.CreateItem([]byte(`{"id":"d","pk":"p","email":"a@x"}`), nil)
+	if resp, err := cc.ExecuteTransactionalBatch(ctx, b, nil); err != nil || !resp.Success {
+		t.Fatalf("reuse of a unique value deleted earlier in the batch: %v %v", batchStatuses(resp), err)
+	}
+	if _, err := cc.ReadItem(ctx, pk, "b", nil); !isStatus(err, http.StatusNotFound) {
+		t.Errorf("b after a failed batch: %v", err)
 	}
 }

@@ -73,7 +73,7 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 	}
 	rq.PKRangeID = r.id
 	rq.session = r.sessionToken()
-	after, since, err := changeFeedStart(rq, r)
+	after, since, err := changeFeedStart(rq.hdr(hdrIfNoneMatch), rq.hdr(hdrIfModifiedSince), r.lsn)
 	if err != nil {
 		return err
 	}
@@ -135,12 +135,13 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 	return nil
 }
 
-// changeFeedStart reads where a change feed request starts: after LSN `after`, and, when since is
-// not nil, at changes whose _ts is at or after it.
-func changeFeedStart(rq *request, r *pkRange) (after int64, since *time.Time, err error) {
-	if inm := strings.TrimSpace(rq.hdr(hdrIfNoneMatch)); inm != "" {
+// changeFeedStart reads where a change feed request starts, from its If-None-Match (inm) and
+// If-Modified-Since (ims) headers: after LSN `after` (current is the range's LSN, for *), and,
+// when since is not nil, at changes whose _ts is at or after it. Errors are 400.
+func changeFeedStart(inm, ims string, current int64) (after int64, since *time.Time, err error) {
+	if inm = strings.TrimSpace(inm); inm != "" {
 		if inm == "*" {
-			return r.lsn, nil, nil
+			return current, nil, nil
 		}
 		lsn, perr := strconv.ParseInt(strings.Trim(inm, `"`), 10, 64)
 		if perr != nil || lsn < 0 {
@@ -148,7 +149,7 @@ func changeFeedStart(rq *request, r *pkRange) (after int64, since *time.Time, er
 		}
 		return lsn, nil, nil
 	}
-	if ims := strings.TrimSpace(rq.hdr(hdrIfModifiedSince)); ims != "" {
+	if ims = strings.TrimSpace(ims); ims != "" {
 		t, perr := time.Parse(time.RFC1123, ims)
 		if perr != nil {
 			if t, perr = http.ParseTime(ims); perr != nil {
