@@ -1,11 +1,50 @@
-// Package retry holds cosmoskit's resilience layer for Azure Cosmos DB: an application-level
-// retry helper ([Do]) for work that must be repeated as a whole, such as an ETag
-// read-modify-write loop, and the azcore pipeline policy ([NewPipelinePolicy]) that gives the azcosmos
-// client what the .NET, Java and Python SDKs have and the Go SDK lacks: 429 retries that follow
-// the server's x-ms-retry-after-ms within a count and a time budget, circuit breakers per region
-// endpoint and partition key range, excluded regions (per client, changeable at runtime, and per
-// request), and opt-in cross-region read hedging.
+// Package retry holds cosmoskit's resilience layer for Azure Cosmos DB. It gives the azcosmos
+// client what the .NET, Java and Python SDKs have and the Go SDK lacks, as one azcore pipeline
+// policy ([PipelinePolicy]), plus an application-level retry helper ([Do]).
 //
-// The package imports diagnostics and none of cosmoskit's other packages; package cosmoskit
-// installs the policy for you.
+// # The pipeline policy
+//
+//	p := retry.NewPipelinePolicy(retry.Options{PreferredRegions: []string{"East US", "West US"}})
+//	opts := &azcosmos.ClientOptions{PreferredRegions: []string{"East US", "West US"}}
+//	p.Install(opts) // package cosmoskit does this for you
+//	client, _ := azcosmos.NewClientWithKey(endpoint, cred, opts)
+//
+// What it does for every request:
+//
+//   - 429 retries ([ThrottleOptions]): up to 9 retries and 30 s of cumulative waiting per
+//     operation, each wait exactly the server's x-ms-retry-after-ms, cut short by the context, and
+//     no retry when the next wait would pass the budget or the deadline. Then an error matching
+//     [ErrThrottled]: a *diagnostics.Error with status, sub-status, activity id, request charge,
+//     last retry-after and attempts, which unwraps to the *azcore.ResponseError. Throttles and
+//     waits are reported to package diagnostics.
+//   - Circuit breakers ([BreakerOptions], sony/gobreaker): per region endpoint, and per
+//     partition key range in a region for requests that name their range
+//     ([WithPartitionKeyRange]); reads open after 10 consecutive failures, writes after 5; 5xx,
+//     408 and transport errors are failures, other 4xx are not, 429 and the caller's cancellation
+//     are not counted. An open breaker takes its region (or range) out of routing until a probe
+//     succeeds; when nothing is left the request fails with [ErrCircuitOpen] without a network
+//     call.
+//   - Regions: the effective order is the preferred regions minus the client's excluded regions
+//     ([PipelinePolicy.SetExcludedRegions], changeable at runtime) and the request's
+//     ([WithExcludedRegions]); when everything is excluded, the write region. Reads fail over along
+//     that order at once, with no sleeps.
+//   - Hedging ([HedgingOptions], off by default, per request with [WithHedging]): a read with no
+//     final answer after a threshold is also sent to the next region; the first final answer wins
+//     and the other attempts are cancelled. Writes are hedged only when asked, on multi-write
+//     accounts.
+//
+// azcosmos fixes its routing when the client is built, and keeping one client per account is
+// the SDK's guidance. The policy therefore runs after the SDK's own region retry policy and
+// rewrites only the request's host to the region it chose (the request signature does not cover
+// the host), learning the account's regions and endpoints from the account metadata the SDK reads
+// through the same pipeline. See [PipelinePolicy] for who retries what, so that there is one
+// retry layer.
+//
+// # Application-level retries
+//
+// [Do] repeats a whole unit of work, such as read, modify, replace with If-Match, while it fails
+// with a retryable error (412 and transient failures by default), with exponential backoff that
+// honours the context and the server's retry hints.
+//
+// The package imports diagnostics and none of cosmoskit's other packages.
 package retry

@@ -55,8 +55,8 @@ type Options struct {
 	// Reporter receives every circuit breaker state change, e.g. the *diagnostics.Policy of the
 	// client (which records a metric and a log record). If nil, changes are not reported.
 	Reporter StateReporter
-	// Clock is the time source of throttle waits and hedge thresholds. If nil, the system clock
-	// is used. (The breakers' open interval always runs on the system clock.)
+	// Clock is the time source of the throttle waits. If nil, the system clock is used. (Hedge
+	// thresholds and the breakers' open interval always run on the system clock.)
 	Clock Clock
 }
 
