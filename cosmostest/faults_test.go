@@ -443,3 +443,37 @@ func BenchmarkPointReadWithFaultsAndLimits(b *testing.B) {
 		}
 	}
 }
+
+// TestFaultDelayEndsOnClose: Close does not wait for, or leak, a request held by a Delay (goleak
+// in TestMain checks the handler is gone).
+func TestFaultDelayEndsOnClose(t *testing.T) {
+	s, err := cosmostest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, s, func(o *azcosmos.ClientOptions) { o.Retry.MaxRetries = -1 })
+	cc := newContainer(t, c, "c1", nil)
+	seed(t, cc, "p", "a")
+	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, Delay: time.Hour})
+	done := make(chan error, 1)
+	go func() {
+		_, err := cc.CreateItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)
+		done <- err
+	}()
+	for h.Hits() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	start := time.Now()
+	s.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("the delayed create succeeded after Close")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delayed request outlived Close")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+}
