@@ -141,7 +141,9 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	raw := req.Raw()
 	op := diagnostics.Classify(raw)
 	if op.Name == diagnostics.OpReadAccount {
-		resp, err := req.Next()
+		// No routing and no breaker for the account metadata, but the same throttle budget
+		// (azcore no longer retries 429).
+		resp, err := p.sendThrottled(req, &throttleState{})
 		if err == nil {
 			if t := learnTopology(resp); t != nil {
 				p.topo.Store(t)

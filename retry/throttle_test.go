@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
@@ -152,5 +153,45 @@ func TestThrottleIsNotABreakerFailure(t *testing.T) {
 		if b.State != retry.StateClosed || b.ConsecutiveFailures != 0 {
 			t.Errorf("breaker %s: %v after throttles, %d failures", b.Name, b.State, b.ConsecutiveFailures)
 		}
+	}
+}
+
+func TestEachWaitIsItsHeader(t *testing.T) {
+	clock := newFakeClock()
+	e := newEnv(t, retry.Options{Clock: clock})
+	want := []time.Duration{10 * time.Millisecond, 250 * time.Millisecond, 3 * time.Second, 1500 * time.Millisecond}
+	for _, w := range want {
+		e.s.InjectFault(throttle(w, 1))
+	}
+	if err := e.read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, clock.waits()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+	if got := e.s.Requests(docReads); got != len(want)+1 {
+		t.Errorf("%d attempts, want %d", got, len(want)+1)
+	}
+}
+
+func TestThrottledAccountRead(t *testing.T) {
+	clock := newFakeClock()
+	s := cosmostest.NewServer(t)
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadAccount, Status: http.StatusTooManyRequests, RetryAfter: 5 * time.Millisecond, Times: 2})
+	co := s.ClientOptions()
+	retry.NewPipelinePolicy(retry.Options{Clock: clock}).Install(co)
+	c, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.CreateDatabase(context.Background(), azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadAccount}); got != 3 {
+		t.Errorf("%d account reads, want 3", got)
+	}
+	if diff := cmp.Diff([]time.Duration{5 * time.Millisecond, 5 * time.Millisecond}, clock.waits()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }
