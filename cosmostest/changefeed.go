@@ -1,9 +1,11 @@
 package cosmostest
 
 import (
+	"cmp"
+	"container/heap"
 	"encoding/json"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,7 +88,9 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 		limit = changeFeedDefaultPage
 	}
 	now := srv.now().Unix()
-	var changed []*item
+	// Keep the `limit` changes with the lowest LSNs in a max-heap: a page costs O(n log limit).
+	page := make(lsnHeap, 0, min(limit, len(r.items)))
+	matched := 0
 	for key, it := range r.items {
 		if c.expired(it, now) {
 			delete(r.items, key)
@@ -98,13 +102,20 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 		if pk != nil && !samePK(it.pk[:len(pk)], pk) {
 			continue
 		}
-		changed = append(changed, it)
+		matched++
+		switch {
+		case len(page) < limit:
+			heap.Push(&page, it)
+		case it.lsn < page[0].lsn:
+			page[0] = it
+			heap.Fix(&page, 0)
+		}
 	}
-	sort.Slice(changed, func(i, j int) bool { return changed[i].lsn < changed[j].lsn })
+	changed := []*item(page)
+	slices.SortFunc(changed, func(a, b *item) int { return cmp.Compare(a.lsn, b.lsn) })
 	// Without a page limit cut, everything up to the range's LSN has been looked at.
 	next := r.lsn
-	if len(changed) > limit {
-		changed = changed[:limit]
+	if matched > limit {
 		next = changed[limit-1].lsn
 	}
 	if next < after {
@@ -133,6 +144,20 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 	rq.charge = ruQuery(len(changed), size)
 	rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": c.rid, "Documents": docs, "_count": len(docs)}))
 	return nil
+}
+
+// lsnHeap is a max-heap of items by LSN.
+type lsnHeap []*item
+
+func (h lsnHeap) Len() int           { return len(h) }
+func (h lsnHeap) Less(i, j int) bool { return h[i].lsn > h[j].lsn }
+func (h lsnHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lsnHeap) Push(x any)        { *h = append(*h, x.(*item)) }
+func (h *lsnHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
 }
 
 // changeFeedStart reads where a change feed request starts, from its If-None-Match (inm) and
