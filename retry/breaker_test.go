@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -238,5 +239,25 @@ func TestPartitionBreaker(t *testing.T) {
 	}
 	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpQuery}); got != 1 {
 		t.Errorf("%d queries in East US, want 1 (range 1 only)", got)
+	}
+}
+
+func TestEveryRegionDown(t *testing.T) {
+	// Both regions refuse connections (only the account endpoint, West US, stays up for GET /):
+	// the read fails at once with a retryable error naming the last region, not after the SDK's
+	// 1 s connection retries.
+	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "North Europe"}},
+		cosmostest.WithRegions("West US", "East US", "North Europe"))
+	e.s.SetRegionDown("East US", true)
+	e.s.SetRegionDown("North Europe", true)
+	err := e.read(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "every region failed; last, North Europe") {
+		t.Fatalf("read = %v", err)
+	}
+	if !diagnostics.IsRetryable(err) {
+		t.Errorf("IsRetryable(%v) = false", err)
+	}
+	if got := len(e.rec.attempts()); got != 2 {
+		t.Errorf("%d attempts, want one per region (the SDK did not retry)", got)
 	}
 }

@@ -324,6 +324,7 @@ type result struct {
 	err     error
 	final   bool // an answer to return (success, a 4xx, an exhausted throttle budget, the caller's cancellation)
 	skipped bool // the breaker refused the attempt
+	region  string
 }
 
 func (r *result) close() {
@@ -341,7 +342,7 @@ func (r *result) giveUp() error {
 		}
 		var ne net.Error
 		timeout := errors.As(r.err, &ne) && ne.Timeout()
-		return &finalError{&regionsError{msg: r.err.Error(), timeout: timeout}}
+		return &finalError{&regionsError{msg: "cosmoskit: every region failed; last, " + r.region + ": " + r.err.Error(), timeout: timeout}}
 	}
 	return &finalError{newResponseError(r.resp)}
 }
@@ -360,5 +361,9 @@ func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *thr
 	o := classify(ctx, resp, err)
 	done(o)
 	final := o == outcomeSuccess || (o == outcomeNeutral && (err != nil || ctx.Err() != nil))
-	return result{resp: resp, err: err, final: final}
+	name := c.name
+	if name == "" {
+		name = c.host
+	}
+	return result{resp: resp, err: err, final: final, region: name}
 }
