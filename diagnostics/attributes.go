@@ -26,6 +26,7 @@ const (
 	keyErrorType        = string(semconv.ErrorTypeKey)
 	keyActivityID       = "azure.cosmosdb.activity_id"
 	keyAttempts         = "cosmoskit.attempts"
+	keyPKRangeID        = "cosmoskit.partition_key_range_id"
 	keyThrottles        = "cosmoskit.throttles"
 	keyBreakerState     = "cosmoskit.circuit_breaker.state"
 	keyBreakerFrom      = "cosmoskit.circuit_breaker.previous_state"

@@ -9,7 +9,9 @@ import (
 // one HTTP request of a service ("this request cost 7.3 RU in 3 calls"). Get one with [WithMeter];
 // every Cosmos DB operation run with that context (or a context derived from it) through a client
 // with [Policy] installed is added to it. Meters nest: an operation counts toward every meter in
-// its context. A Meter is safe for concurrent use; the methods of a nil *Meter return zero.
+// its context. Calls the SDK makes on contexts of its own (its partition key range cache and account
+// refreshes run on context.Background) are not charged to any meter. A Meter is safe for
+// concurrent use; the methods of a nil *Meter return zero.
 type Meter struct {
 	parent *Meter
 

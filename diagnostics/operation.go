@@ -61,6 +61,7 @@ const (
 	hdrIsUpsert       = "X-Ms-Documentdb-Is-Upsert"
 	hdrAIM            = "A-Im"
 	hdrConsistency    = "X-Ms-Consistency-Level"
+	hdrPKRangeID      = "X-Ms-Documentdb-Partitionkeyrangeid"
 	hdrActivityID     = "X-Ms-Activity-Id"
 	hdrRequestCharge  = "X-Ms-Request-Charge"
 	hdrSubStatus      = "X-Ms-Substatus"

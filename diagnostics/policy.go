@@ -31,7 +31,8 @@ import (
 //     server.address/server.port of the region endpoint that answered,
 //     azure.cosmosdb.operation.contacted_regions with the account's region names (learnt from the
 //     account metadata the SDK reads through the policy), azure.cosmosdb.activity_id,
-//     db.response.returned_rows for feeds, db.query.text only with Options.CaptureQueryText);
+//     db.response.returned_rows for feeds, cosmoskit.partition_key_range_id when the request
+//     targets one physical partition, db.query.text only with Options.CaptureQueryText);
 //   - records db.client.operation.duration, the request charge, throttles, throttle waits and
 //     retries (see the Metric constants), by operation, database, container, status, sub-status
 //     and region;
@@ -167,6 +168,9 @@ func (p *Policy) startSpan(ctx context.Context, raw *http.Request, op Operation,
 	}
 	if cl := raw.Header.Get(hdrConsistency); cl != "" {
 		attrs = append(attrs, attribute.String(keyConsistency, cl))
+	}
+	if id := raw.Header.Get(hdrPKRangeID); id != "" {
+		attrs = append(attrs, attribute.String(keyPKRangeID, id))
 	}
 	if query != "" {
 		attrs = append(attrs, attribute.String(keyQueryText, query))

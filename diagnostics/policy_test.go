@@ -871,3 +871,43 @@ func TestPolicyUnavailable(t *testing.T) {
 		t.Errorf("no ERROR record for the 503: %s", h.logs.String())
 	}
 }
+
+// TestPolicyReadMany: ReadManyItems reads the partition key ranges, then queries each physical
+// partition; each call is its own span, and the queries name their partition key range.
+func TestPolicyReadMany(t *testing.T) {
+	h := newHarness(t, harnessConfig{})
+	h.setup(t)
+	ctx := context.Background()
+	h.upsert(ctx, t, "a")
+	h.upsert(ctx, t, "b")
+	ctx, m := diagnostics.WithMeter(ctx)
+	resp, err := h.container.ReadManyItems(ctx, []azcosmos.ItemIdentity{
+		{ID: "a", PartitionKey: azcosmos.NewPartitionKeyString("p1")},
+		{ID: "b", PartitionKey: azcosmos.NewPartitionKeyString("p1")},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Items) != 2 {
+		t.Fatalf("read %d items", len(resp.Items))
+	}
+	if len(h.spansNamed("read_partition_key_ranges c1")) == 0 {
+		t.Errorf("no read_partition_key_ranges span: %v", spanNames(h.spans.Ended()))
+	}
+	queries := h.spansNamed("query_items c1")
+	if len(queries) == 0 {
+		t.Fatalf("no query_items span: %v", spanNames(h.spans.Ended()))
+	}
+	for _, q := range queries {
+		if id := attrs(q)["cosmoskit.partition_key_range_id"].AsString(); id == "" {
+			t.Errorf("query span without a partition key range id: %v", attrs(q))
+		}
+	}
+	// The meter counts the query pages and the range read made on the caller's context; the SDK's
+	// partition key range cache refreshes itself on a context of its own, which no unit of work
+	// is charged for.
+	if m.RequestCharge() < float64(resp.RequestCharge)-1e-3 || m.Requests() < len(queries)+1 {
+		t.Errorf("meter: %v RU in %d calls; ReadManyItems says %v RU in %d query pages",
+			m.RequestCharge(), m.Requests(), resp.RequestCharge, len(queries))
+	}
+}
