@@ -1,0 +1,87 @@
+package cosmoskit_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/retry"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the concurrent writes of a slog handler.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestBreakerThroughNew(t *testing.T) {
+	var logs lockedBuffer
+	cfg := cosmoskit.Config{
+		Diagnostics: diagnostics.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))},
+		Retry:       retry.Options{Breaker: retry.BreakerOptions{ReadFailureThreshold: 2, OpenInterval: time.Hour}},
+	}
+	s, c, cc := twoRegions(t, cfg)
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: http.StatusServiceUnavailable})
+	read := func() error {
+		_, err := cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("a"), "1", nil)
+		return err
+	}
+	for range 2 {
+		if err := read(); err == nil || errors.Is(err, cosmoskit.ErrCircuitOpen) {
+			t.Fatalf("read = %v, want the 503", err)
+		}
+	}
+	s.ResetRequests()
+	if err := read(); !errors.Is(err, cosmoskit.ErrCircuitOpen) {
+		t.Fatalf("read = %v, want ErrCircuitOpen", err)
+	}
+	if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
+		t.Errorf("%d requests with every breaker open", n)
+	}
+	if got := strings.Count(logs.String(), "circuit breaker state changed"); got != 2 {
+		t.Errorf("%d state changes logged, want 2 (one per region):\n%s", got, logs.String())
+	}
+	open := 0
+	for _, b := range c.Retry().Breakers() {
+		if b.State == retry.StateOpen {
+			open++
+		}
+	}
+	if open != 2 {
+		t.Errorf("%d open breakers, want 2: %+v", open, c.Retry().Breakers())
+	}
+}
+
+func TestHedgingThroughNew(t *testing.T) {
+	s, _, cc := twoRegions(t, cosmoskit.Config{Retry: retry.Options{Hedging: retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond}}})
+	s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	if _, err := cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("a"), "1", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpRead}); n != 1 {
+		t.Errorf("%d hedged reads in East US, want 1", n)
+	}
+}
