@@ -911,3 +911,30 @@ func TestPolicyReadMany(t *testing.T) {
 			m.RequestCharge(), m.Requests(), resp.RequestCharge, len(queries))
 	}
 }
+
+// TestPolicySlowRead: the server holds a read for longer than the point threshold; the read is
+// logged as slow with the threshold and its diagnostics.
+func TestPolicySlowRead(t *testing.T) {
+	h := newHarness(t, harnessConfig{opts: diagnostics.Options{PointLatencyThreshold: 20 * time.Millisecond}})
+	h.setup(t)
+	ctx := context.Background()
+	h.upsert(ctx, t, "a")
+	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+		Delay: 40 * time.Millisecond, Times: 1})
+	if _, err := h.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, r := range h.logs.records(t) {
+		if r["msg"] == "cosmoskit: slow operation" && r["db.operation.name"] == "read_item" {
+			found = r["latency_threshold"] == float64(20*time.Millisecond) && r["duration"].(float64) >= float64(40*time.Millisecond) &&
+				strings.Contains(r["diagnostics"].(string), `"(200, 0)"`)
+			if !found {
+				t.Errorf("slow read record = %v", r)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no slow read record: %s", h.logs.String())
+	}
+}
