@@ -261,3 +261,21 @@ func TestEveryRegionDown(t *testing.T) {
 		t.Errorf("%d attempts, want one per region (the SDK did not retry)", got)
 	}
 }
+
+func TestBreakersDisabled(t *testing.T) {
+	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{Disable: true, ReadFailureThreshold: 1}},
+		cosmostest.WithRegions("West US"))
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+		Status: http.StatusServiceUnavailable, Times: 3})
+	for range 3 {
+		if err := e.read(context.Background()); errors.Is(err, retry.ErrCircuitOpen) {
+			t.Fatalf("read = %v with breakers disabled", err)
+		}
+	}
+	if err := e.read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.p.Breakers(); len(got) != 0 {
+		t.Errorf("Breakers = %+v, want none", got)
+	}
+}

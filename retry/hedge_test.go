@@ -143,3 +143,17 @@ func TestHedgingPerRequest(t *testing.T) {
 		t.Errorf("%d reads in West US without hedging", got)
 	}
 }
+
+func TestHedgedWritesWhenAsked(t *testing.T) {
+	e := newEnv(t, retry.Options{
+		PreferredRegions: []string{"West US", "East US"},
+		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond, Writes: true},
+	}, cosmostest.WithMultiWrite())
+	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsert, Delay: time.Minute})
+	if _, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpUpsert}); got != 1 {
+		t.Errorf("%d upserts in East US, want the hedge", got)
+	}
+}

@@ -65,7 +65,7 @@ type Options struct {
 // request is not retried when the next wait would pass MaxWait (counting the waits already made)
 // or the context's deadline. After that the caller gets an error matching ErrThrottled.
 type ThrottleOptions struct {
-	// MaxRetries is the number of retries after the first 429. If 0, DefaultThrottleMaxRetries
+	// MaxRetries is the number of retries after the first 429. If 0 or less, DefaultThrottleMaxRetries
 	// (9) is used. To return the first 429 at once, set DisableRetries.
 	MaxRetries int
 	// MaxWait is the most time spent waiting for throttled retries of one request, summed. If 0,
