@@ -46,6 +46,7 @@ type PipelinePolicy struct {
 	preferred []string // canonical names
 	excluded  atomic.Pointer[excludedRegions]
 	topo      atomic.Pointer[topology]
+	routes    atomic.Pointer[routeCache]
 	br        *breakers // nil when disabled
 }
 
@@ -177,18 +178,24 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		regions = p.candidates(ctx, t, true)
 		// Keep the SDK's choice when it is allowed, so its own write failover keeps working.
 		for i, c := range regions {
-			if c.host == current.host {
-				regions[0], regions[i] = regions[i], regions[0]
+			if c.host == current.host && i > 0 {
+				regions = append([]region{c}, append(regions[:i:i], regions[i+1:]...)...)
 				break
 			}
 		}
 	default: // single write region: the SDK's choice
 		regions = []region{current}
 	}
-	avail := regions[:0:0]
-	for _, c := range regions {
-		if !p.br.open(c, r.partition, r.write) {
-			avail = append(avail, c)
+	avail := regions // shared with the route cache: filtered into a copy only when a breaker is open
+	for i, c := range regions {
+		if p.br.open(c, r.partition, r.write) {
+			avail = append(make([]region, 0, len(regions)), regions[:i]...)
+			for _, c := range regions[i+1:] {
+				if !p.br.open(c, r.partition, r.write) {
+					avail = append(avail, c)
+				}
+			}
+			break
 		}
 	}
 	if len(avail) == 0 {
@@ -213,7 +220,7 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		ops.noteSDKRetry(res.resp)
 		return res.resp, res.err
 	}
-	var last *result
+	var last result
 	tried := 0
 	for _, c := range avail {
 		res := p.attempt(req, c, r, st)
@@ -227,9 +234,9 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			return res.resp, res.err
 		}
 		last.close()
-		last = &res
+		last = res
 	}
-	if last == nil {
+	if tried == 0 {
 		return nil, &finalError{circuitOpen(regions)}
 	}
 	if tried == 1 {
@@ -290,12 +297,41 @@ func isDocumentOp(name string) bool {
 
 // candidates returns the effective order: preferred (or account) regions minus the client's and
 // the request's excluded regions; the write region when that leaves nothing.
+// The result may be shared: callers must not modify it.
 func (p *PipelinePolicy) candidates(ctx context.Context, t *topology, write bool) []region {
+	ex := p.excluded.Load()
+	reqEx := excludedFromContext(ctx)
+	if reqEx == nil {
+		if c := p.routes.Load(); c != nil && c.topo == t && c.excluded == ex {
+			if write {
+				return c.write
+			}
+			return c.read
+		}
+		c := &routeCache{topo: t, excluded: ex, read: p.order(t, false, ex, nil), write: p.order(t, true, ex, nil)}
+		p.routes.Store(c)
+		if write {
+			return c.write
+		}
+		return c.read
+	}
+	return p.order(t, write, ex, reqEx)
+}
+
+// routeCache holds the effective orders for a topology and client-level exclusion list, the
+// common case of requests without exclusions of their own.
+type routeCache struct {
+	topo        *topology
+	excluded    *excludedRegions
+	read, write []region
+}
+
+func (p *PipelinePolicy) order(t *topology, write bool, ex *excludedRegions, reqEx map[string]bool) []region {
 	all := t.readable
 	if write {
 		all = t.writable
 	}
-	out := without(ordered(all, p.preferred), p.excluded.Load().set, excludedFromContext(ctx))
+	out := without(ordered(all, p.preferred), ex.set, reqEx)
 	if len(out) == 0 && len(t.writable) > 0 {
 		out = []region{t.writable[0]}
 	}
