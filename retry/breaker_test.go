@@ -279,3 +279,33 @@ func TestBreakersDisabled(t *testing.T) {
 		t.Errorf("Breakers = %+v, want none", got)
 	}
 }
+
+func TestRegionDownUnderConcurrentReads(t *testing.T) {
+	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+	e.s.SetRegionDown("East US", true)
+	errs := make(chan error, 8*20)
+	done := make(chan struct{})
+	for range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 20 {
+				if err := e.read(context.Background()); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if state, _ := breakerState(e.p, e.host(t, "East US"), false); state != retry.StateOpen {
+		t.Errorf("East US breaker %v after 160 reads with the region down, want open", state)
+	}
+	if got := e.s.Requests(regionReads("West US")); got != 160 {
+		t.Errorf("%d reads served by West US, want 160", got)
+	}
+}
