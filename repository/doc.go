@@ -1,0 +1,29 @@
+// Package repository gives a Go service typed access to Azure Cosmos DB documents, with the
+// modeling rules built in: point reads by id and partition key, ETag concurrency, a "type"
+// discriminator, schema versions with upgrades on read, parameterized queries and
+// continuation-token paging, and validation before any request.
+//
+//	orders, err := repository.New(container, repository.Options[Order]{
+//		Type: "order",
+//		Key:  func(o Order) (string, azcosmos.PartitionKey) { return o.ID, azcosmos.NewPartitionKeyString(o.CustomerID) },
+//	})
+//	o, err := orders.Get(ctx, azcosmos.NewPartitionKeyString("c1"), "o1")
+//
+// A Repository works over a plain *azcosmos.ContainerClient (or one from a cosmoskit.Client, with
+// NewFromClient) and the user's own structs; embedding Meta is optional and only adds the ETag and
+// timestamp the service stores.
+//
+// Writes stamp "type" and "schemaVersion" into the JSON of the item (T needs no fields for them).
+// Reads refuse documents of another type (ErrTypeMismatch) and of a version newer than the code
+// (ErrUnknownSchemaVersion); older versions run through Options.Upgrades. Several repositories may
+// share a container; Mixed reads a partition of it decoding each document to its Go type.
+//
+// Queries are a template plus parameters (SQL) or built from filters (NewQuery), and run in one
+// partition unless CrossPartition is called, which is logged. Page returns a URL-safe token for
+// the next page; All and AllOf are iterators over every result.
+//
+// Errors from the service are *diagnostics.Error values (wrapped in *OpError, which names the
+// operation, type and id): use errors.Is with ErrNotFound, ErrConflict, ErrPreconditionFailed,
+// ... and errors.As to reach *diagnostics.Error or the SDK's *azcore.ResponseError. Rejections
+// before any request are *ValidationError, matching ErrValidation and the rule's own sentinel.
+package repository

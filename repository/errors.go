@@ -1,0 +1,151 @@
+package repository
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+)
+
+// Sentinels shared with every cosmoskit package: these are the same values as diagnostics' (and
+// cosmoskit's), so errors.Is works whichever package the caller imports.
+var (
+	// ErrNotFound: the item does not exist (404).
+	ErrNotFound = diagnostics.ErrNotFound
+	// ErrConflict: Create found an item with the same id in the partition (409).
+	ErrConflict = diagnostics.ErrConflict
+	// ErrPreconditionFailed: an If-Match ETag or a patch condition did not match (412).
+	ErrPreconditionFailed = diagnostics.ErrPreconditionFailed
+	// ErrThrottled: the request rate was too large after every retry (429).
+	ErrThrottled = diagnostics.ErrThrottled
+	// ErrBadRequest: the service rejected the request (400).
+	ErrBadRequest = diagnostics.ErrBadRequest
+)
+
+// Errors of the repository itself. None of them involves a request that reached the service, except
+// ErrTypeMismatch and ErrUnknownSchemaVersion, which describe a document that was read.
+var (
+	// ErrTypeMismatch: a document read has a "type" other than the repository's (or none).
+	ErrTypeMismatch = errors.New("cosmoskit: document type mismatch")
+	// ErrUnknownSchemaVersion: a document's "schemaVersion" is newer than the code knows, missing,
+	// or has no registered upgrade path to the current version.
+	ErrUnknownSchemaVersion = errors.New("cosmoskit: unknown schema version")
+	// ErrValidation matches every *ValidationError: nothing was sent.
+	ErrValidation = errors.New("cosmoskit: validation failed")
+	// ErrInvalidID: an id that is empty, longer than 1,023 bytes or contains / \ ? #.
+	ErrInvalidID = errors.New("cosmoskit: invalid id")
+	// ErrInvalidPartitionKey: a partition key with the wrong number of components or a value
+	// longer than the container allows.
+	ErrInvalidPartitionKey = errors.New("cosmoskit: invalid partition key")
+	// ErrItemTooLarge: the serialized item exceeds 2 MB.
+	ErrItemTooLarge = errors.New("cosmoskit: item too large")
+	// ErrNestingTooDeep: the item nests objects and arrays more than 128 levels deep.
+	ErrNestingTooDeep = errors.New("cosmoskit: item nesting too deep")
+	// ErrUnsafeInteger: an integer beyond ±2^53, which Cosmos DB would silently round; encode it
+	// as a string (`json:",string"`).
+	ErrUnsafeInteger = errors.New("cosmoskit: integer beyond ±2^53")
+	// ErrInvalidQuery: a query template with a literal value, OFFSET, an unsafe field name, or
+	// without a partition key and without CrossPartition.
+	ErrInvalidQuery = errors.New("cosmoskit: invalid query")
+	// ErrInvalidPatch: more than 10 patch operations, or one on id, type, schemaVersion or a
+	// system property.
+	ErrInvalidPatch = errors.New("cosmoskit: invalid patch")
+	// ErrInvalidToken: a page token that was not returned by Page for the same query.
+	ErrInvalidToken = errors.New("cosmoskit: invalid continuation token")
+	// ErrTooManyAttempts: Update lost the ETag race on every attempt. It also matches
+	// ErrPreconditionFailed.
+	ErrTooManyAttempts = errors.New("cosmoskit: update gave up after repeated ETag conflicts")
+)
+
+// ValidationError is an item, key, query or patch rejected before any request was sent. It
+// matches ErrValidation and its Kind sentinel (ErrInvalidID, ErrItemTooLarge, ...) with errors.Is.
+type ValidationError struct {
+	// Kind is the sentinel for the rule broken, e.g. ErrInvalidID.
+	Kind error
+	// Field names what was rejected: "id", "partitionKey", "item", "query", "patch", or a JSON
+	// pointer into the item such as "/lines/3/amount".
+	Field string
+	// Reason says why, without echoing the value.
+	Reason string
+}
+
+// Error returns "cosmoskit: <kind>: <field>: <reason>".
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("%v: %s: %s", e.Kind, e.Field, e.Reason)
+}
+
+// Is reports whether target is ErrValidation or the error's Kind.
+func (e *ValidationError) Is(target error) bool {
+	return target == ErrValidation || target == e.Kind
+}
+
+// Unwrap returns Kind.
+func (e *ValidationError) Unwrap() error { return e.Kind }
+
+func invalid(kind error, field, reason string) error {
+	return &ValidationError{Kind: kind, Field: field, Reason: reason}
+}
+
+// DocumentError describes a stored document that cannot be read as the repository's type: another
+// type, or a schema version it cannot upgrade. It matches ErrTypeMismatch or
+// ErrUnknownSchemaVersion (its Kind) with errors.Is.
+type DocumentError struct {
+	Kind error
+	// ID is the document's id, "" if it has none.
+	ID string
+	// Type is the repository's type name; Found is the document's ("" if it has none).
+	Type, Found string
+	// Version is the document's schemaVersion (0 if missing) and Current the repository's.
+	Version, Current int
+	// Reason is a short explanation.
+	Reason string
+}
+
+// Error returns a message naming the id, the types and the versions involved.
+func (e *DocumentError) Error() string {
+	return fmt.Sprintf("%v: document %q of type %q (version %d), want %q (version %d): %s",
+		e.Kind, e.ID, e.Found, e.Version, e.Type, e.Current, e.Reason)
+}
+
+// Unwrap returns Kind.
+func (e *DocumentError) Unwrap() error { return e.Kind }
+
+// tooManyAttempts joins ErrTooManyAttempts with the last 412.
+type tooManyAttempts struct {
+	attempts int
+	last     error
+}
+
+func (e *tooManyAttempts) Error() string {
+	return fmt.Sprintf("%v (%d attempts): %v", ErrTooManyAttempts, e.attempts, e.last)
+}
+
+func (e *tooManyAttempts) Unwrap() []error { return []error{ErrTooManyAttempts, e.last} }
+
+// opError wraps err from the SDK as a diagnostics *Error for operation op and adds what the caller
+// needs to act: the repository type and the item id.
+func (r *core) opError(op, id string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &OpError{Op: op, Type: r.typeName, ID: id, Err: diagnostics.FromError(op, err)}
+}
+
+// OpError is a failed call of a repository method: it names the operation, the repository type and
+// the item id, and unwraps to a *diagnostics.Error (and through it to the SDK's
+// *azcore.ResponseError), so errors.Is(err, ErrNotFound) and errors.As work.
+type OpError struct {
+	Op, Type, ID string
+	Err          error
+}
+
+// Error returns "repository: <op> <type> <id>: <cause>".
+func (e *OpError) Error() string {
+	if e.ID == "" {
+		return "repository: " + e.Op + " " + e.Type + ": " + e.Err.Error()
+	}
+	return "repository: " + e.Op + " " + e.Type + " " + fmt.Sprintf("%q", e.ID) + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *OpError) Unwrap() error { return e.Err }

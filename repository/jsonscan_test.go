@@ -1,0 +1,75 @@
+package repository
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+func TestScanHeader(t *testing.T) {
+	cases := []struct {
+		doc     string
+		id, typ string
+		version int
+		issue   error
+		pointer string
+	}{
+		{`{"id":"a","type":"order","schemaVersion":2}`, `"a"`, `"order"`, 2, nil, ""},
+		{` { "x" : { "type" : "no", "id": "no" } , "s":"}\"{,", "id" : "b\"c" , "type":"t" } `, `"b\"c"`, `"t"`, 0, nil, ""},
+		{`{"a":[1,2,{"b":[9007199254740993]}],"id":"x"}`, `"x"`, "", 0, ErrUnsafeInteger, "/a/2/b/0"},
+		{`{"a":-9007199254740993}`, "", "", 0, ErrUnsafeInteger, "/a"},
+		{`{"a":9007199254740993.5,"b":1e300,"c":-9007199254740992}`, "", "", 0, nil, ""},
+		{`{"a\\":"\\","id":"y"}`, `"y"`, "", 0, nil, ""},
+		{`{"schemaVersion":"3"}`, "", "", 0, nil, ""},
+	}
+	for _, c := range cases {
+		h, issue := scanHeader([]byte(c.doc), true)
+		if string(h.id) != c.id || string(h.typ) != c.typ || (c.version > 0 && h.version != c.version) {
+			t.Errorf("%s: header %q %q %d", c.doc, h.id, h.typ, h.version)
+		}
+		switch {
+		case c.issue == nil && issue != nil:
+			t.Errorf("%s: unexpected issue %v", c.doc, issue.kind)
+		case c.issue != nil && (issue == nil || !errors.Is(issue.kind, c.issue)):
+			t.Errorf("%s: issue %v, want %v", c.doc, issue, c.issue)
+		case c.issue != nil && pointerAt([]byte(c.doc), issue.at) != c.pointer:
+			t.Errorf("%s: pointer %q, want %q", c.doc, pointerAt([]byte(c.doc), issue.at), c.pointer)
+		}
+	}
+	if h, _ := scanHeader([]byte(`{"schemaVersion":"3"}`), false); !h.badVersion {
+		t.Error("a string schemaVersion is not bad")
+	}
+}
+
+// FuzzScanHeader checks the byte walk against encoding/json on every valid object.
+func FuzzScanHeader(f *testing.F) {
+	for _, s := range []string{`{"id":"a","type":"t","schemaVersion":1}`, `{"x":[{"id":1}],"id":"\"","type":null}`, `{}`, `{"a":{"b":[]}, "type":"z"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(doc, &m) != nil {
+			return
+		}
+		h, _ := scanHeader(doc, true)
+		for key, got := range map[string][]byte{"id": h.id, "type": h.typ} {
+			want, ok := m[key]
+			if !ok {
+				if got != nil {
+					t.Fatalf("%s found in %s", key, doc)
+				}
+				continue
+			}
+			var a, b any
+			if json.Unmarshal(want, &a) != nil || json.Unmarshal(got, &b) != nil || !jsonEqual(a, b) {
+				t.Fatalf("%s = %s, want %s in %s", key, got, want, doc)
+			}
+		}
+	})
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}

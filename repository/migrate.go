@@ -1,0 +1,48 @@
+package repository
+
+import (
+	"context"
+	"errors"
+)
+
+// MigrateResult counts what Migrate did.
+type MigrateResult struct {
+	// Found is the number of documents of this type below the current schema version.
+	Found int
+	// Upgraded is the number written back at the current version.
+	Upgraded int
+	// Gone is the number deleted or rewritten by someone else before Migrate got to them.
+	Gone int
+}
+
+// Migrate walks the whole container (a logged cross-partition query, paged with continuation
+// tokens) and rewrites every document of this type whose schemaVersion is below the current one
+// (or missing, with Options.UnversionedAs) in its upgraded form, each with the ETag loop of
+// Update, so concurrent writers are never overwritten. It is idempotent: documents already
+// current are not touched, and a second run finds nothing. It stops at the first error, returning
+// what it did so far; documents it cannot upgrade (ErrUnknownSchemaVersion) stop it too.
+func (r *Repository[T]) Migrate(ctx context.Context) (MigrateResult, error) {
+	var res MigrateResult
+	text := "SELECT * FROM c WHERE c.type = @type AND c.schemaVersion < @version"
+	if r.unversion > 0 {
+		text = "SELECT * FROM c WHERE c.type = @type AND (NOT IS_DEFINED(c.schemaVersion) OR c.schemaVersion < @version)"
+	}
+	q := SQL(text, Param("@version", r.version)).CrossPartition()
+	for item, err := range r.All(ctx, q) {
+		if err != nil {
+			return res, err
+		}
+		res.Found++
+		id, pk := r.key(item)
+		_, err := r.Update(ctx, pk, id, func(*T) error { return nil })
+		switch {
+		case err == nil:
+			res.Upgraded++
+		case errors.Is(err, ErrNotFound):
+			res.Gone++
+		default:
+			return res, err
+		}
+	}
+	return res, nil
+}

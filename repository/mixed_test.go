@@ -1,0 +1,151 @@
+package repository_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/repository"
+)
+
+func TestPolymorphicContainer(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	orders := newOrders(t, e.container)
+	customers, err := repository.New(e.container, repository.Options[Customer]{Type: "customer", Key: customerKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := customers.Create(ctx, Customer{ID: "c1", CustomerID: "c1", Name: "Ann"}); err != nil {
+		t.Fatal(err)
+	}
+	seedOrders(t, orders, "c1", 3)
+	seedOrders(t, orders, "c2", 2)
+	rawPut(t, e.container, "c1", `{"id":"stray","customerId":"c1","type":"invoice","schemaVersion":1}`)
+
+	// each repository sees only its own type
+	if got := collect(t, orders.All(ctx, repository.NewQuery().Partition(pk("c1")))); len(got) != 3 {
+		t.Fatalf("orders in c1 = %d", len(got))
+	}
+	if got := collect(t, customers.All(ctx, repository.NewQuery().Partition(pk("c1")))); len(got) != 1 || got[0].Name != "Ann" {
+		t.Fatalf("customers in c1 = %+v", got)
+	}
+	// and refuses the other's documents
+	if _, err := orders.Get(ctx, pk("c1"), "c1"); !errors.Is(err, repository.ErrTypeMismatch) {
+		t.Fatalf("orders.Get(customer) = %v", err)
+	}
+
+	mixed, err := repository.NewMixed(orders, customers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for v, err := range mixed.Partition(ctx, pk("c1")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch v := v.(type) {
+		case Order:
+			kinds = append(kinds, "order:"+v.ID)
+		case Customer:
+			kinds = append(kinds, "customer:"+v.Name)
+		default:
+			t.Fatalf("unexpected %T", v)
+		}
+	}
+	sort.Strings(kinds)
+	if fmt.Sprint(kinds) != "[customer:Ann order:c1-0000 order:c1-0001 order:c1-0002]" {
+		t.Fatalf("partition = %v", kinds)
+	}
+	v, err := mixed.Get(ctx, pk("c1"), "c1")
+	if c, ok := v.(Customer); err != nil || !ok || c.Name != "Ann" {
+		t.Fatalf("mixed.Get = %#v, %v", v, err)
+	}
+	if _, err := mixed.Get(ctx, pk("c1"), "stray"); !errors.Is(err, repository.ErrTypeMismatch) {
+		t.Fatalf("mixed.Get(unregistered type) = %v", err)
+	}
+
+	// registration errors
+	if _, err := repository.NewMixed(orders, orders); !errors.Is(err, repository.ErrValidation) {
+		t.Fatalf("duplicate type: %v", err)
+	}
+	other := createContainer(t, e.client, "other")
+	if _, err := repository.NewMixed(orders, newOrders(t, other, func(o *repository.Options[Order]) { o.Type = "order2" })); !errors.Is(err, repository.ErrValidation) {
+		t.Fatalf("different containers: %v", err)
+	}
+}
+
+func TestReadManyAndBatch(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	orders := newOrders(t, e.container)
+	seedOrders(t, orders, "c1", 3)
+	seedOrders(t, orders, "c2", 2)
+	got, err := orders.ReadMany(ctx, []repository.Ref{
+		{ID: "c2-0001", PartitionKey: pk("c2")},
+		{ID: "c1-0000", PartitionKey: pk("c1")},
+		{ID: "missing", PartitionKey: pk("c1")},
+		{ID: "c1-0002", PartitionKey: pk("c1")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, o := range got {
+		ids = append(ids, o.ID)
+	}
+	if fmt.Sprint(ids) != "[c2-0001 c1-0000 c1-0002]" {
+		t.Fatalf("ReadMany = %v", ids)
+	}
+	if _, err := orders.ReadMany(ctx, []repository.Ref{{ID: "a/b", PartitionKey: pk("c1")}}); !errors.Is(err, repository.ErrInvalidID) {
+		t.Fatalf("ReadMany with a bad id: %v", err)
+	}
+
+	first, err := orders.Get(ctx, pk("c1"), "c1-0000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Status = "batched"
+	res, err := orders.NewBatch(pk("c1")).
+		Create(Order{ID: "b1", CustomerID: "c1", Total: 1}).
+		Replace(first, repository.IfMatch(first.ETag)).
+		Patch("c1-0001", new(repository.Patch).Increment("/total", 100)).
+		Read("c1-0002").
+		Delete("c1-0002").
+		Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 5 || res[0].StatusCode != 201 || res[0].Item.ID != "b1" || res[1].Item.Status != "batched" ||
+		res[2].Item.Total != 101 || res[3].Item.ID != "c1-0002" || res[4].StatusCode != 204 {
+		t.Fatalf("batch results = %+v", res)
+	}
+	if raw := rawGet(t, e.container, "c1", "b1"); raw["type"] != "order" || raw["schemaVersion"] != float64(1) {
+		t.Fatalf("batch create not stamped: %v", raw)
+	}
+
+	// atomic: a conflict rolls everything back
+	_, err = orders.NewBatch(pk("c1")).
+		Create(Order{ID: "b2", CustomerID: "c1"}).
+		Create(Order{ID: "b1", CustomerID: "c1"}).
+		Execute(ctx)
+	var be *repository.BatchError
+	if !errors.Is(err, repository.ErrConflict) || !errors.As(err, &be) || be.Index != 1 {
+		t.Fatalf("conflicting batch = %v", err)
+	}
+	if ok, _ := orders.Exists(ctx, pk("c1"), "b2"); ok {
+		t.Fatal("b2 was written by a failed batch")
+	}
+	// every item must be in the batch's partition, checked before sending
+	if _, err := orders.NewBatch(pk("c1")).Create(Order{ID: "x", CustomerID: "c2"}).Execute(ctx); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		t.Fatalf("item of another partition: %v", err)
+	}
+	if _, err := orders.NewBatch(pk("c1")).Execute(ctx); !errors.Is(err, repository.ErrValidation) {
+		t.Fatalf("empty batch: %v", err)
+	}
+	var _ azcosmos.PartitionKey
+}

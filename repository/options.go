@@ -1,0 +1,106 @@
+package repository
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/retry"
+)
+
+// KeyFunc returns an item's id and its partition key: one value, or two or three for a
+// hierarchical key, broadest first (azcosmos.NewPartitionKeyString(tenant).AppendString(user)).
+// It is the only place the repository learns where an item lives, so no struct tags or
+// reflection are involved.
+type KeyFunc[T any] func(item T) (id string, pk azcosmos.PartitionKey)
+
+// UpgradeFunc turns a stored document of one schema version into the next version, in place. The
+// document is the decoded JSON (numbers are json.Number, so large values stay exact); the
+// repository sets "schemaVersion" itself.
+type UpgradeFunc func(doc map[string]any) error
+
+// LargeItem describes a write whose serialized size passed Options.LargeItemThreshold.
+type LargeItem struct {
+	Type string
+	ID   string
+	// Size is the serialized size in bytes, type and schemaVersion included.
+	Size int
+}
+
+// Limits enforced before any request (the service's, from the Cosmos DB documentation).
+const (
+	// MaxIDBytes is the longest id, in bytes.
+	MaxIDBytes = 1023
+	// MaxItemBytes is the largest serialized item (2 MB).
+	MaxItemBytes = 2 * 1024 * 1024
+	// DefaultLargeItemThreshold is the size from which Options.OnLargeItem is called.
+	DefaultLargeItemThreshold = 1_500_000
+	// MaxPartitionKeyBytes is the longest partition key value with large partition keys
+	// (partition key definition version 2, what cosmoskit.EnsureContainer creates).
+	MaxPartitionKeyBytes = 2048
+	// MaxLegacyPartitionKeyBytes is the longest partition key value of a version 1 definition.
+	MaxLegacyPartitionKeyBytes = 101
+	// MaxPatchOperations is the most operations one patch may carry.
+	MaxPatchOperations = 10
+	// DefaultUpdateAttempts is the number of read-modify-replace rounds Update makes by default.
+	DefaultUpdateAttempts = 3
+)
+
+// Options configures a Repository. Type and Key are required; every other zero value is the
+// documented default.
+type Options[T any] struct {
+	// Type is the discriminator written as "type" on every item and required on every item read
+	// ("order", "customer"): letters, digits and _ - . : only. Required.
+	Type string
+
+	// Key returns an item's id and partition key. Required.
+	Key KeyFunc[T]
+
+	// PartitionKeyPaths are the container's partition key paths, broadest first ("/tenantId",
+	// "/userId"). When set, point operations need exactly that many key components and queries at
+	// most that many (a hierarchical prefix). Default: not checked.
+	PartitionKeyPaths []string
+
+	// LegacyPartitionKey says the container's partition key definition is version 1, whose values
+	// are limited to 101 bytes. Default: version 2, 2,048 bytes.
+	LegacyPartitionKey bool
+
+	// SchemaVersion is the version of T, written as "schemaVersion" on every item. Documents with
+	// a lower version are upgraded on read by Upgrades; a higher version is
+	// ErrUnknownSchemaVersion. If 0, 1 is used.
+	SchemaVersion int
+
+	// Upgrades maps a version v to the function that turns a v document into v+1. Reading a
+	// version-v document runs Upgrades[v], Upgrades[v+1], ... up to SchemaVersion; a missing step
+	// is ErrUnknownSchemaVersion.
+	Upgrades map[int]UpgradeFunc
+
+	// UnversionedAs is the version assumed for documents of this type without "schemaVersion"
+	// (written before the repository was adopted). If 0, such documents are
+	// ErrUnknownSchemaVersion.
+	UnversionedAs int
+
+	// WriteBackUpgrades makes Get write an upgraded document back, with If-Match on the ETag it
+	// read, so a concurrent writer wins and the write-back is dropped. Failures of the write-back
+	// are logged, never returned. Default: off (documents are upgraded on every read until
+	// rewritten or migrated with Migrate).
+	WriteBackUpgrades bool
+
+	// UpdatePolicy bounds Update's read-modify-replace rounds on 412. Only 412 is retried here;
+	// throttling and transient failures are retried per request by the pipeline. If
+	// MaxAttempts is 0, DefaultUpdateAttempts (3) is used; if InitialBackoff is 0, 5 ms; if
+	// MaxBackoff is 0, 100 ms.
+	UpdatePolicy retry.Policy
+
+	// LargeItemThreshold is the serialized size from which OnLargeItem is called. If 0,
+	// DefaultLargeItemThreshold (1.5 MB) is used.
+	LargeItemThreshold int
+
+	// OnLargeItem is called before a write whose serialized size is at least LargeItemThreshold
+	// (and at most MaxItemBytes; larger items are rejected). If nil, a warning is logged.
+	OnLargeItem func(ctx context.Context, item LargeItem)
+
+	// Logger receives cross-partition queries (Info), large items (Warn) and failed write-backs
+	// (Warn). If nil, slog.Default() is used.
+	Logger *slog.Logger
+}

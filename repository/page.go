@@ -1,0 +1,269 @@
+package repository
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"hash/fnv"
+	"iter"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+)
+
+// DefaultPageSize is the page size of Page when size is 0 or less, and of All.
+const DefaultPageSize = 100
+
+// Page is one page of query results.
+type Page[T any] struct {
+	// Items are the page's results, at most the requested size; never empty unless the query has
+	// no (more) results.
+	Items []T
+	// Next is the opaque, URL-safe token of the next page, "" when this is the last one.
+	Next string
+}
+
+// Page runs one page of q: up to size items (DefaultPageSize if size ≤ 0) from the position token
+// ("" for the first page). It keeps reading while the service returns empty pages with a
+// continuation, so Items is empty only at the end. Pass Next back to continue; it is bound to q's
+// text (another query's token is an error matching ErrInvalidToken). Results are decoded like Get
+// (type check, upgrades).
+func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token string) (Page[T], error) {
+	var p Page[T]
+	rq, err := q.render(r.typeName, nil)
+	if err != nil {
+		return p, err
+	}
+	next, err := r.pageRaw(ctx, q, rq, size, token, func(doc []byte) error {
+		item, _, err := decode[T](&r.core, doc)
+		if err == nil {
+			p.Items = append(p.Items, item)
+		}
+		return err
+	})
+	p.Next = next
+	return p, err
+}
+
+// All returns an iterator over every result of q, page by page (DefaultPageSize). It stops at the
+// first error, which it yields with a zero T.
+func (r *Repository[T]) All(ctx context.Context, q *Query) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		token := ""
+		for {
+			p, err := r.Page(ctx, q, DefaultPageSize, token)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			for _, it := range p.Items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if p.Next == "" {
+				return
+			}
+			token = p.Next
+		}
+	}
+}
+
+// Count returns the number of items of this type matching a query built with NewQuery (its order,
+// top and projection are ignored). It must be scoped to a partition: the gateway does not
+// aggregate across partitions. A template query is an error matching ErrInvalidQuery.
+func (r *Repository[T]) Count(ctx context.Context, q *Query) (int64, error) {
+	if q.err != nil {
+		return 0, q.err
+	}
+	if !q.built {
+		return 0, invalid(ErrInvalidQuery, "query", "Count needs a query from NewQuery")
+	}
+	if !q.hasPK {
+		return 0, invalid(ErrInvalidQuery, "query", "Count needs a partition key: the gateway cannot aggregate across partitions")
+	}
+	rq := q.build(r.typeName, nil, true)
+	var total int64
+	token := ""
+	for {
+		next, err := r.pageRaw(ctx, q, rq, 0, token, func(doc []byte) error {
+			var n int64
+			if err := json.Unmarshal(doc, &n); err != nil {
+				return err
+			}
+			total += n
+			return nil
+		})
+		if err != nil || next == "" {
+			return total, err
+		}
+		token = next
+	}
+}
+
+// PageOf runs one page of q like Repository.Page, decoding each result into D: a projection DTO
+// with a subset of T's fields. If q was built with NewQuery and has no Select, it selects the JSON
+// names of D's fields. Projected rows are decoded as stored: no schema upgrade runs on them.
+func PageOf[D, T any](ctx context.Context, r *Repository[T], q *Query, size int, token string) (Page[D], error) {
+	var p Page[D]
+	var fields []string
+	if q.built && len(q.fields) == 0 {
+		fields = jsonFields(reflect.TypeFor[D]())
+	}
+	rq, err := q.render(r.typeName, fields)
+	if err != nil {
+		return p, err
+	}
+	next, err := r.pageRaw(ctx, q, rq, size, token, func(doc []byte) error {
+		var d D
+		if err := json.Unmarshal(doc, &d); err != nil {
+			return err
+		}
+		p.Items = append(p.Items, d)
+		return nil
+	})
+	p.Next = next
+	return p, err
+}
+
+// AllOf is All for a projection into D (see PageOf).
+func AllOf[D, T any](ctx context.Context, r *Repository[T], q *Query) iter.Seq2[D, error] {
+	return func(yield func(D, error) bool) {
+		token := ""
+		for {
+			p, err := PageOf[D](ctx, r, q, DefaultPageSize, token)
+			if err != nil {
+				var zero D
+				yield(zero, err)
+				return
+			}
+			for _, it := range p.Items {
+				if !yield(it, nil) {
+					return
+				}
+			}
+			if p.Next == "" {
+				return
+			}
+			token = p.Next
+		}
+	}
+}
+
+var fieldCache sync.Map // reflect.Type -> []string
+
+// jsonFields returns the top-level JSON property names of struct type t (embedded structs
+// flattened), as encoding/json names them.
+func jsonFields(t reflect.Type) []string {
+	if v, ok := fieldCache.Load(t); ok {
+		return v.([]string)
+	}
+	var out []string
+	var walk func(reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if f.Anonymous && name == "" {
+				walk(f.Type)
+				continue
+			}
+			if !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if fieldName.MatchString(name) && !strings.Contains(name, ".") {
+				out = append(out, name)
+			}
+		}
+	}
+	walk(t)
+	fieldCache.Store(t, out)
+	return out
+}
+
+// pageRaw runs pages of rq from token until one has results or the query ends, passing each
+// result to each, and returns the next token.
+func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, token string, each func([]byte) error) (string, error) {
+	pk, cross, err := c.scope(q)
+	if err != nil {
+		return "", err
+	}
+	if size <= 0 {
+		size = DefaultPageSize
+	}
+	opts := azcosmos.QueryOptions{
+		PageSizeHint:              int32(min(size, 1000)),
+		QueryParameters:           rq.params,
+		EnableCrossPartitionQuery: &cross,
+	}
+	if token != "" {
+		cont, err := decodeToken(rq.text, token)
+		if err != nil {
+			return "", err
+		}
+		opts.ContinuationToken = &cont
+	}
+	if q.cross {
+		c.log.InfoContext(ctx, "cosmoskit: cross-partition query", "type", c.typeName, "query", rq.text)
+	}
+	pager := c.c.NewQueryItemsPager(rq.text, pk, &opts)
+	for pager.More() {
+		resp, err := pager.NextPage(ctx)
+		if err != nil {
+			return "", c.opError(diagnostics.OpQueryItems, "", err)
+		}
+		for _, doc := range resp.Items {
+			if err := each(doc); err != nil {
+				return "", err
+			}
+		}
+		if resp.ContinuationToken == nil || *resp.ContinuationToken == "" {
+			return "", nil
+		}
+		if len(resp.Items) > 0 {
+			return encodeToken(rq.text, *resp.ContinuationToken), nil
+		}
+	}
+	return "", nil
+}
+
+// Page tokens are base64url(fnv32a(query text) ‖ service continuation): opaque, URL-safe, and
+// refused for another query before any request.
+func encodeToken(text, cont string) string {
+	b := make([]byte, 4+len(cont))
+	binary.BigEndian.PutUint32(b, textHash(text))
+	copy(b[4:], cont)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeToken(text, token string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(b) < 5 || binary.BigEndian.Uint32(b) != textHash(text) {
+		return "", invalid(ErrInvalidToken, "token", "was not returned by Page for this query")
+	}
+	return string(b[4:]), nil
+}
+
+func textHash(s string) uint32 {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum32()
+}

@@ -1,0 +1,337 @@
+package repository
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+)
+
+// Op is a comparison of the query builder.
+type Op string
+
+// The builder's comparisons. Every value travels as a query parameter.
+const (
+	Eq         Op = "="
+	Ne         Op = "!="
+	Lt         Op = "<"
+	Le         Op = "<="
+	Gt         Op = ">"
+	Ge         Op = ">="
+	In         Op = "IN"         // value is a slice: ARRAY_CONTAINS(@p, c.field)
+	StartsWith Op = "STARTSWITH" // STARTSWITH(c.field, @p)
+	Contains   Op = "CONTAINS"   // CONTAINS(c.field, @p)
+	Defined    Op = "IS_DEFINED" // IS_DEFINED(c.field); the value is ignored
+)
+
+// Direction orders results.
+type Direction bool
+
+// Sort directions.
+const (
+	Asc  Direction = false
+	Desc Direction = true
+)
+
+// Param returns a query parameter; name starts with @.
+func Param(name string, value any) azcosmos.QueryParameter {
+	return azcosmos.QueryParameter{Name: name, Value: value}
+}
+
+// Query is a query a repository runs: either a template with parameters (SQL) or one built from
+// filters (NewQuery), scoped to one partition key (Partition) or explicitly to all partitions
+// (CrossPartition). Builder methods record the first error, which the repository method running
+// the query returns before sending anything. A Query may be reused and shared between goroutines
+// once built.
+type Query struct {
+	text    string
+	params  []azcosmos.QueryParameter
+	built   bool
+	filters []filter
+	orders  []order
+	top     int
+	fields  []string
+	pk      azcosmos.PartitionKey
+	hasPK   bool
+	cross   bool
+	err     error
+	cache   atomic.Pointer[rendered]
+}
+
+type filter struct {
+	field string
+	op    Op
+	value any
+}
+
+type order struct {
+	field string
+	desc  bool
+}
+
+// rendered is a query's text and parameters for one type discriminator.
+type rendered struct {
+	typ    string
+	text   string
+	params []azcosmos.QueryParameter
+	count  bool
+}
+
+func (q *Query) setError(err error) {
+	if q.err == nil {
+		q.err = err
+	}
+}
+
+// SQL returns a query from a template and its parameters: values never go into the text. The
+// template may not contain string literals (a quote outside c["name"] property access) or OFFSET
+// (page with continuation tokens instead), and every parameter name must start with @. The
+// parameter @type is bound to the repository's type unless given, so templates can (and should)
+// filter with c.type = @type; documents of another type in the results are errors on decode.
+func SQL(template string, params ...azcosmos.QueryParameter) *Query {
+	q := &Query{text: template, params: params}
+	if err := checkTemplate(template); err != nil {
+		q.setError(err)
+	}
+	for _, p := range params {
+		if !paramName.MatchString(p.Name) {
+			q.setError(invalid(ErrInvalidQuery, "query", fmt.Sprintf("parameter name %q must be @ followed by letters, digits or _", p.Name)))
+		}
+	}
+	return q
+}
+
+var (
+	paramName   = regexp.MustCompile(`^@[A-Za-z_][A-Za-z0-9_]*$`)
+	fieldName   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	bracketName = regexp.MustCompile(`\[\s*"[A-Za-z0-9_ $-]*"\s*\]`)
+	offsetWord  = regexp.MustCompile(`(?i)\bOFFSET\b`)
+	typeParam   = regexp.MustCompile(`@type\b`)
+)
+
+// checkTemplate is a best-effort guard against values concatenated into SQL text.
+func checkTemplate(t string) error {
+	if strings.TrimSpace(t) == "" {
+		return invalid(ErrInvalidQuery, "query", "is empty")
+	}
+	stripped := bracketName.ReplaceAllString(t, "[]")
+	if strings.ContainsAny(stripped, `'"`) {
+		return invalid(ErrInvalidQuery, "query", "contains a string literal; pass values as parameters")
+	}
+	if offsetWord.MatchString(stripped) {
+		return invalid(ErrInvalidQuery, "query", "uses OFFSET; page with continuation tokens (Page) instead")
+	}
+	return nil
+}
+
+// NewQuery returns a query builder: SELECT * over the repository's type, narrowed by Where, sorted
+// by OrderBy, limited by Top, projected by Select.
+func NewQuery() *Query { return &Query{built: true} }
+
+// Where adds a filter (ANDed with the others): field is a property path such as "status" or
+// "address.city" (letters, digits and _ only), value is sent as a parameter.
+func (q *Query) Where(field string, op Op, value any) *Query {
+	if !q.built {
+		q.setError(invalid(ErrInvalidQuery, "query", "Where needs a query from NewQuery"))
+		return q
+	}
+	if !fieldName.MatchString(field) {
+		q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a property path (letters, digits, _ and .)", field)))
+	}
+	switch op {
+	case Eq, Ne, Lt, Le, Gt, Ge, In, StartsWith, Contains, Defined:
+	default:
+		q.setError(invalid(ErrInvalidQuery, "op", fmt.Sprintf("unknown operator %q", string(op))))
+	}
+	q.filters = append(q.filters, filter{field, op, value})
+	q.cache.Store(nil)
+	return q
+}
+
+// OrderBy sorts by field (see Where); the container's indexing policy needs a composite index
+// for more than one.
+func (q *Query) OrderBy(field string, dir Direction) *Query {
+	if !fieldName.MatchString(field) {
+		q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a property path", field)))
+	}
+	q.orders = append(q.orders, order{field, bool(dir)})
+	q.cache.Store(nil)
+	return q
+}
+
+// Top limits the results to n (sent as the parameter @top). n must be positive.
+func (q *Query) Top(n int) *Query {
+	if n <= 0 {
+		q.setError(invalid(ErrInvalidQuery, "top", "must be positive"))
+	}
+	q.top = n
+	q.cache.Store(nil)
+	return q
+}
+
+// Select projects the results onto the given top-level properties. Use it with PageOf and AllOf,
+// whose projection defaults to the JSON names of the result type's fields.
+func (q *Query) Select(fields ...string) *Query {
+	for _, f := range fields {
+		if !fieldName.MatchString(f) || strings.Contains(f, ".") {
+			q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a top-level property name", f)))
+		}
+	}
+	q.fields = fields
+	q.cache.Store(nil)
+	return q
+}
+
+// Partition scopes the query to partition key pk (all components, or a prefix of a hierarchical
+// key). This is the default and the cheap case.
+func (q *Query) Partition(pk azcosmos.PartitionKey) *Query {
+	q.pk, q.hasPK = pk, true
+	return q
+}
+
+// CrossPartition lets the query fan out to every partition. Each run is logged at Info level.
+func (q *Query) CrossPartition() *Query {
+	q.cross = true
+	return q
+}
+
+// render returns the text and parameters of q for type typ, cached.
+func (q *Query) render(typ string, fields []string) (*rendered, error) {
+	if q.err != nil {
+		return nil, q.err
+	}
+	if !q.built {
+		if c := q.cache.Load(); c != nil && c.typ == typ {
+			return c, nil
+		}
+		params := q.params
+		if typeParam.MatchString(q.text) && !hasParam(params, "@type") {
+			params = append(append(make([]azcosmos.QueryParameter, 0, len(params)+1), params...), Param("@type", typ))
+		}
+		r := &rendered{typ: typ, text: q.text, params: params}
+		q.cache.Store(r)
+		return r, nil
+	}
+	if fields == nil {
+		if c := q.cache.Load(); c != nil && c.typ == typ && !c.count {
+			return c, nil
+		}
+	}
+	r := q.build(typ, fields, false)
+	if fields == nil {
+		q.cache.Store(r)
+	}
+	return r, nil
+}
+
+func hasParam(ps []azcosmos.QueryParameter, name string) bool {
+	for _, p := range ps {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// build renders a built query. fields overrides q.fields; count renders SELECT VALUE COUNT(1).
+func (q *Query) build(typ string, fields []string, count bool) *rendered {
+	var b strings.Builder
+	params := make([]azcosmos.QueryParameter, 0, len(q.filters)+2)
+	params = append(params, Param("@type", typ))
+	b.WriteString("SELECT ")
+	if fields == nil {
+		fields = q.fields
+	}
+	switch {
+	case count:
+		b.WriteString("VALUE COUNT(1)")
+	default:
+		if q.top > 0 {
+			b.WriteString("TOP @top ")
+			params = append(params, Param("@top", q.top))
+		}
+		if len(fields) == 0 {
+			b.WriteString("*")
+		} else {
+			b.WriteString("VALUE {")
+			for i, f := range fields {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(strconv.Quote(f))
+				b.WriteString(": ")
+				writeField(&b, f)
+			}
+			b.WriteString("}")
+		}
+	}
+	b.WriteString(" FROM c WHERE c.type = @type")
+	for i, f := range q.filters {
+		p := "@p" + strconv.Itoa(i)
+		b.WriteString(" AND ")
+		switch f.op {
+		case In:
+			b.WriteString("ARRAY_CONTAINS(" + p + ", ")
+			writeField(&b, f.field)
+			b.WriteString(")")
+		case StartsWith, Contains:
+			b.WriteString(string(f.op) + "(")
+			writeField(&b, f.field)
+			b.WriteString(", " + p + ")")
+		case Defined:
+			b.WriteString("IS_DEFINED(")
+			writeField(&b, f.field)
+			b.WriteString(")")
+			continue
+		default:
+			writeField(&b, f.field)
+			b.WriteString(" " + string(f.op) + " " + p)
+		}
+		params = append(params, Param(p, f.value))
+	}
+	if !count && len(q.orders) > 0 {
+		b.WriteString(" ORDER BY ")
+		for i, o := range q.orders {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeField(&b, o.field)
+			if o.desc {
+				b.WriteString(" DESC")
+			} else {
+				b.WriteString(" ASC")
+			}
+		}
+	}
+	return &rendered{typ: typ, text: b.String(), params: params, count: count}
+}
+
+// writeField writes a validated property path with bracket access, so that property names that
+// are SQL keywords ("value", "order") work too.
+func writeField(b *strings.Builder, path string) {
+	b.WriteString("c")
+	for seg := range strings.SplitSeq(path, ".") {
+		b.WriteString(`["`)
+		b.WriteString(seg)
+		b.WriteString(`"]`)
+	}
+}
+
+// scope returns the partition key and cross-partition flag a query runs with.
+func (c *core) scope(q *Query) (azcosmos.PartitionKey, bool, error) {
+	switch {
+	case q.hasPK:
+		if err := c.checkKey(q.pk, true); err != nil {
+			return q.pk, false, err
+		}
+		n, _ := keyLen(q.pk)
+		return q.pk, c.pkLevels > 0 && n < c.pkLevels, nil
+	case q.cross:
+		return azcosmos.NewPartitionKey(), true, nil
+	default:
+		return azcosmos.PartitionKey{}, false, invalid(ErrInvalidQuery, "query", "has no partition key: call Partition(pk), or CrossPartition() to fan out deliberately")
+	}
+}

@@ -1,0 +1,293 @@
+package repository
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/retry"
+)
+
+// Repository gives typed access to the documents of one type in a container. It is safe for
+// concurrent use. Several repositories of different types may share a container.
+type Repository[T any] struct {
+	core
+	key KeyFunc[T]
+}
+
+// core is the part of a repository that does not depend on T.
+type core struct {
+	c          *azcosmos.ContainerClient
+	typeName   string
+	typeJSON   []byte // `"order"`
+	stamp      []byte // `,"type":"order","schemaVersion":3}` appended in place of the closing brace
+	version    int
+	upgrades   map[int]UpgradeFunc
+	unversion  int
+	writeBack  bool
+	pkLevels   int
+	pkMax      int
+	policy     retry.Policy
+	largeAt    int
+	onLarge    func(context.Context, LargeItem)
+	log        *slog.Logger
+	versionStr string
+}
+
+// New returns a repository for items of type T in container c. It sends no request. It returns
+// an error wrapping ErrValidation when Type or Key is missing, Type has characters other than
+// letters, digits and _ - . :, or an upgrade is registered for a version outside
+// [1, SchemaVersion).
+func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], error) {
+	if c == nil {
+		return nil, invalid(ErrValidation, "container", "is nil")
+	}
+	if opts.Key == nil {
+		return nil, invalid(ErrValidation, "Key", "is required")
+	}
+	if opts.Type == "" || len(opts.Type) > 128 {
+		return nil, invalid(ErrValidation, "Type", "must be 1 to 128 characters")
+	}
+	for _, r := range opts.Type {
+		if !typeRune(r) {
+			return nil, invalid(ErrValidation, "Type", "may only hold letters, digits and _ - . :")
+		}
+	}
+	v := opts.SchemaVersion
+	if v == 0 {
+		v = 1
+	}
+	if v < 0 {
+		return nil, invalid(ErrValidation, "SchemaVersion", "must not be negative")
+	}
+	for from := range opts.Upgrades {
+		if from < 1 || from >= v {
+			return nil, invalid(ErrValidation, "Upgrades", fmt.Sprintf("version %d is outside [1, %d)", from, v))
+		}
+	}
+	if len(opts.PartitionKeyPaths) > 3 {
+		return nil, invalid(ErrInvalidPartitionKey, "PartitionKeyPaths", "at most 3 levels")
+	}
+	r := &Repository[T]{key: opts.Key}
+	r.c = c
+	r.typeName = opts.Type
+	r.typeJSON = []byte(strconv.Quote(opts.Type))
+	r.version = v
+	r.versionStr = strconv.Itoa(v)
+	r.stamp = []byte(`,"type":` + string(r.typeJSON) + `,"schemaVersion":` + r.versionStr + `}`)
+	r.upgrades = opts.Upgrades
+	r.unversion = opts.UnversionedAs
+	r.writeBack = opts.WriteBackUpgrades
+	r.pkLevels = len(opts.PartitionKeyPaths)
+	r.pkMax = MaxPartitionKeyBytes
+	if opts.LegacyPartitionKey {
+		r.pkMax = MaxLegacyPartitionKeyBytes
+	}
+	r.policy = opts.UpdatePolicy
+	if r.policy.MaxAttempts == 0 {
+		r.policy.MaxAttempts = DefaultUpdateAttempts
+	}
+	if r.policy.InitialBackoff == 0 {
+		r.policy.InitialBackoff = 5 * time.Millisecond
+	}
+	if r.policy.MaxBackoff == 0 {
+		r.policy.MaxBackoff = 100 * time.Millisecond
+	}
+	if r.policy.Retryable == nil {
+		r.policy.Retryable = func(err error) bool { return errors.Is(err, ErrPreconditionFailed) }
+	}
+	r.largeAt = opts.LargeItemThreshold
+	if r.largeAt <= 0 {
+		r.largeAt = DefaultLargeItemThreshold
+	}
+	r.onLarge = opts.OnLargeItem
+	r.log = opts.Logger
+	if r.log == nil {
+		r.log = slog.Default()
+	}
+	return r, nil
+}
+
+// NewFromClient returns a repository over container id of database db of a cosmoskit client
+// (whose pipeline carries cosmoskit's diagnostics and retry policies). Errors are those of New and
+// of cosmoskit.Client.Container.
+func NewFromClient[T any](client *cosmoskit.Client, db, container string, opts Options[T]) (*Repository[T], error) {
+	c, err := client.Container(db, container)
+	if err != nil {
+		return nil, err
+	}
+	return New(c, opts)
+}
+
+// Type returns the repository's type discriminator.
+func (r *Repository[T]) Type() string { return r.typeName }
+
+// SchemaVersion returns the schema version written on every item.
+func (r *Repository[T]) SchemaVersion() int { return r.version }
+
+// Container returns the container the repository works on.
+func (r *Repository[T]) Container() *azcosmos.ContainerClient { return r.c }
+
+// Get reads the item with id in partition pk by a point read (never a query), upgrading an older
+// schema version. It returns an error matching ErrNotFound if there is none, ErrTypeMismatch if
+// the document has another type, ErrUnknownSchemaVersion if it cannot be upgraded, and a
+// *ValidationError for an invalid id or key (nothing sent).
+func (r *Repository[T]) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (T, error) {
+	var zero T
+	if err := r.checkPoint(pk, id); err != nil {
+		return zero, err
+	}
+	resp, err := r.c.ReadItem(ctx, pk, id, nil)
+	if err != nil {
+		return zero, r.opError(diagnostics.OpReadItem, id, err)
+	}
+	item, upgraded, err := decode[T](&r.core, resp.Value)
+	if err != nil {
+		return zero, err
+	}
+	if upgraded && r.writeBack {
+		r.writeBackUpgrade(ctx, pk, id, item, resp.ETag)
+	}
+	return item, nil
+}
+
+// writeBackUpgrade replaces the document with its upgraded form if nobody wrote it since it was
+// read. It never fails the read.
+func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.PartitionKey, id string, item T, etag azcore.ETag) {
+	body, err := r.encodeFor(ctx, item, id)
+	if err != nil {
+		r.log.WarnContext(ctx, "cosmoskit: schema upgrade not written back", "type", r.typeName, "id", id, "error", err)
+		return
+	}
+	defer body.release()
+	_, err = r.c.ReplaceItem(ctx, pk, id, body.b, &azcosmos.ItemOptions{IfMatchEtag: &etag})
+	if err != nil && !errors.Is(diagnostics.FromError(diagnostics.OpReplaceItem, err), ErrPreconditionFailed) {
+		r.log.WarnContext(ctx, "cosmoskit: schema upgrade not written back", "type", r.typeName, "id", id, "error", diagnostics.FromError(diagnostics.OpReplaceItem, err))
+	}
+}
+
+// Exists reports whether an item of this type with id exists in partition pk, by a point read.
+// A document of another type with that id is an error matching ErrTypeMismatch.
+func (r *Repository[T]) Exists(ctx context.Context, pk azcosmos.PartitionKey, id string) (bool, error) {
+	_, err := r.Get(ctx, pk, id)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, ErrNotFound):
+		return false, nil
+	case errors.Is(err, ErrUnknownSchemaVersion):
+		return true, nil
+	default:
+		return false, err
+	}
+}
+
+// WriteOption modifies one write.
+type WriteOption func(*writeOptions)
+
+type writeOptions struct {
+	ifMatch *azcore.ETag
+}
+
+// IfMatch makes a write (Upsert, Replace, Delete, Patch) conditional on the stored item's ETag:
+// if it changed, the write fails with an error matching ErrPreconditionFailed. An empty etag is
+// ignored.
+func IfMatch(etag azcore.ETag) WriteOption {
+	return func(o *writeOptions) {
+		if etag != "" {
+			o.ifMatch = &etag
+		}
+	}
+}
+
+func applyWriteOptions(opts []WriteOption) writeOptions {
+	var o writeOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// Create writes a new item and returns it as stored (with _etag and _ts, if T has fields for them,
+// e.g. by embedding Meta). There is no upsert fallback: an existing id in the partition is an
+// error matching ErrConflict. A *ValidationError means nothing was sent.
+func (r *Repository[T]) Create(ctx context.Context, item T) (T, error) {
+	return r.write(ctx, diagnostics.OpCreateItem, item, writeOptions{})
+}
+
+// Upsert creates or replaces an item and returns it as stored. With IfMatch, a changed item
+// fails with ErrPreconditionFailed.
+func (r *Repository[T]) Upsert(ctx context.Context, item T, opts ...WriteOption) (T, error) {
+	return r.write(ctx, diagnostics.OpUpsertItem, item, applyWriteOptions(opts))
+}
+
+// Replace replaces an existing item and returns it as stored: ErrNotFound if it does not exist,
+// ErrPreconditionFailed if IfMatch is given and the item changed.
+func (r *Repository[T]) Replace(ctx context.Context, item T, opts ...WriteOption) (T, error) {
+	return r.write(ctx, diagnostics.OpReplaceItem, item, applyWriteOptions(opts))
+}
+
+func (r *Repository[T]) write(ctx context.Context, op string, item T, o writeOptions) (T, error) {
+	var zero T
+	id, pk := r.key(item)
+	if err := r.checkPoint(pk, id); err != nil {
+		return zero, err
+	}
+	body, err := r.encodeFor(ctx, item, id)
+	if err != nil {
+		return zero, err
+	}
+	defer body.release()
+	io := azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: o.ifMatch}
+	var resp azcosmos.ItemResponse
+	switch op {
+	case diagnostics.OpCreateItem:
+		resp, err = r.c.CreateItem(ctx, pk, body.b, &io)
+	case diagnostics.OpUpsertItem:
+		resp, err = r.c.UpsertItem(ctx, pk, body.b, &io)
+	default:
+		resp, err = r.c.ReplaceItem(ctx, pk, id, body.b, &io)
+	}
+	if err != nil {
+		return zero, r.opError(op, id, err)
+	}
+	return r.stored(item, resp.Value)
+}
+
+// stored decodes a write response, or returns the item written when the response has no body.
+func (r *Repository[T]) stored(item T, body []byte) (T, error) {
+	if len(body) == 0 {
+		return item, nil
+	}
+	out, _, err := decode[T](&r.core, body)
+	return out, err
+}
+
+// Delete deletes the item with id in partition pk: ErrNotFound if there is none,
+// ErrPreconditionFailed if IfMatch is given and the item changed. Delete does not read the item, so
+// it does not check its type; use IfMatch with an ETag from Get to be sure.
+func (r *Repository[T]) Delete(ctx context.Context, pk azcosmos.PartitionKey, id string, opts ...WriteOption) error {
+	if err := r.checkPoint(pk, id); err != nil {
+		return err
+	}
+	o := applyWriteOptions(opts)
+	var io *azcosmos.ItemOptions
+	if o.ifMatch != nil {
+		io = &azcosmos.ItemOptions{IfMatchEtag: o.ifMatch}
+	}
+	_, err := r.c.DeleteItem(ctx, pk, id, io)
+	return r.opError(diagnostics.OpDeleteItem, id, err)
+}
+
+func typeRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == ':'
+}

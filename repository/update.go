@@ -1,0 +1,184 @@
+package repository
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/retry"
+)
+
+// Update reads the item with id in partition pk, applies fn to it and replaces it with If-Match on
+// the ETag it read (the optimistic concurrency loop). When another writer got there first (412),
+// it reads again and re-applies fn, up to Options.UpdatePolicy.MaxAttempts rounds (default 3),
+// then returns an error matching ErrTooManyAttempts and ErrPreconditionFailed. fn may be called
+// more than once and must only change *T; an error from fn stops Update and is returned as is.
+// fn must not change the id or partition key (a *ValidationError). Update returns the item as
+// stored.
+func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id string, fn func(*T) error) (T, error) {
+	var out T
+	if err := r.checkPoint(pk, id); err != nil {
+		return out, err
+	}
+	var fnErr error
+	attempts := 0
+	err := retry.Do(ctx, r.policy, func(ctx context.Context) error {
+		attempts++
+		resp, err := r.c.ReadItem(ctx, pk, id, nil)
+		if err != nil {
+			return r.opError(diagnostics.OpReadItem, id, err)
+		}
+		item, _, err := decode[T](&r.core, resp.Value)
+		if err != nil {
+			return err
+		}
+		if err := fn(&item); err != nil {
+			fnErr = err
+			return err
+		}
+		nid, npk := r.key(item)
+		if nid != id || !keyEqual(npk, pk) {
+			return invalid(ErrValidation, "item", "Update's function changed the id or partition key")
+		}
+		body, err := r.encodeFor(ctx, &item, id)
+		if err != nil {
+			return err
+		}
+		defer body.release()
+		etag := resp.ETag
+		wr, err := r.c.ReplaceItem(ctx, pk, id, body.b, &azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: &etag})
+		if err != nil {
+			return r.opError(diagnostics.OpReplaceItem, id, err)
+		}
+		out, err = r.stored(item, wr.Value)
+		return err
+	})
+	if err == nil {
+		return out, nil
+	}
+	if fnErr != nil && errors.Is(err, fnErr) {
+		return out, fnErr
+	}
+	var ae *retry.AttemptsError
+	if errors.As(err, &ae) {
+		if errors.Is(ae.Err, ErrPreconditionFailed) && ae.Cause == nil {
+			return out, &tooManyAttempts{attempts: attempts, last: ae.Err}
+		}
+		return out, ae.Err
+	}
+	return out, err
+}
+
+// Patch is a partial update built from the SDK's patch operations (set, add, replace, remove,
+// increment), checked before sending: at most 10 operations, none on /id, /type, /schemaVersion
+// or a system property (/_...). Builder methods record the first error; Repository.Patch returns
+// it. The zero value is an empty patch.
+type Patch struct {
+	ops  azcosmos.PatchOperations
+	n    int
+	cond string
+	err  error
+}
+
+func (p *Patch) add(path string, f func()) *Patch {
+	if p.err != nil {
+		return p
+	}
+	switch {
+	case !strings.HasPrefix(path, "/") || path == "/":
+		p.err = invalid(ErrInvalidPatch, "patch", fmt.Sprintf("path %q must start with / and name a property", path))
+	case path == "/id" || path == "/type" || path == "/schemaVersion" || strings.HasPrefix(path, "/_") ||
+		strings.HasPrefix(path, "/type/") || strings.HasPrefix(path, "/id/") || strings.HasPrefix(path, "/schemaVersion/"):
+		p.err = invalid(ErrInvalidPatch, "patch", fmt.Sprintf("path %q is owned by the repository or the service", path))
+	case p.n == MaxPatchOperations:
+		p.err = invalid(ErrInvalidPatch, "patch", fmt.Sprintf("more than %d operations", MaxPatchOperations))
+	default:
+		p.n++
+		f()
+	}
+	return p
+}
+
+// Set sets the property at path (a JSON pointer, "/status") to value, creating it if needed.
+func (p *Patch) Set(path string, value any) *Patch {
+	return p.add(path, func() { p.ops.AppendSet(path, value) })
+}
+
+// Add adds value at path: a new property, or an array element ("/tags/-" appends).
+func (p *Patch) Add(path string, value any) *Patch {
+	return p.add(path, func() { p.ops.AppendAdd(path, value) })
+}
+
+// Replace replaces the existing property at path.
+func (p *Patch) Replace(path string, value any) *Patch {
+	return p.add(path, func() { p.ops.AppendReplace(path, value) })
+}
+
+// Remove removes the property at path.
+func (p *Patch) Remove(path string) *Patch {
+	return p.add(path, func() { p.ops.AppendRemove(path) })
+}
+
+// Increment adds delta to the number at path.
+func (p *Patch) Increment(path string, delta int64) *Patch {
+	return p.add(path, func() { p.ops.AppendIncrement(path, delta) })
+}
+
+// When makes the patch conditional on a predicate over the stored document, written against the
+// alias c: "c.status = 'open'". The service does not take parameters in patch conditions, so the
+// predicate is sent as written: build it from constants only, never from user input. It may not
+// contain double quotes or backslashes (use single-quoted strings). A failed condition is
+// ErrPreconditionFailed.
+func (p *Patch) When(predicate string) *Patch {
+	if p.err == nil && strings.ContainsAny(predicate, "\"\\") {
+		p.err = invalid(ErrInvalidPatch, "condition", "may not contain \" or \\ (use single-quoted strings)")
+	}
+	p.cond = predicate
+	return p
+}
+
+// Len returns the number of operations.
+func (p *Patch) Len() int { return p.n }
+
+// Patch applies p to the item with id in partition pk and returns the item as stored. The patch
+// only applies to a document of this repository's type and current schema version (that guard
+// and p's When predicate travel as the patch condition): otherwise, like for a failed When or
+// IfMatch, the error matches ErrPreconditionFailed (Get upgrades an older document first, with
+// WriteBackUpgrades). An invalid patch is a *ValidationError and nothing is sent.
+func (r *Repository[T]) Patch(ctx context.Context, pk azcosmos.PartitionKey, id string, p *Patch, opts ...WriteOption) (T, error) {
+	var zero T
+	if err := r.checkPoint(pk, id); err != nil {
+		return zero, err
+	}
+	if p == nil || p.n == 0 {
+		return zero, invalid(ErrInvalidPatch, "patch", "has no operations")
+	}
+	if p.err != nil {
+		return zero, p.err
+	}
+	o := applyWriteOptions(opts)
+	resp, err := r.c.PatchItem(ctx, pk, id, r.patchOps(p), &azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: o.ifMatch})
+	if err != nil {
+		return zero, r.opError(diagnostics.OpPatchItem, id, err)
+	}
+	if len(resp.Value) == 0 {
+		return r.Get(ctx, pk, id)
+	}
+	out, _, err := decode[T](&r.core, resp.Value)
+	return out, err
+}
+
+// patchOps returns p's operations with the type and version guard (and p's predicate) as the
+// condition.
+func (c *core) patchOps(p *Patch) azcosmos.PatchOperations {
+	ops := p.ops
+	cond := "FROM c WHERE c.type = '" + c.typeName + "' AND c.schemaVersion = " + c.versionStr
+	if p.cond != "" {
+		cond += " AND (" + p.cond + ")"
+	}
+	ops.SetCondition(cond)
+	return ops
+}

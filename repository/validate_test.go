@@ -1,0 +1,149 @@
+package repository_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/repository"
+)
+
+// Doc is a free-form item for validation tests.
+type Doc struct {
+	ID    string  `json:"id"`
+	PK    string  `json:"pk"`
+	Big   int64   `json:"big,omitempty"`
+	Safe  int64   `json:"safe,omitempty,string"`
+	Float float64 `json:"float,omitempty"`
+	Lines []Line  `json:"lines,omitempty"`
+	Blob  string  `json:"blob,omitempty"`
+	Tree  any     `json:"tree,omitempty"`
+}
+
+type Line struct {
+	Amount int64 `json:"amount"`
+}
+
+func nest(levels int) any {
+	var v any = map[string]any{}
+	for range levels - 1 {
+		v = map[string]any{"n": v}
+	}
+	return v
+}
+
+func TestValidationBeforeAnyRequest(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, "/pk")
+	var large []repository.LargeItem
+	docs, err := repository.New(e.container, repository.Options[Doc]{
+		Type: "doc", PartitionKeyPaths: []string{"/pk"},
+		Key:         func(d Doc) (string, azcosmos.PartitionKey) { return d.ID, pk(d.PK) },
+		OnLargeItem: func(_ context.Context, li repository.LargeItem) { large = append(large, li) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy, err := repository.New(e.container, repository.Options[Doc]{Type: "doc", LegacyPartitionKey: true,
+		Key: func(d Doc) (string, azcosmos.PartitionKey) { return d.ID, pk(d.PK) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const maxSafe = int64(1) << 53
+	cases := []struct {
+		name  string
+		repo  *repository.Repository[Doc]
+		doc   Doc
+		kind  error
+		field string
+	}{
+		{"id 1024 bytes", docs, Doc{ID: strings.Repeat("a", 1024), PK: "p"}, repository.ErrInvalidID, "id"},
+		{"id #", docs, Doc{ID: "a#b", PK: "p"}, repository.ErrInvalidID, "id"},
+		{"id ?", docs, Doc{ID: "a?b", PK: "p"}, repository.ErrInvalidID, "id"},
+		{"id /", docs, Doc{ID: "a/b", PK: "p"}, repository.ErrInvalidID, "id"},
+		{"id \\", docs, Doc{ID: `a\b`, PK: "p"}, repository.ErrInvalidID, "id"},
+		{"id empty", docs, Doc{ID: "", PK: "p"}, repository.ErrInvalidID, "id"},
+		{"too large", docs, Doc{ID: "big", PK: "p", Blob: strings.Repeat("x", repository.MaxItemBytes)}, repository.ErrItemTooLarge, "item"},
+		{"nesting 129", docs, Doc{ID: "deep", PK: "p", Tree: nest(128)}, repository.ErrNestingTooDeep, "/tree" + strings.Repeat("/n", 127)},
+		{"int 2^53+1", docs, Doc{ID: "i", PK: "p", Big: maxSafe + 1}, repository.ErrUnsafeInteger, "/big"},
+		{"int -2^53-1", docs, Doc{ID: "i", PK: "p", Big: -maxSafe - 1}, repository.ErrUnsafeInteger, "/big"},
+		{"int in array", docs, Doc{ID: "i", PK: "p", Lines: []Line{{1}, {maxSafe * 2}}}, repository.ErrUnsafeInteger, "/lines/1/amount"},
+		{"pk 2049 bytes", docs, Doc{ID: "k", PK: strings.Repeat("p", 2049)}, repository.ErrInvalidPartitionKey, "partitionKey[0]"},
+		{"legacy pk 102 bytes", legacy, Doc{ID: "k", PK: strings.Repeat("p", 102)}, repository.ErrInvalidPartitionKey, "partitionKey[0]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e.srv.ResetRequests()
+			for op, call := range map[string]func() error{
+				"create": func() error { _, err := c.repo.Create(ctx, c.doc); return err },
+				"upsert": func() error { _, err := c.repo.Upsert(ctx, c.doc); return err },
+			} {
+				err := call()
+				var ve *repository.ValidationError
+				if !errors.Is(err, c.kind) || !errors.Is(err, repository.ErrValidation) || !errors.As(err, &ve) {
+					t.Fatalf("%s = %v, want %v", op, err, c.kind)
+				}
+				if ve.Field != c.field {
+					t.Fatalf("%s: field %q, want %q (%v)", op, ve.Field, c.field, err)
+				}
+			}
+			if n := e.srv.Requests(cosmostestDocs()); n != 0 {
+				t.Fatalf("%d requests sent", n)
+			}
+		})
+	}
+
+	// the limits themselves pass
+	for name, d := range map[string]Doc{
+		"id 1023 bytes": {ID: strings.Repeat("a", 1023), PK: "p"},
+		"id separators": {ID: "best:p1:w3_x-y", PK: "p"},
+		"nesting 128":   {ID: "deep", PK: "p", Tree: nest(127)},
+		"int 2^53":      {ID: "i", PK: "p", Big: maxSafe, Lines: []Line{{-maxSafe}}},
+		"string int":    {ID: "s", PK: "p", Safe: maxSafe + 1},
+		"float":         {ID: "f", PK: "p", Float: 1e300},
+		"pk 2048 bytes": {ID: "k", PK: strings.Repeat("p", 2048)},
+		"large item":    {ID: "l", PK: "p", Blob: strings.Repeat("x", repository.DefaultLargeItemThreshold)},
+	} {
+		if _, err := docs.Upsert(ctx, d); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if len(large) != 1 || large[0].ID != "l" || large[0].Size < repository.DefaultLargeItemThreshold {
+		t.Fatalf("large item hook = %+v", large)
+	}
+	got, err := docs.Get(ctx, pk("p"), "s")
+	if err != nil || got.Safe != maxSafe+1 {
+		t.Fatalf("string-encoded integer round trip = %d, %v", got.Safe, err)
+	}
+	if _, err := legacy.Upsert(ctx, Doc{ID: "k101", PK: strings.Repeat("p", 101)}); err != nil {
+		t.Fatalf("legacy pk 101 bytes: %v", err)
+	}
+
+	// keys and ids of point reads and deletes
+	e.srv.ResetRequests()
+	if _, err := docs.Get(ctx, pk("p"), "a#b"); !errors.Is(err, repository.ErrInvalidID) {
+		t.Fatalf("Get(a#b) = %v", err)
+	}
+	if err := docs.Delete(ctx, pk("p"), strings.Repeat("a", 1024)); !errors.Is(err, repository.ErrInvalidID) {
+		t.Fatalf("Delete(long id) = %v", err)
+	}
+	if _, err := docs.Get(ctx, pk("p").AppendString("extra"), "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		t.Fatalf("Get with 2 key components = %v", err)
+	}
+	if _, err := docs.Get(ctx, azcosmos.NewPartitionKey(), "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		t.Fatalf("Get with an empty key = %v", err)
+	}
+	if n := e.srv.Requests(cosmostestDocs()); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+
+	// the id in the document must be the KeyFunc's
+	mismatch, _ := repository.New(e.container, repository.Options[Doc]{Type: "doc",
+		Key: func(d Doc) (string, azcosmos.PartitionKey) { return "other", pk(d.PK) }})
+	if _, err := mismatch.Create(ctx, Doc{ID: "x", PK: "p"}); !errors.Is(err, repository.ErrInvalidID) {
+		t.Fatalf("KeyFunc id mismatch = %v", err)
+	}
+}
