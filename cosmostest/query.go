@@ -58,7 +58,7 @@ func (srv *server) scopeQuery(rq *request, c *container, q parsedQuery, params m
 	if !strings.EqualFold(rq.hdr(hdrEnableCross), "true") {
 		return nil, badRequest("Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception.")
 	}
-	if info := q.info(); info.needsGatewayPlan() {
+	if info := q.info(c.vectorDefaults()); info.needsGatewayPlan() {
 		e := newError(http.StatusBadRequest, subCrossPartitionQuery, "%s", crossPartitionGatewayMessage)
 		if len(info.Plan) > 0 {
 			e.extra = map[string]any{"additionalErrorInfo": string(info.Plan)}

@@ -19,7 +19,9 @@ type queryEngine interface {
 }
 
 type parsedQuery interface {
-	info() queryInfo
+	// info reports the query's features and plan for a container with vector embedding policy vec
+	// (which decides the plan's direction for ORDER BY VectorDistance).
+	info(vec query.VectorDefaults) queryInfo
 	partitionKeyFilter(paths []string, params map[string]any) (values []any, ok bool)
 	execute(docs []queryDoc, opts queryOptions) (*queryPage, error)
 }
@@ -66,8 +68,8 @@ func (sqlEngine) match(condition string, doc map[string]any) (bool, error) {
 
 type sqlQuery struct{ q *query.Query }
 
-func (s sqlQuery) info() queryInfo {
-	i := s.q.Info()
+func (s sqlQuery) info(vec query.VectorDefaults) queryInfo {
+	i := s.q.InfoFor(vec)
 	return queryInfo{
 		HasOrderBy: i.HasOrderBy, HasTop: i.HasTop, HasOffsetLimit: i.HasOffsetLimit,
 		HasDistinct: i.HasDistinct, HasGroupBy: i.HasGroupBy, HasAggregates: i.HasAggregates, Plan: i.Plan,
