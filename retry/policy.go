@@ -14,12 +14,12 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
-// PipelinePolicy is the per-retry azcore policy that makes an azcosmos client resilient: it retries 429s
-// within a budget, keeps circuit breakers per region endpoint and partition key range, routes
-// each request to the first region of the effective order (preferred regions minus excluded ones
-// and those whose breaker is open), fails reads over to the next region, and optionally hedges
-// reads. Install it with [PipelinePolicy.Install] (package cosmoskit does this for you); one PipelinePolicy serves
-// one client, and is safe for concurrent use.
+// PipelinePolicy is the per-retry azcore policy that makes an azcosmos client resilient: it
+// retries 429s within a budget, keeps circuit breakers per region endpoint and partition key
+// range, routes each request to the first region of the effective order (preferred regions minus
+// excluded ones and those whose breaker is open), fails reads over to the next region, and
+// optionally hedges reads. Install it with [PipelinePolicy.Install] (package cosmoskit does this
+// for you); one PipelinePolicy serves one client, and is safe for concurrent use.
 //
 // # Where it sits and who retries what
 //
@@ -55,7 +55,7 @@ type excludedRegions struct {
 	set   map[string]bool
 }
 
-// NewPolicy returns a policy configured by o (see [Options] for the defaults).
+// NewPipelinePolicy returns a policy configured by o (see [Options] for the defaults).
 func NewPipelinePolicy(o Options) *PipelinePolicy {
 	p := &PipelinePolicy{
 		throttle: o.Throttle.withDefaults(),
@@ -207,7 +207,9 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	}
 	if h.Enable && len(avail) > 1 && (!r.write || (h.Writes && r.document && t != nil && t.multiWrite)) {
 		if arms, cancels, ok := hedgeArms(req, len(avail)); ok {
-			return p.hedge(ctx, arms, cancels, avail, r, h.withDefaults())
+			resp, err := p.hedge(ctx, arms, cancels, avail, r, h.withDefaults())
+			ops.noteSDKRetry(resp)
+			return resp, err
 		}
 	}
 	st := &ops.throttle
