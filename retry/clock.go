@@ -49,5 +49,5 @@ func fitsDeadline(ctx context.Context, c Clock, d time.Duration) bool {
 	if !ok {
 		return true
 	}
-	return c.Now().Add(d).Before(dl)
+	return dl.Sub(c.Now()) > d
 }

@@ -3,6 +3,7 @@ package retry
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -45,7 +46,7 @@ func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (
 			wait = p.throttle.DefaultRetryAfter
 		}
 		st.retryAfter = wait
-		if st.retries >= p.throttle.MaxRetries || st.waited+wait > p.throttle.MaxWait || !fitsDeadline(ctx, p.clock, wait) {
+		if st.retries >= p.throttle.MaxRetries || wait > p.throttle.MaxWait-st.waited || !fitsDeadline(ctx, p.clock, wait) {
 			return nil, p.throttled(resp, st)
 		}
 		if resp.Body != nil {
@@ -91,12 +92,18 @@ func retryAfter(h http.Header) time.Duration {
 	for _, k := range [...]string{"Retry-After-Ms", "x-ms-retry-after-ms"} {
 		if v := h.Get(k); v != "" {
 			if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
+				if ms >= float64(math.MaxInt64/int64(time.Millisecond)) {
+					return time.Duration(math.MaxInt64) // longer than any budget: not retried
+				}
 				return time.Duration(ms * float64(time.Millisecond))
 			}
 		}
 	}
 	if v := h.Get("Retry-After"); v != "" {
 		if s, err := strconv.Atoi(v); err == nil && s > 0 {
+			if int64(s) >= math.MaxInt64/int64(time.Second) {
+				return time.Duration(math.MaxInt64)
+			}
 			return time.Duration(s) * time.Second
 		}
 	}

@@ -197,3 +197,16 @@ func TestThrottledAccountRead(t *testing.T) {
 		t.Errorf("waits (-want +got):\n%s", diff)
 	}
 }
+
+func TestHugeRetryAfterIsNotRetried(t *testing.T) {
+	clock := newFakeClock()
+	e := newEnv(t, retry.Options{Clock: clock})
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+		Status: http.StatusTooManyRequests, Headers: http.Header{"Retry-After-Ms": {"1e20"}}})
+	if err := e.read(context.Background()); !errors.Is(err, retry.ErrThrottled) {
+		t.Fatalf("read = %v", err)
+	}
+	if got := e.s.Requests(docReads); got != 1 || len(clock.waits()) != 0 {
+		t.Errorf("%d attempts, waits %v; want 1 attempt and no wait", got, clock.waits())
+	}
+}
