@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -330,16 +331,25 @@ func retryAfter(h http.Header) time.Duration {
 	for _, k := range [...]string{hdrRetryAfterMs2, hdrRetryAfterMs} {
 		if v := h.Get(k); v != "" {
 			if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-				return time.Duration(ms * float64(time.Millisecond))
+				return clampDuration(ms * float64(time.Millisecond))
 			}
 		}
 	}
 	if v := h.Get(hdrRetryAfter); v != "" {
-		if s, err := strconv.Atoi(v); err == nil && s > 0 {
-			return time.Duration(s) * time.Second
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+			return clampDuration(s * float64(time.Second))
 		}
 	}
 	return 0
+}
+
+// clampDuration converts ns to a Duration, saturating instead of overflowing on a hostile or
+// absurd header (NaN and +Inf included), so a huge hint never turns into a negative wait.
+func clampDuration(ns float64) time.Duration {
+	if !(ns < float64(math.MaxInt64)) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(ns)
 }
 
 const maxMessageLen = 512

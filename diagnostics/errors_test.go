@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -209,6 +210,9 @@ func TestRetryAfterHeaders(t *testing.T) {
 		{http.Header{"Retry-After-Ms": {"12.5"}}, 12500 * time.Microsecond},
 		{http.Header{"Retry-After": {"2"}}, 2 * time.Second},
 		{http.Header{"X-Ms-Retry-After-Ms": {"junk"}}, 0},
+		{http.Header{"X-Ms-Retry-After-Ms": {"NaN"}}, 0},
+		{http.Header{"X-Ms-Retry-After-Ms": {"1e300"}}, time.Duration(math.MaxInt64)},
+		{http.Header{"Retry-After": {"99999999999999"}}, time.Duration(math.MaxInt64)},
 	}
 	for _, tt := range tests {
 		if got := retryAfter(tt.h); got != tt.want {
