@@ -10,6 +10,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
@@ -47,9 +49,15 @@ func TestCRUD(t *testing.T) {
 		t.Fatalf("errors.As to *diagnostics.Error failed: %v", err)
 	}
 
+	e.srv.ResetRequests()
 	got, err := orders.Get(ctx, pk("c1"), "o1")
 	if err != nil || got.Total != 10 || got.ETag != created.ETag {
 		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	// a point read, never a query
+	if r, q := e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}),
+		e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpQuery}); r != 1 || q != 0 {
+		t.Fatalf("Get made %d reads and %d queries", r, q)
 	}
 
 	// Replace with a stale ETag fails; with the current one it succeeds.
@@ -144,5 +152,27 @@ func TestNewOptions(t *testing.T) {
 				t.Fatalf("New = %v, want ErrValidation", err)
 			}
 		})
+	}
+}
+
+func TestNewFromClient(t *testing.T) {
+	e := newEnv(t)
+	client := cosmoskit.NewFromClient(e.client)
+	orders, err := repository.NewFromClient(client, "db", "c", repository.Options[Order]{Type: "order", Key: orderKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := orders.Create(context.Background(), Order{ID: "x", CustomerID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	if raw := rawGet(t, e.container, "c1", "x"); raw["type"] != "order" {
+		t.Fatalf("raw = %v", raw)
+	}
+	if orders.Type() != "order" || orders.SchemaVersion() != 1 || orders.Container() == nil {
+		t.Fatal("accessors")
+	}
+	// the sentinels are diagnostics' (and cosmoskit's) values
+	if repository.ErrNotFound != cosmoskit.ErrNotFound || repository.ErrPreconditionFailed != diagnostics.ErrPreconditionFailed {
+		t.Fatal("sentinels are not shared")
 	}
 }

@@ -2,7 +2,9 @@ package repository
 
 import (
 	"encoding/json"
+
 	"errors"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"testing"
 )
 
@@ -72,4 +74,26 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// TestKeyReflection fails if an SDK upgrade changes azcosmos.PartitionKey's layout, which the
+// partition key validation reads.
+func TestKeyReflection(t *testing.T) {
+	if pkValues < 0 {
+		t.Fatal("azcosmos.PartitionKey has no values slice any more")
+	}
+	k := azcosmos.NewPartitionKeyString("a").AppendNumber(2).AppendString("c")
+	if n, ok := keyLen(k); !ok || n != 3 {
+		t.Fatalf("keyLen = %d, %v", n, ok)
+	}
+	if s, ok := keyString(k, 2); !ok || s != "c" {
+		t.Fatalf("keyString = %q, %v", s, ok)
+	}
+	if _, ok := keyString(k, 1); ok {
+		t.Fatal("a number read as a string")
+	}
+	if !keyEqual(k, azcosmos.NewPartitionKeyString("a").AppendNumber(2).AppendString("c")) || keyEqual(k, azcosmos.NewPartitionKeyString("a")) ||
+		keyEqual(azcosmos.NewPartitionKeyString("a"), azcosmos.NewPartitionKeyString("b")) || !keyEqual(azcosmos.NullPartitionKey, azcosmos.NullPartitionKey) {
+		t.Fatal("keyEqual")
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -65,6 +66,7 @@ func TestUpdateGivesUpAfterBoundedAttempts(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := 0
+	e.srv.ResetRequests()
 	_, err := orders.Update(ctx, pk("c1"), "hot", func(o *Order) error {
 		calls++
 		// another writer gets in between every read and replace
@@ -77,6 +79,11 @@ func TestUpdateGivesUpAfterBoundedAttempts(t *testing.T) {
 	}
 	if calls != 3 {
 		t.Fatalf("fn called %d times, want 3", calls)
+	}
+	reads := e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
+	replaces := e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReplace, ResourceType: cosmostest.ResourceDocument})
+	if reads != 3 || replaces != 3 {
+		t.Fatalf("%d reads and %d replaces, want 3 and 3", reads, replaces)
 	}
 	t.Log(err)
 
