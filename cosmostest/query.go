@@ -5,9 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"weak"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/query"
 )
 
 // crossPartitionGatewayMessage is the service's 400/1004 message for queries the gateway cannot
@@ -74,6 +79,7 @@ func (srv *server) scopeDocs(c *container, sc *queryScope) []queryDoc {
 	now := srv.now().Unix()
 	var docs []queryDoc
 	for _, r := range sc.ranges {
+		prefix := fmt.Sprintf("%08s\x00", r.id)
 		for k, it := range r.items {
 			if c.expired(it, now) {
 				delete(r.items, k)
@@ -82,10 +88,10 @@ func (srv *server) scopeDocs(c *container, sc *queryScope) []queryDoc {
 			if sc.pk != nil && !samePK(it.pk[:len(sc.pk)], sc.pk) {
 				continue
 			}
-			docs = append(docs, queryDoc{Key: fmt.Sprintf("%08s\x00%s", r.id, k), Value: it.doc})
+			docs = append(docs, queryDoc{Key: prefix + k, Value: it.doc})
 		}
 	}
-	sort.Slice(docs, func(i, j int) bool { return docs[i].Key < docs[j].Key })
+	slices.SortFunc(docs, func(a, b queryDoc) int { return strings.Compare(a.Key, b.Key) })
 	return docs
 }
 
@@ -111,10 +117,11 @@ func (srv *server) queryItems(rq *request, c *container) error {
 			return err
 		}
 	}
-	docs := srv.scopeDocs(c, sc)
-	page, err := q.execute(docs, queryOptions{
+	vec := c.vectorDefaults()
+	scope := srv.cachedScope(c, sc)
+	page, err := q.execute(scope.docs, queryOptions{
 		Params: params, MaxItemCount: maxItemCount(rq), Continuation: rq.hdr(hdrContinuation), Now: srv.now(),
-		Vector: c.vectorDefaults(),
+		Vector: vec, Index: scope.orderIndex(c, q.info(vec)),
 	})
 	if err != nil {
 		return err
@@ -139,4 +146,220 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	}
 	rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": c.rid, "Documents": results, "_count": len(results)}))
 	return nil
+}
+
+// The query cache keeps, per container, the sorted documents of its last few query scopes and the
+// ORDER BY indexes built over them, so that paging through a large partition does not rebuild and
+// re-sort it on every page. An entry is valid while every range in scope is the same range object
+// with the same LSN and item count: every write and delete advances its range's LSN (server.put,
+// deleteItem, batches), a split replaces the range objects. Containers with a defaultTtl are not
+// cached (TTL removes items without a write). Entries and indexes are guarded by server.mu.
+const queryCacheEntries = 4
+
+// scopeEntry is the documents of one query scope, with the indexes built over them so far.
+type scopeEntry struct {
+	ranges  []*pkRange
+	lsns    []int64
+	counts  []int
+	pk      string
+	docs    []queryDoc
+	indexes map[string]*query.Index // by paths (fmt.Sprint)
+	wanted  map[string]bool         // paths asked for once: the next query builds the index
+}
+
+type queryCache struct{ entries []*scopeEntry } // most recently used last
+
+// queryCaches maps containers to their caches without keeping deleted containers alive.
+var queryCaches = struct {
+	sync.Mutex
+	m map[weak.Pointer[container]]*queryCache
+}{m: map[weak.Pointer[container]]*queryCache{}}
+
+func cacheOf(c *container) *queryCache {
+	wp := weak.Make(c)
+	queryCaches.Lock()
+	defer queryCaches.Unlock()
+	qc := queryCaches.m[wp]
+	if qc == nil {
+		qc = &queryCache{}
+		queryCaches.m[wp] = qc
+		runtime.AddCleanup(c, func(wp weak.Pointer[container]) {
+			queryCaches.Lock()
+			delete(queryCaches.m, wp)
+			queryCaches.Unlock()
+		}, wp)
+	}
+	return qc
+}
+
+func (e *scopeEntry) matches(sc *queryScope, pk string) bool {
+	if e.pk != pk || len(e.ranges) != len(sc.ranges) {
+		return false
+	}
+	for i, r := range sc.ranges {
+		if e.ranges[i] != r || e.lsns[i] != r.lsn || e.counts[i] != len(r.items) {
+			return false
+		}
+	}
+	return true
+}
+
+// cachedScope returns the documents in scope (as scopeDocs), from the cache when nothing in scope
+// was written since they were read.
+func (srv *server) cachedScope(c *container, sc *queryScope) *scopeEntry {
+	if _, ttl := c.props["defaultTtl"].(float64); ttl {
+		return &scopeEntry{docs: srv.scopeDocs(c, sc)}
+	}
+	pk := ""
+	if sc.pk != nil {
+		pk = itemKey(sc.pk, "")
+	}
+	qc := cacheOf(c)
+	for i, e := range qc.entries {
+		if e.matches(sc, pk) {
+			qc.entries = append(append(qc.entries[:i:i], qc.entries[i+1:]...), e)
+			return e
+		}
+	}
+	e := &scopeEntry{ranges: slices.Clone(sc.ranges), pk: pk, docs: srv.scopeDocs(c, sc)}
+	for _, r := range sc.ranges {
+		e.lsns = append(e.lsns, r.lsn)
+		e.counts = append(e.counts, len(r.items))
+	}
+	if len(qc.entries) >= queryCacheEntries {
+		qc.entries = slices.Delete(qc.entries, 0, 1)
+	}
+	qc.entries = append(qc.entries, e)
+	return e
+}
+
+// orderIndex returns the index that serves the ORDER BY of a query with this info over e.docs,
+// building it the second time it is wanted: one property path is served by the range index of the container's
+// default indexing policy, two or more only by a composite index of its indexing policy with the
+// same paths and orders. nil when the query has no ORDER BY, sorts by anything but property paths
+// (VectorDistance, expressions), has no matching composite index, or indexing is "none". The
+// engine uses an index only if it matches the query's ORDER BY exactly, so a wrong guess here
+// costs time, never results.
+func (e *scopeEntry) orderIndex(c *container, info queryInfo) *query.Index {
+	if !info.HasOrderBy || info.HasNonStreamingOrderBy || len(e.docs) == 0 {
+		return nil
+	}
+	var plan struct {
+		QueryInfo struct {
+			OrderBy            []string `json:"orderBy"`
+			OrderByExpressions []string `json:"orderByExpressions"`
+		} `json:"queryInfo"`
+	}
+	if json.Unmarshal(info.Plan, &plan) != nil || len(plan.QueryInfo.OrderBy) != len(plan.QueryInfo.OrderByExpressions) {
+		return nil
+	}
+	var paths []query.IndexPath
+	for i, x := range plan.QueryInfo.OrderByExpressions {
+		p, ok := orderByPath(x)
+		if !ok {
+			return nil
+		}
+		paths = append(paths, query.IndexPath{Path: p, Descending: plan.QueryInfo.OrderBy[i] == "Descending"})
+	}
+	ip, _ := c.props["indexingPolicy"].(map[string]any)
+	if mode, _ := ip["indexingMode"].(string); strings.EqualFold(mode, "none") {
+		return nil
+	}
+	if len(paths) > 1 && !hasCompositeIndex(ip, paths) {
+		return nil
+	}
+	key := fmt.Sprint(paths)
+	if ix := e.indexes[key]; ix != nil {
+		return ix
+	}
+	// Build on the second query that wants it: building sorts the whole scope, so a workload that
+	// writes before every query is never slower than a scan.
+	if e.wanted == nil {
+		e.wanted = map[string]bool{}
+	}
+	if !e.wanted[key] {
+		e.wanted[key] = true
+		return nil
+	}
+	if e.indexes == nil {
+		e.indexes = map[string]*query.Index{}
+	}
+	ix := query.NewIndex(e.docs, paths)
+	e.indexes[key] = ix
+	return ix
+}
+
+// hasCompositeIndex reports whether the indexing policy lists a composite index with exactly these
+// paths and orders.
+func hasCompositeIndex(ip map[string]any, paths []query.IndexPath) bool {
+	all, _ := ip["compositeIndexes"].([]any)
+	for _, ci := range all {
+		comps, _ := ci.([]any)
+		if len(comps) != len(paths) {
+			continue
+		}
+		match := true
+		for i, comp := range comps {
+			m, _ := comp.(map[string]any)
+			path, _ := m["path"].(string)
+			order, _ := m["order"].(string)
+			desc := strings.EqualFold(order, "descending")
+			if policyPath(path) != paths[i].Path || desc != paths[i].Descending {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+// policyPath turns an indexing policy path ("/a/\"b c\"") into the engine's form ("/a/b c").
+func policyPath(p string) string {
+	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, s := range segs {
+		segs[i] = unescapePathSegment(s)
+	}
+	return "/" + strings.Join(segs, "/")
+}
+
+// orderByPath turns a plan's ORDER BY expression over the FROM alias ("c.a.b", `c["a"].b`) into a
+// path ("/a/b"); ok is false for anything else.
+func orderByPath(x string) (string, bool) {
+	i := strings.IndexAny(x, ".[")
+	if i <= 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for rest := x[i:]; rest != ""; {
+		if rest[0] == '.' {
+			j := strings.IndexAny(rest[1:], ".[")
+			if j < 0 {
+				j = len(rest) - 1
+			}
+			if j == 0 {
+				return "", false
+			}
+			b.WriteString("/" + rest[1:1+j])
+			rest = rest[1+j:]
+			continue
+		}
+		if len(rest) < 2 || rest[1] != '"' {
+			return "", false
+		}
+		dec := json.NewDecoder(strings.NewReader(rest[1:]))
+		var name string
+		if dec.Decode(&name) != nil {
+			return "", false
+		}
+		end := 1 + int(dec.InputOffset())
+		if end >= len(rest) || rest[end] != ']' {
+			return "", false
+		}
+		b.WriteString("/" + name)
+		rest = rest[end+1:]
+	}
+	return b.String(), true
 }

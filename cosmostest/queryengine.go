@@ -29,6 +29,7 @@ type parsedQuery interface {
 // queryInfo mirrors query.Info.
 type queryInfo struct {
 	HasOrderBy, HasTop, HasOffsetLimit, HasDistinct, HasGroupBy, HasAggregates bool
+	HasNonStreamingOrderBy                                                     bool
 	Plan                                                                       json.RawMessage
 }
 
@@ -72,7 +73,8 @@ func (s sqlQuery) info(vec query.VectorDefaults) queryInfo {
 	i := s.q.InfoFor(vec)
 	return queryInfo{
 		HasOrderBy: i.HasOrderBy, HasTop: i.HasTop, HasOffsetLimit: i.HasOffsetLimit,
-		HasDistinct: i.HasDistinct, HasGroupBy: i.HasGroupBy, HasAggregates: i.HasAggregates, Plan: i.Plan,
+		HasDistinct: i.HasDistinct, HasGroupBy: i.HasGroupBy, HasAggregates: i.HasAggregates,
+		HasNonStreamingOrderBy: i.HasNonStreamingOrderBy, Plan: i.Plan,
 	}
 }
 
