@@ -172,7 +172,7 @@ func TestNewFromClient(t *testing.T) {
 		t.Fatal("accessors")
 	}
 	// the sentinels are diagnostics' (and cosmoskit's) values
-	if repository.ErrNotFound != cosmoskit.ErrNotFound || repository.ErrPreconditionFailed != diagnostics.ErrPreconditionFailed {
+	if !errors.Is(repository.ErrNotFound, cosmoskit.ErrNotFound) || !errors.Is(repository.ErrPreconditionFailed, diagnostics.ErrPreconditionFailed) {
 		t.Fatal("sentinels are not shared")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // Ref names one item: its id and partition key.
@@ -31,7 +30,7 @@ func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) ([]T, error) {
 	}
 	resp, err := r.c.ReadManyItems(ctx, refs, nil)
 	if err != nil {
-		return nil, r.opError("read_many_items", "", diagnostics.FromError("read_many_items", err))
+		return nil, r.opError("read_many_items", "", err)
 	}
 	byID := make(map[string][]int, len(refs))
 	for i, ref := range refs {

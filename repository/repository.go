@@ -1,6 +1,7 @@
 package repository
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -173,20 +174,26 @@ func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.Partit
 	}
 }
 
-// Exists reports whether an item of this type with id exists in partition pk, by a point read.
-// A document of another type with that id is an error matching ErrTypeMismatch.
+// Exists reports whether an item of this type with id exists in partition pk, by a point read
+// (the document is not decoded, so its schema version does not matter). A document of another
+// type with that id is an error matching ErrTypeMismatch.
 func (r *Repository[T]) Exists(ctx context.Context, pk azcosmos.PartitionKey, id string) (bool, error) {
-	_, err := r.Get(ctx, pk, id)
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.Is(err, ErrNotFound):
-		return false, nil
-	case errors.Is(err, ErrUnknownSchemaVersion):
-		return true, nil
-	default:
+	if err := r.checkPoint(pk, id); err != nil {
 		return false, err
 	}
+	resp, err := r.c.ReadItem(ctx, pk, id, nil)
+	if err != nil {
+		err = r.opError(diagnostics.OpReadItem, id, err)
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	h, _ := scanHeader(resp.Value, false)
+	if !bytes.Equal(h.typ, r.typeJSON) {
+		return false, r.docError(ErrTypeMismatch, h, "the document's type differs")
+	}
+	return true, nil
 }
 
 // WriteOption modifies one write.

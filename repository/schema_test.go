@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/repository"
@@ -177,5 +180,45 @@ func TestSchemaWriteBackAndMigrate(t *testing.T) {
 	// idempotent
 	if res, err := people.Migrate(ctx); err != nil || res.Found != 0 {
 		t.Fatalf("second Migrate = %+v, %v", res, err)
+	}
+}
+
+// interleave runs fn before forwarding the first PUT (a replace) it sees.
+type interleave struct {
+	once sync.Once
+	fn   func()
+}
+
+func (p *interleave) Do(req *policy.Request) (*http.Response, error) {
+	if req.Raw().Method == http.MethodPut {
+		p.once.Do(p.fn)
+	}
+	return req.Next()
+}
+
+func TestSchemaWriteBackLosesToConcurrentWriter(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, "/tenant")
+	rawPut(t, e.container, "t1", `{"id":"p","tenant":"t1","type":"person","schemaVersion":1,"name":"Ada Lovelace"}`)
+	shim := &interleave{fn: func() {
+		// another writer stores a current document between our read and our write-back
+		rawPut(t, e.container, "t1", `{"id":"p","tenant":"t1","type":"person","schemaVersion":3,"first":"Ada","family":"King","country":"UK"}`)
+	}}
+	opts := e.srv.ClientOptions()
+	opts.PerRetryPolicies = append(opts.PerRetryPolicies, shim)
+	cred, _ := azcosmos.NewKeyCredential(e.srv.Key())
+	client, err := azcosmos.NewClientWithKey(e.srv.Endpoint(), cred, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	container, _ := client.NewContainer("db", "c")
+	people := newPeople(t, container, func(o *repository.Options[PersonV3]) { o.WriteBackUpgrades = true })
+	p, err := people.Get(ctx, pk("t1"), "p")
+	if err != nil || p.Family != "Lovelace" {
+		t.Fatalf("Get = %+v, %v", p, err)
+	}
+	if raw := rawGet(t, e.container, "t1", "p"); raw["family"] != "King" {
+		t.Fatalf("the write-back overwrote a concurrent write: %v", raw)
 	}
 }

@@ -63,13 +63,14 @@ func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id
 		return out, fnErr
 	}
 	var ae *retry.AttemptsError
-	if errors.As(err, &ae) {
-		if errors.Is(ae.Err, ErrPreconditionFailed) && ae.Cause == nil {
-			return out, &tooManyAttempts{attempts: attempts, last: ae.Err}
-		}
-		return out, ae.Err
+	switch {
+	case !errors.As(err, &ae) || ae.Cause != nil:
+		return out, err // the context ended the loop: keep both errors
+	case errors.Is(ae.Err, ErrPreconditionFailed):
+		return out, &tooManyAttempts{attempts: attempts, last: ae.Err}
+	default:
+		return out, ae.Err // not retried: not found, type mismatch, validation...
 	}
-	return out, err
 }
 
 // Patch is a partial update built from the SDK's patch operations (set, add, replace, remove,

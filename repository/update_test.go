@@ -92,6 +92,11 @@ func TestUpdateGivesUpAfterBoundedAttempts(t *testing.T) {
 	if _, err := orders.Update(ctx, pk("c1"), "hot", func(*Order) error { return stop }); !errors.Is(err, stop) || err.Error() != "stop" {
 		t.Fatalf("Update = %v, want fn's error", err)
 	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := orders.Update(cancelled, pk("c1"), "hot", func(*Order) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Update with a cancelled context = %v", err)
+	}
 	if _, err := orders.Update(ctx, pk("c1"), "missing", func(*Order) error { return nil }); !errors.Is(err, repository.ErrNotFound) {
 		t.Fatalf("Update(missing) = %v", err)
 	}
