@@ -15,5 +15,5 @@ func TestScenarioInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runScenario(t, client)
+	runScenario(t, client, false)
 }
