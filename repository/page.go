@@ -78,6 +78,9 @@ func (r *Repository[T]) All(ctx context.Context, q *Query) iter.Seq2[T, error] {
 // top and projection are ignored). It must be scoped to a partition: the gateway does not
 // aggregate across partitions. A template query is an error matching ErrInvalidQuery.
 func (r *Repository[T]) Count(ctx context.Context, q *Query) (int64, error) {
+	if q == nil {
+		return 0, invalid(ErrInvalidQuery, "query", "is nil")
+	}
 	if q.err != nil {
 		return 0, q.err
 	}
@@ -112,7 +115,7 @@ func (r *Repository[T]) Count(ctx context.Context, q *Query) (int64, error) {
 func PageOf[D, T any](ctx context.Context, r *Repository[T], q *Query, size int, token string) (Page[D], error) {
 	var p Page[D]
 	var fields []string
-	if q.built && len(q.fields) == 0 {
+	if q != nil && q.built && len(q.fields) == 0 {
 		fields = jsonFields(reflect.TypeFor[D]())
 	}
 	rq, err := q.render(r.typeName, fields)

@@ -200,6 +200,9 @@ func (q *Query) CrossPartition() *Query {
 
 // render returns the text and parameters of q for type typ, cached.
 func (q *Query) render(typ string, fields []string) (*rendered, error) {
+	if q == nil || (!q.built && q.text == "") {
+		return nil, invalid(ErrInvalidQuery, "query", "is empty: use SQL or NewQuery")
+	}
 	if q.err != nil {
 		return nil, q.err
 	}

@@ -142,10 +142,17 @@ func TestQueryInjectionPayloadsMatchNothing(t *testing.T) {
 		"offset":   repository.SQL("SELECT * FROM c OFFSET 100 LIMIT 10"),
 		"param":    repository.SQL("SELECT * FROM c WHERE c.a = @a", repository.Param("a", 1)),
 		"top zero": repository.NewQuery().Top(0),
+		"zero":     new(repository.Query),
 	} {
 		if _, err := orders.Page(ctx, q.Partition(pk("c1")), 10, ""); !errors.Is(err, repository.ErrInvalidQuery) {
 			t.Errorf("%s: %v, want ErrInvalidQuery", name, err)
 		}
+	}
+	if _, err := orders.Page(ctx, nil, 10, ""); !errors.Is(err, repository.ErrInvalidQuery) {
+		t.Errorf("nil query: %v", err)
+	}
+	if _, err := orders.Count(ctx, repository.SQL("SELECT * FROM c").Partition(pk("c1"))); !errors.Is(err, repository.ErrInvalidQuery) {
+		t.Errorf("Count of a template: %v", err)
 	}
 	if n := e.srv.Requests(cosmostestDocs()); n != 0 {
 		t.Errorf("%d requests sent for invalid queries", n)
