@@ -99,7 +99,7 @@ func (m *Mixed) Partition(ctx context.Context, pk azcosmos.PartitionKey) iter.Se
 		token := ""
 		for {
 			var items []any
-			next, err := m.core.pageRaw(ctx, q, rq, DefaultPageSize, token, func(doc []byte) error {
+			next, err := m.core.pageRaw(ctx, q, rq, DefaultPageSize, token, nil, func(doc []byte) error {
 				v, err := m.decode(doc)
 				if err == nil {
 					items = append(items, v)

@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"iter"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -38,7 +39,7 @@ func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token stri
 	if err != nil {
 		return p, err
 	}
-	next, err := r.pageRaw(ctx, q, rq, size, token, func(doc []byte) error {
+	next, err := r.pageRaw(ctx, q, rq, size, token, func(n int) { p.Items = slices.Grow(p.Items, n) }, func(doc []byte) error {
 		item, _, err := decode[T](&r.core, doc)
 		if err == nil {
 			p.Items = append(p.Items, item)
@@ -94,7 +95,7 @@ func (r *Repository[T]) Count(ctx context.Context, q *Query) (int64, error) {
 	var total int64
 	token := ""
 	for {
-		next, err := r.pageRaw(ctx, q, rq, 0, token, func(doc []byte) error {
+		next, err := r.pageRaw(ctx, q, rq, 0, token, nil, func(doc []byte) error {
 			var n int64
 			if err := json.Unmarshal(doc, &n); err != nil {
 				return err
@@ -122,7 +123,7 @@ func PageOf[D, T any](ctx context.Context, r *Repository[T], q *Query, size int,
 	if err != nil {
 		return p, err
 	}
-	next, err := r.pageRaw(ctx, q, rq, size, token, func(doc []byte) error {
+	next, err := r.pageRaw(ctx, q, rq, size, token, func(n int) { p.Items = slices.Grow(p.Items, n) }, func(doc []byte) error {
 		var d D
 		if err := json.Unmarshal(doc, &d); err != nil {
 			return err
@@ -204,7 +205,8 @@ func jsonFields(t reflect.Type) []string {
 
 // pageRaw runs pages of rq from token until one has results or the query ends, passing each
 // result to each, and returns the next token.
-func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, token string, each func([]byte) error) (string, error) {
+// reserve, if not nil, is told how many results a response carries before they are passed on.
+func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, token string, reserve func(int), each func([]byte) error) (string, error) {
 	pk, cross, err := c.scope(q)
 	if err != nil {
 		return "", err
@@ -232,6 +234,9 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 		resp, err := pager.NextPage(ctx)
 		if err != nil {
 			return "", c.opError(diagnostics.OpQueryItems, "", err)
+		}
+		if reserve != nil && len(resp.Items) > 0 {
+			reserve(len(resp.Items))
 		}
 		for _, doc := range resp.Items {
 			if err := each(doc); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -145,7 +146,7 @@ func TestSchemaVersionErrors(t *testing.T) {
 
 func TestSchemaWriteBackAndMigrate(t *testing.T) {
 	ctx := context.Background()
-	e := newEnv(t, "/tenant")
+	e := newEnvWith(t, []cosmostest.Option{cosmostest.WithPartitionCount(4)}, "/tenant")
 	people := newPeople(t, e.container, func(o *repository.Options[PersonV3]) { o.WriteBackUpgrades = true })
 	rawPut(t, e.container, "t1", `{"id":"wb","tenant":"t1","type":"person","schemaVersion":1,"name":"Ada Lovelace"}`)
 	if _, err := people.Get(ctx, pk("t1"), "wb"); err != nil {
