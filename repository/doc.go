@@ -26,4 +26,10 @@
 // operation, type and id): use errors.Is with ErrNotFound, ErrConflict, ErrPreconditionFailed,
 // ... and errors.As to reach *diagnostics.Error or the SDK's *azcore.ResponseError. Rejections
 // before any request are *ValidationError, matching ErrValidation and the rule's own sentinel.
+//
+// Limits: cross-partition queries run through the gateway, which serves filters and projections but
+// not ORDER BY, TOP, DISTINCT, GROUP BY or aggregates across partitions (the service answers 400,
+// ErrBadRequest); Count is therefore single-partition. Partition key components are read from
+// azcosmos.PartitionKey by reflection for validation (the SDK has no accessor); if a future SDK
+// changes its layout, the checks are skipped and the service's own limits apply.
 package repository
