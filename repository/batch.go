@@ -193,7 +193,8 @@ type BatchError struct {
 	Index int
 	// StatusCode is the failing operation's status.
 	StatusCode int
-	Type       string
+	// Type is the repository's type discriminator.
+	Type string
 }
 
 // Error returns "repository: batch of <type> rolled back: operation <i> failed with <status>".

@@ -22,8 +22,9 @@ var (
 	ErrBadRequest = diagnostics.ErrBadRequest
 )
 
-// Errors of the repository itself. None of them involves a request that reached the service, except
-// ErrTypeMismatch and ErrUnknownSchemaVersion, which describe a document that was read.
+// Errors of the repository itself. ErrTypeMismatch and ErrUnknownSchemaVersion describe a document
+// that was read (or an item about to be written), ErrTooManyAttempts a lost ETag race; the others
+// are rejections before any request.
 var (
 	// ErrTypeMismatch: a document read has a "type" other than the repository's (or none).
 	ErrTypeMismatch = errors.New("cosmoskit: document type mismatch")
@@ -90,6 +91,8 @@ func invalid(kind error, field, reason string) error {
 // type, or a schema version it cannot upgrade. It matches ErrTypeMismatch or
 // ErrUnknownSchemaVersion (its Kind) with errors.Is.
 type DocumentError struct {
+	// Kind is ErrTypeMismatch, ErrUnknownSchemaVersion, or ErrValidation for a document that is
+	// not valid JSON for T.
 	Kind error
 	// ID is the document's id, "" if it has none.
 	ID string
@@ -135,8 +138,12 @@ func (r *core) opError(op, id string, err error) error {
 // the item id, and unwraps to a *diagnostics.Error (and through it to the SDK's
 // *azcore.ResponseError), so errors.Is(err, ErrNotFound) and errors.As work.
 type OpError struct {
-	Op, Type, ID string
-	Err          error
+	// Op is the operation, one of diagnostics' Op constants ("read_item", "replace_item", ...).
+	Op string
+	// Type is the repository's type discriminator; ID the item id, "" for queries and batches.
+	Type, ID string
+	// Err is the *diagnostics.Error of the failed call.
+	Err error
 }
 
 // Error returns "repository: <op> <type> <id>: <cause>".

@@ -265,3 +265,31 @@ func ExampleOptions_upgrades() {
 	// Ada / Lovelace
 	// true
 }
+
+func ExampleRepository_Patch() {
+	container, stop := exampleContainer("/customer")
+	defer stop()
+	ctx := context.Background()
+	items, _ := repository.New(container, repository.Options[Item]{Type: "item", Key: itemKey})
+	if _, err := items.Create(ctx, Item{ID: "i1", Customer: "ann", Product: "tea", Qty: 1}); err != nil {
+		log.Fatal(err)
+	}
+	ann := azcosmos.NewPartitionKeyString("ann")
+	patched, err := items.Patch(ctx, ann, "i1", repository.NewPatch().Increment("/qty", 2).Set("/product", "green tea"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(patched.Product, patched.Qty)
+
+	// conditional: only while the quantity is below 3
+	_, err = items.Patch(ctx, ann, "i1", repository.NewPatch().Increment("/qty", 1).When("c.qty < 3"))
+	fmt.Println("condition failed:", errors.Is(err, repository.ErrPreconditionFailed))
+
+	// checked before sending: the repository owns "type"
+	_, err = items.Patch(ctx, ann, "i1", repository.NewPatch().Set("/type", "other"))
+	fmt.Println("invalid:", errors.Is(err, repository.ErrInvalidPatch))
+	// Output:
+	// green tea 3
+	// condition failed: true
+	// invalid: true
+}

@@ -103,6 +103,9 @@ func (p *Patch) add(path string, f func()) *Patch {
 	return p
 }
 
+// NewPatch returns an empty patch; the zero Patch is ready to use as well.
+func NewPatch() *Patch { return new(Patch) }
+
 // Set sets the property at path (a JSON pointer, "/status") to value, creating it if needed.
 func (p *Patch) Set(path string, value any) *Patch {
 	return p.add(path, func() { p.ops.AppendSet(path, value) })
