@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"testing"
 
@@ -174,5 +176,37 @@ func TestNewFromClient(t *testing.T) {
 	// the sentinels are diagnostics' (and cosmoskit's) values
 	if !errors.Is(repository.ErrNotFound, cosmoskit.ErrNotFound) || !errors.Is(repository.ErrPreconditionFailed, diagnostics.ErrPreconditionFailed) {
 		t.Fatal("sentinels are not shared")
+	}
+}
+
+// TestThroughCosmoskitClient runs the repository over a client from cosmoskit.New, whose pipeline
+// carries the diagnostics and retry policies: errors stay typed and 412 loops still work.
+func TestThroughCosmoskitClient(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	client, err := cosmoskit.New(cosmoskit.Config{ConnectionString: e.srv.ConnectionString(), ClientOptions: e.srv.ClientOptions(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	orders, err := repository.NewFromClient(client, "db", "c", repository.Options[Order]{Type: "order", Key: orderKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := orders.Create(ctx, Order{ID: "k", CustomerID: "c1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := orders.Create(ctx, o); !errors.Is(err, repository.ErrConflict) {
+		t.Fatalf("duplicate = %v", err)
+	}
+	var de *diagnostics.Error
+	_, err = orders.Get(ctx, pk("c1"), "none")
+	if !errors.Is(err, repository.ErrNotFound) || !errors.As(err, &de) || de.StatusCode != http.StatusNotFound || de.ActivityID == "" {
+		t.Fatalf("Get(none) = %v", err)
+	}
+	if got, err := orders.Update(ctx, pk("c1"), "k", func(o *Order) error { o.N = 7; return nil }); err != nil || got.N != 7 {
+		t.Fatalf("Update = %+v, %v", got, err)
 	}
 }
