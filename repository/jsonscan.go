@@ -50,8 +50,14 @@ func scanHeader(doc []byte, check bool) (h header, issue *scanIssue) {
 			continue
 		}
 		// key
+		if doc[i] != '"' {
+			return h, issue // not valid JSON: stop
+		}
 		ks := i
 		i = skipString(doc, i)
+		if i-1 <= ks || i > len(doc) {
+			return h, issue
+		}
 		key := doc[ks+1 : i-1]
 		i = skipWS(doc, i)
 		if i < len(doc) && doc[i] == ':' {
@@ -214,7 +220,9 @@ func pointerAt(doc []byte, at int) string {
 			stack = append(stack, frame{array: true})
 			i++
 		case '}', ']':
-			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
 			i++
 		case ',':
 			if n := len(stack); n > 0 {

@@ -49,6 +49,11 @@ func FuzzScanHeader(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
+		// never panics, whatever the input
+		if _, issue := scanHeader(doc, true); issue != nil {
+			_ = pointerAt(doc, issue.at)
+		}
+		_ = pointerAt(doc, len(doc))
 		var m map[string]json.RawMessage
 		if json.Unmarshal(doc, &m) != nil {
 			return
