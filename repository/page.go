@@ -28,11 +28,11 @@ type Page[T any] struct {
 	Next string
 }
 
-// Page runs one page of q: up to size items (DefaultPageSize if size ≤ 0) from the position token
-// ("" for the first page). It keeps reading while the service returns empty pages with a
-// continuation, so Items is empty only at the end. Pass Next back to continue; it is bound to q's
-// text (another query's token is an error matching ErrInvalidToken). Results are decoded like Get
-// (type check, upgrades).
+// Page runs one page of q: up to size items (DefaultPageSize if size ≤ 0, at most 1000) from the
+// position token ("" for the first page). It keeps reading while the service returns empty pages
+// with a continuation, so Items is empty only at the end. Pass Next back to continue; it is bound
+// to q's text (another query's token is an error matching ErrInvalidToken). Results are decoded
+// like Get (type check, upgrades). Paging never uses OFFSET.
 func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token string) (Page[T], error) {
 	var p Page[T]
 	rq, err := q.render(r.typeName, nil)
@@ -226,7 +226,7 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 		}
 		opts.ContinuationToken = &cont
 	}
-	if q.cross {
+	if q.cross && token == "" {
 		c.log.InfoContext(ctx, "cosmoskit: cross-partition query", "type", c.typeName, "query", rq.text)
 	}
 	pager := c.c.NewQueryItemsPager(rq.text, pk, &opts)

@@ -192,7 +192,8 @@ func (q *Query) Partition(pk azcosmos.PartitionKey) *Query {
 	return q
 }
 
-// CrossPartition lets the query fan out to every partition. Each run is logged at Info level.
+// CrossPartition lets the query fan out to every partition. Each run is logged at Info level
+// (once, when its first page is read), with the query text but never parameter values.
 func (q *Query) CrossPartition() *Query {
 	q.cross = true
 	return q
