@@ -86,6 +86,14 @@ func (q *Query) setError(err error) {
 	}
 }
 
+// builder records an error if q is a template query.
+func (q *Query) builder(method string) bool {
+	if !q.built {
+		q.setError(invalid(ErrInvalidQuery, "query", method+" needs a query from NewQuery, not SQL"))
+	}
+	return q.built
+}
+
 // SQL returns a query from a template and its parameters: values never go into the text. The
 // template may not contain string literals (a quote outside c["name"] property access) or OFFSET
 // (page with continuation tokens instead), and every parameter name must start with @. The
@@ -134,8 +142,7 @@ func NewQuery() *Query { return &Query{built: true} }
 // Where adds a filter (ANDed with the others): field is a property path such as "status" or
 // "address.city" (letters, digits and _ only), value is sent as a parameter.
 func (q *Query) Where(field string, op Op, value any) *Query {
-	if !q.built {
-		q.setError(invalid(ErrInvalidQuery, "query", "Where needs a query from NewQuery"))
+	if !q.builder("Where") {
 		return q
 	}
 	if !fieldName.MatchString(field) {
@@ -154,6 +161,9 @@ func (q *Query) Where(field string, op Op, value any) *Query {
 // OrderBy sorts by field (see Where); the container's indexing policy needs a composite index
 // for more than one.
 func (q *Query) OrderBy(field string, dir Direction) *Query {
+	if !q.builder("OrderBy") {
+		return q
+	}
 	if !fieldName.MatchString(field) {
 		q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a property path", field)))
 	}
@@ -164,6 +174,9 @@ func (q *Query) OrderBy(field string, dir Direction) *Query {
 
 // Top limits the results to n (sent as the parameter @top). n must be positive.
 func (q *Query) Top(n int) *Query {
+	if !q.builder("Top") {
+		return q
+	}
 	if n <= 0 {
 		q.setError(invalid(ErrInvalidQuery, "top", "must be positive"))
 	}
@@ -175,6 +188,9 @@ func (q *Query) Top(n int) *Query {
 // Select projects the results onto the given top-level properties. Use it with PageOf and AllOf,
 // whose projection defaults to the JSON names of the result type's fields.
 func (q *Query) Select(fields ...string) *Query {
+	if !q.builder("Select") {
+		return q
+	}
 	for _, f := range fields {
 		if !fieldName.MatchString(f) || strings.Contains(f, ".") {
 			q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a top-level property name", f)))

@@ -143,6 +143,7 @@ func TestQueryInjectionPayloadsMatchNothing(t *testing.T) {
 		"param":    repository.SQL("SELECT * FROM c WHERE c.a = @a", repository.Param("a", 1)),
 		"top zero": repository.NewQuery().Top(0),
 		"zero":     new(repository.Query),
+		"sql+top":  repository.SQL("SELECT * FROM c").Top(3),
 	} {
 		if _, err := orders.Page(ctx, q.Partition(pk("c1")), 10, ""); !errors.Is(err, repository.ErrInvalidQuery) {
 			t.Errorf("%s: %v, want ErrInvalidQuery", name, err)

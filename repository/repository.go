@@ -154,24 +154,32 @@ func (r *Repository[T]) Get(ctx context.Context, pk azcosmos.PartitionKey, id st
 		return zero, err
 	}
 	if upgraded && r.writeBack {
-		r.writeBackUpgrade(ctx, pk, id, item, resp.ETag)
+		return r.writeBackUpgrade(ctx, pk, id, item, resp.ETag), nil
 	}
 	return item, nil
 }
 
 // writeBackUpgrade replaces the document with its upgraded form if nobody wrote it since it was
-// read. It never fails the read.
-func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.PartitionKey, id string, item T, etag azcore.ETag) {
+// read, and returns the item as stored then (with its new ETag), else item. It never fails the
+// read.
+func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.PartitionKey, id string, item T, etag azcore.ETag) T {
 	body, err := r.encodeFor(ctx, item, id)
 	if err != nil {
 		r.log.WarnContext(ctx, "cosmoskit: schema upgrade not written back", "type", r.typeName, "id", id, "error", err)
-		return
+		return item
 	}
 	defer body.release()
-	_, err = r.c.ReplaceItem(ctx, pk, id, body.b, &azcosmos.ItemOptions{IfMatchEtag: &etag})
-	if err != nil && !errors.Is(diagnostics.FromError(diagnostics.OpReplaceItem, err), ErrPreconditionFailed) {
-		r.log.WarnContext(ctx, "cosmoskit: schema upgrade not written back", "type", r.typeName, "id", id, "error", diagnostics.FromError(diagnostics.OpReplaceItem, err))
+	resp, err := r.c.ReplaceItem(ctx, pk, id, body.b, &azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: &etag})
+	if err != nil {
+		if err := diagnostics.FromError(diagnostics.OpReplaceItem, err); !errors.Is(err, ErrPreconditionFailed) {
+			r.log.WarnContext(ctx, "cosmoskit: schema upgrade not written back", "type", r.typeName, "id", id, "error", err)
+		}
+		return item
 	}
+	if stored, err := r.stored(item, resp.Value); err == nil {
+		return stored
+	}
+	return item
 }
 
 // Exists reports whether an item of this type with id exists in partition pk, by a point read

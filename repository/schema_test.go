@@ -149,11 +149,17 @@ func TestSchemaWriteBackAndMigrate(t *testing.T) {
 	e := newEnvWith(t, []cosmostest.Option{cosmostest.WithPartitionCount(4)}, "/tenant")
 	people := newPeople(t, e.container, func(o *repository.Options[PersonV3]) { o.WriteBackUpgrades = true })
 	rawPut(t, e.container, "t1", `{"id":"wb","tenant":"t1","type":"person","schemaVersion":1,"name":"Ada Lovelace"}`)
-	if _, err := people.Get(ctx, pk("t1"), "wb"); err != nil {
+	wb, err := people.Get(ctx, pk("t1"), "wb")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if raw := rawGet(t, e.container, "t1", "wb"); raw["schemaVersion"] != float64(3) || raw["family"] != "Lovelace" {
-		t.Fatalf("not written back: %v", raw)
+	if raw := rawGet(t, e.container, "t1", "wb"); raw["schemaVersion"] != float64(3) || raw["family"] != "Lovelace" || raw["_etag"] != string(wb.ETag) {
+		t.Fatalf("not written back, or Get returned the old ETag %q: %v", wb.ETag, raw)
+	}
+	// the returned ETag is the written-back one, so a conditional write right after succeeds
+	wb.Country = "UK"
+	if _, err := people.Replace(ctx, wb, repository.IfMatch(wb.ETag)); err != nil {
+		t.Fatal(err)
 	}
 
 	// Migrate walks every partition
