@@ -14,6 +14,9 @@ import "math"
 //	                                400/401/403/413 rejected before it
 //	query page                      2.80 RU + 0.10 RU per document scanned + 0.10 RU per KB returned
 //	metadata read / write           1.00 RU / 5.00 RU (databases, containers, offers, pkranges)
+//	batch operation                 as the single operation; a 424 (failed dependency) 1.00 RU;
+//	                                the batch's x-ms-request-charge is the sum
+//	change feed page                as a query page over the documents returned; a 304 1.00 RU
 //	account read (GET /)            0 RU
 //
 // Charges are rounded to two decimals. The throughput limiter (WithThroughputLimits) spends these
