@@ -20,6 +20,10 @@ var (
 	ErrThrottled = diagnostics.ErrThrottled
 	// ErrBadRequest: the service rejected the request (400).
 	ErrBadRequest = diagnostics.ErrBadRequest
+	// ErrUnauthorized: wrong key or token (401).
+	ErrUnauthorized = diagnostics.ErrUnauthorized
+	// ErrUnavailable: the service was unavailable (503).
+	ErrUnavailable = diagnostics.ErrUnavailable
 )
 
 // Errors of the repository itself. ErrTypeMismatch and ErrUnknownSchemaVersion describe a document
