@@ -13,16 +13,225 @@ import (
 // MaxBatchOperations is the most operations one transactional batch may carry.
 const MaxBatchOperations = 100
 
-// Batch is a transactional batch of operations on items of one repository in one partition: all
-// of them apply, or none. Build it with Repository.NewBatch; builder methods validate each item
-// (as the single-item methods do) and record the first error, which Execute returns before sending
-// anything.
-type Batch[T any] struct {
-	r   *Repository[T]
+// Tx is a transactional batch in one partition key over the repositories of one container, so a
+// customer and its orders change together: all operations apply, or none. Add operations with the
+// repositories' CreateIn, UpsertIn, ReplaceIn, PatchIn, ReadIn and DeleteIn, which validate each
+// item as the single-item methods do and record the first error; Execute returns it before sending
+// anything. For one repository, Batch is the typed shorthand.
+type Tx struct {
+	c   *azcosmos.ContainerClient
 	pk  azcosmos.PartitionKey
 	b   azcosmos.TransactionalBatch
-	n   int
+	dec []Entity // per operation: the repository that decodes its result (nil for delete)
 	err error
+}
+
+// TxResult is the outcome of one operation of a Tx.
+type TxResult struct {
+	// StatusCode is the operation's HTTP status (201 create, 200 read/replace/upsert/patch,
+	// 204 delete).
+	StatusCode int
+	// ETag is the item's ETag after the operation ("" for delete).
+	ETag azcore.ETag
+	// Item is the item as stored, a T of the operation's repository (not *T); nil for delete.
+	Item any
+}
+
+// NewTx starts a transactional batch in partition pk of container c.
+func NewTx(c *azcosmos.ContainerClient, pk azcosmos.PartitionKey) *Tx {
+	tx := &Tx{c: c, pk: pk, b: c.NewTransactionalBatch(pk)}
+	if n, ok := keyLen(pk); ok && (n == 0 || n > 3) {
+		tx.setError(invalid(ErrInvalidPartitionKey, "partitionKey", "must have 1 to 3 components"))
+	}
+	return tx
+}
+
+func (tx *Tx) setError(err error) {
+	if tx.err == nil {
+		tx.err = err
+	}
+}
+
+// Len returns the number of operations added.
+func (tx *Tx) Len() int { return len(tx.dec) }
+
+// add checks that one more operation of repository e may join the batch.
+func (tx *Tx) add(e Entity) bool {
+	c := e.entity()
+	switch {
+	case tx.err != nil:
+		return false
+	case c.c != tx.c:
+		tx.setError(invalid(ErrValidation, "batch", "repository "+c.typeName+" uses another container client"))
+	case len(tx.dec) == MaxBatchOperations:
+		tx.setError(invalid(ErrValidation, "batch", fmt.Sprintf("more than %d operations", MaxBatchOperations)))
+	case c.checkKey(tx.pk, false) != nil:
+		tx.setError(c.checkKey(tx.pk, false))
+	default:
+		return true
+	}
+	return false
+}
+
+// txBody validates and encodes an item joining tx.
+func (r *Repository[T]) txBody(tx *Tx, item T) (string, []byte, bool) {
+	if !tx.add(r) {
+		return "", nil, false
+	}
+	id, pk := r.key(item)
+	if err := r.checkPoint(pk, id); err != nil {
+		tx.setError(err)
+		return "", nil, false
+	}
+	if !keyEqual(pk, tx.pk) {
+		tx.setError(invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("item %q is not in the batch's partition", id)))
+		return "", nil, false
+	}
+	e, err := r.encodeFor(context.Background(), item, id)
+	if err != nil {
+		tx.setError(err)
+		return "", nil, false
+	}
+	body := append([]byte(nil), e.b...)
+	e.release()
+	return id, body, true
+}
+
+func itemOpts(opts []WriteOption) *azcosmos.TransactionalBatchItemOptions {
+	o := applyWriteOptions(opts)
+	if o.ifMatch == nil {
+		return nil
+	}
+	return &azcosmos.TransactionalBatchItemOptions{IfMatchETag: o.ifMatch}
+}
+
+// CreateIn adds a create of item to tx: the batch fails with ErrConflict if the id exists.
+func (r *Repository[T]) CreateIn(tx *Tx, item T) *Tx {
+	if _, body, ok := r.txBody(tx, item); ok {
+		tx.b.CreateItem(body, nil)
+		tx.dec = append(tx.dec, r)
+	}
+	return tx
+}
+
+// UpsertIn adds an upsert of item to tx, conditional with IfMatch.
+func (r *Repository[T]) UpsertIn(tx *Tx, item T, opts ...WriteOption) *Tx {
+	if _, body, ok := r.txBody(tx, item); ok {
+		tx.b.UpsertItem(body, itemOpts(opts))
+		tx.dec = append(tx.dec, r)
+	}
+	return tx
+}
+
+// ReplaceIn adds a replace of item to tx, conditional with IfMatch.
+func (r *Repository[T]) ReplaceIn(tx *Tx, item T, opts ...WriteOption) *Tx {
+	if id, body, ok := r.txBody(tx, item); ok {
+		tx.b.ReplaceItem(id, body, itemOpts(opts))
+		tx.dec = append(tx.dec, r)
+	}
+	return tx
+}
+
+// ReadIn adds a read of id to tx.
+func (r *Repository[T]) ReadIn(tx *Tx, id string) *Tx {
+	if err := validateID(id); err != nil {
+		tx.setError(err)
+	} else if tx.add(r) {
+		tx.b.ReadItem(id, nil)
+		tx.dec = append(tx.dec, r)
+	}
+	return tx
+}
+
+// DeleteIn adds a delete of id to tx, conditional with IfMatch.
+func (r *Repository[T]) DeleteIn(tx *Tx, id string, opts ...WriteOption) *Tx {
+	if err := validateID(id); err != nil {
+		tx.setError(err)
+	} else if tx.add(r) {
+		tx.b.DeleteItem(id, itemOpts(opts))
+		tx.dec = append(tx.dec, nil)
+	}
+	return tx
+}
+
+// PatchIn adds a patch of id to tx, with the type and version guard of Repository.Patch.
+func (r *Repository[T]) PatchIn(tx *Tx, id string, p *Patch, opts ...WriteOption) *Tx {
+	switch {
+	case validateID(id) != nil:
+		tx.setError(validateID(id))
+	case p == nil || p.n == 0:
+		tx.setError(invalid(ErrInvalidPatch, "patch", "has no operations"))
+	case p.err != nil:
+		tx.setError(p.err)
+	case tx.add(r):
+		tx.b.PatchItem(id, r.patchOps(p), itemOpts(opts))
+		tx.dec = append(tx.dec, r)
+	}
+	return tx
+}
+
+// Execute runs the batch. If any operation fails nothing is applied, and the error is a
+// *BatchError naming the failing operation, matching the sentinel of its status (ErrConflict,
+// ErrNotFound, ErrPreconditionFailed, ...). Results are in the order the operations were added,
+// each item decoded by its repository (type and version checked).
+func (tx *Tx) Execute(ctx context.Context) ([]TxResult, error) {
+	if tx.err != nil {
+		return nil, tx.err
+	}
+	if len(tx.dec) == 0 {
+		return nil, invalid(ErrValidation, "batch", "has no operations")
+	}
+	first := tx.dec[0]
+	for _, e := range tx.dec {
+		if e != nil {
+			first = e
+			break
+		}
+	}
+	typ := ""
+	if first != nil {
+		typ = first.Type()
+	}
+	resp, err := tx.c.ExecuteTransactionalBatch(ctx, tx.b, &azcosmos.TransactionalBatchOptions{EnableContentResponseOnWrite: true})
+	if err != nil {
+		return nil, &OpError{Op: diagnostics.OpExecuteBatch, Type: typ, Err: diagnostics.FromError(diagnostics.OpExecuteBatch, err)}
+	}
+	if !resp.Success {
+		for i, res := range resp.OperationResults {
+			if res.StatusCode != http.StatusFailedDependency && res.StatusCode >= 300 {
+				return nil, &BatchError{Index: i, StatusCode: int(res.StatusCode), Type: tx.typeAt(i)}
+			}
+		}
+		return nil, &BatchError{Index: -1, StatusCode: http.StatusMultiStatus, Type: typ}
+	}
+	out := make([]TxResult, len(resp.OperationResults))
+	for i, res := range resp.OperationResults {
+		out[i] = TxResult{StatusCode: int(res.StatusCode), ETag: res.ETag}
+		if len(res.ResourceBody) > 0 && i < len(tx.dec) && tx.dec[i] != nil {
+			item, err := tx.dec[i].decodeAny(res.ResourceBody)
+			if err != nil {
+				return out, err
+			}
+			out[i].Item = item
+		}
+	}
+	return out, nil
+}
+
+func (tx *Tx) typeAt(i int) string {
+	if i < len(tx.dec) && tx.dec[i] != nil {
+		return tx.dec[i].Type()
+	}
+	return ""
+}
+
+// Batch is a transactional batch of one repository's items in one partition: a Tx whose results
+// are typed. Build it with Repository.NewBatch; builder methods validate each item (as the
+// single-item methods do) and record the first error, which Execute returns before sending
+// anything.
+type Batch[T any] struct {
+	r  *Repository[T]
+	tx *Tx
 }
 
 // BatchResult is the outcome of one batch operation.
@@ -38,151 +247,54 @@ type BatchResult[T any] struct {
 
 // NewBatch starts a transactional batch in partition pk.
 func (r *Repository[T]) NewBatch(pk azcosmos.PartitionKey) *Batch[T] {
-	b := &Batch[T]{r: r, pk: pk, b: r.c.NewTransactionalBatch(pk)}
-	if err := r.checkKey(pk, false); err != nil {
-		b.err = err
-	}
-	return b
-}
-
-func (b *Batch[T]) setError(err error) {
-	if b.err == nil {
-		b.err = err
-	}
-}
-
-func (b *Batch[T]) count() bool {
-	if b.n == MaxBatchOperations {
-		b.setError(invalid(ErrValidation, "batch", fmt.Sprintf("more than %d operations", MaxBatchOperations)))
-		return false
-	}
-	b.n++
-	return true
-}
-
-// body validates and encodes an item of the batch.
-func (b *Batch[T]) body(item T) (string, []byte, bool) {
-	id, pk := b.r.key(item)
-	if err := b.r.checkPoint(pk, id); err != nil {
-		b.setError(err)
-		return "", nil, false
-	}
-	if !keyEqual(pk, b.pk) {
-		b.setError(invalid(ErrInvalidPartitionKey, "partitionKey", "item "+fmt.Sprintf("%q", id)+" is not in the batch's partition"))
-		return "", nil, false
-	}
-	e, err := b.r.encodeFor(context.Background(), item, id)
-	if err != nil {
-		b.setError(err)
-		return "", nil, false
-	}
-	body := append([]byte(nil), e.b...)
-	e.release()
-	return id, body, b.count()
-}
-
-func itemOpts(opts []WriteOption) *azcosmos.TransactionalBatchItemOptions {
-	o := applyWriteOptions(opts)
-	if o.ifMatch == nil {
-		return nil
-	}
-	return &azcosmos.TransactionalBatchItemOptions{IfMatchETag: o.ifMatch}
+	return &Batch[T]{r: r, tx: NewTx(r.c, pk)}
 }
 
 // Create adds a create: the batch fails with ErrConflict if the id exists.
-func (b *Batch[T]) Create(item T) *Batch[T] {
-	if _, body, ok := b.body(item); ok {
-		b.b.CreateItem(body, nil)
-	}
-	return b
-}
+func (b *Batch[T]) Create(item T) *Batch[T] { b.r.CreateIn(b.tx, item); return b }
 
 // Upsert adds an upsert, conditional with IfMatch.
 func (b *Batch[T]) Upsert(item T, opts ...WriteOption) *Batch[T] {
-	if _, body, ok := b.body(item); ok {
-		b.b.UpsertItem(body, itemOpts(opts))
-	}
+	b.r.UpsertIn(b.tx, item, opts...)
 	return b
 }
 
 // Replace adds a replace, conditional with IfMatch.
 func (b *Batch[T]) Replace(item T, opts ...WriteOption) *Batch[T] {
-	if id, body, ok := b.body(item); ok {
-		b.b.ReplaceItem(id, body, itemOpts(opts))
-	}
+	b.r.ReplaceIn(b.tx, item, opts...)
 	return b
 }
 
 // Read adds a read of id.
-func (b *Batch[T]) Read(id string) *Batch[T] {
-	if err := validateID(id); err != nil {
-		b.setError(err)
-	} else if b.count() {
-		b.b.ReadItem(id, nil)
-	}
-	return b
-}
+func (b *Batch[T]) Read(id string) *Batch[T] { b.r.ReadIn(b.tx, id); return b }
 
 // Delete adds a delete of id, conditional with IfMatch.
 func (b *Batch[T]) Delete(id string, opts ...WriteOption) *Batch[T] {
-	if err := validateID(id); err != nil {
-		b.setError(err)
-	} else if b.count() {
-		b.b.DeleteItem(id, itemOpts(opts))
-	}
+	b.r.DeleteIn(b.tx, id, opts...)
 	return b
 }
 
 // Patch adds a patch of id (see Repository.Patch for the guard it carries).
 func (b *Batch[T]) Patch(id string, p *Patch, opts ...WriteOption) *Batch[T] {
-	switch {
-	case validateID(id) != nil:
-		b.setError(validateID(id))
-	case p == nil || p.n == 0:
-		b.setError(invalid(ErrInvalidPatch, "patch", "has no operations"))
-	case p.err != nil:
-		b.setError(p.err)
-	case b.count():
-		b.b.PatchItem(id, b.r.patchOps(p), itemOpts(opts))
-	}
+	b.r.PatchIn(b.tx, id, p, opts...)
 	return b
 }
 
 // Len returns the number of operations added.
-func (b *Batch[T]) Len() int { return b.n }
+func (b *Batch[T]) Len() int { return b.tx.Len() }
 
-// Execute runs the batch. If any operation fails nothing is applied, and the error is a
-// *BatchError naming the failing operation, matching the sentinel of its status (ErrConflict,
-// ErrNotFound, ErrPreconditionFailed, ...). Results are in the order the operations were added.
+// Execute runs the batch (see Tx.Execute).
 func (b *Batch[T]) Execute(ctx context.Context) ([]BatchResult[T], error) {
-	if b.err != nil {
-		return nil, b.err
+	res, err := b.tx.Execute(ctx)
+	out := make([]BatchResult[T], len(res))
+	for i, r := range res {
+		out[i] = BatchResult[T]{StatusCode: r.StatusCode, ETag: r.ETag}
+		if v, ok := r.Item.(T); ok {
+			out[i].Item = v
+		}
 	}
-	if b.n == 0 {
-		return nil, invalid(ErrValidation, "batch", "has no operations")
-	}
-	resp, err := b.r.c.ExecuteTransactionalBatch(ctx, b.b, &azcosmos.TransactionalBatchOptions{EnableContentResponseOnWrite: true})
 	if err != nil {
-		return nil, b.r.opError(diagnostics.OpExecuteBatch, "", err)
-	}
-	if !resp.Success {
-		for i, res := range resp.OperationResults {
-			if res.StatusCode != http.StatusFailedDependency && res.StatusCode >= 300 {
-				return nil, &BatchError{Index: i, StatusCode: int(res.StatusCode), Type: b.r.typeName}
-			}
-		}
-		return nil, &BatchError{Index: -1, StatusCode: http.StatusMultiStatus, Type: b.r.typeName}
-	}
-	out := make([]BatchResult[T], len(resp.OperationResults))
-	for i, res := range resp.OperationResults {
-		out[i] = BatchResult[T]{StatusCode: int(res.StatusCode), ETag: res.ETag}
-		if len(res.ResourceBody) > 0 {
-			item, _, err := decode[T](&b.r.core, res.ResourceBody)
-			if err != nil {
-				return out, err
-			}
-			out[i].Item = item
-		}
+		return nil, err
 	}
 	return out, nil
 }
@@ -193,13 +305,13 @@ type BatchError struct {
 	Index int
 	// StatusCode is the failing operation's status.
 	StatusCode int
-	// Type is the repository's type discriminator.
+	// Type is the type discriminator of the failing operation's repository.
 	Type string
 }
 
-// Error returns "repository: batch of <type> rolled back: operation <i> failed with <status>".
+// Error returns "repository: batch rolled back: operation <i> (<type>) failed with <status>".
 func (e *BatchError) Error() string {
-	return fmt.Sprintf("repository: batch of %s rolled back: operation %d failed with %d %s", e.Type, e.Index, e.StatusCode, http.StatusText(e.StatusCode))
+	return fmt.Sprintf("repository: batch rolled back: operation %d (%s) failed with %d %s", e.Index, e.Type, e.StatusCode, http.StatusText(e.StatusCode))
 }
 
 // Is matches the sentinel of the failing operation's status.

@@ -149,3 +149,51 @@ func TestReadManyAndBatch(t *testing.T) {
 	}
 	var _ azcosmos.PartitionKey
 }
+
+func TestTxAcrossRepositories(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	orders := newOrders(t, e.container)
+	customers, err := repository.New(e.container, repository.Options[Customer]{Type: "customer", Key: customerKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cust, err := customers.Create(ctx, Customer{ID: "c1", CustomerID: "c1", Name: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a new order and the customer's updated record commit together
+	cust.Name = "Ann (1 order)"
+	tx := repository.NewTx(e.container, pk("c1"))
+	orders.CreateIn(tx, Order{ID: "o1", CustomerID: "c1", Total: 5})
+	customers.ReplaceIn(tx, cust, repository.IfMatch(cust.ETag))
+	customers.ReadIn(tx, "c1")
+	res, err := tx.Execute(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, ok := res[0].Item.(Order); !ok || o.Total != 5 {
+		t.Fatalf("result 0 = %#v", res[0].Item)
+	}
+	if c, ok := res[2].Item.(Customer); !ok || c.Name != "Ann (1 order)" || res[1].ETag == "" {
+		t.Fatalf("results = %+v", res)
+	}
+	// a stale customer ETag rolls the new order back too
+	tx = repository.NewTx(e.container, pk("c1"))
+	orders.CreateIn(tx, Order{ID: "o2", CustomerID: "c1"})
+	customers.ReplaceIn(tx, cust, repository.IfMatch(cust.ETag))
+	_, err = tx.Execute(ctx)
+	var be *repository.BatchError
+	if !errors.Is(err, repository.ErrPreconditionFailed) || !errors.As(err, &be) || be.Index != 1 || be.Type != "customer" {
+		t.Fatalf("stale tx = %v", err)
+	}
+	if ok, _ := orders.Exists(ctx, pk("c1"), "o2"); ok {
+		t.Fatal("o2 was written by a rolled-back tx")
+	}
+	// a repository of another container cannot join
+	other := newOrders(t, createContainer(t, e.client, "other"))
+	tx = repository.NewTx(e.container, pk("c1"))
+	if _, err := other.CreateIn(tx, Order{ID: "x", CustomerID: "c1"}).Execute(ctx); !errors.Is(err, repository.ErrValidation) {
+		t.Fatalf("other container: %v", err)
+	}
+}
