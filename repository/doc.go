@@ -16,7 +16,8 @@
 // Writes stamp "type" and "schemaVersion" into the JSON of the item (T needs no fields for them).
 // Reads refuse documents of another type (ErrTypeMismatch) and of a version newer than the code
 // (ErrUnknownSchemaVersion); older versions run through Options.Upgrades. Several repositories may
-// share a container; Mixed reads a partition of it decoding each document to its Go type.
+// share a container; Mixed reads a partition of it decoding each document to its Go type, and Tx
+// changes items of several of them in one partition atomically (Batch for one repository).
 //
 // Queries are a template plus parameters (SQL) or built from filters (NewQuery), and run in one
 // partition unless CrossPartition is called, which is logged. Page returns a URL-safe token for
