@@ -1,19 +1,23 @@
-// Command quickstart shows cosmoskit end to end: one client per process, a container provisioned with
-// best-practice defaults, an item written and read back with its request charge, and a query.
+// Command quickstart shows cosmoskit end to end in one short run: one client per process, a
+// container provisioned with best-practice defaults, a typed repository.Repository (Create, a point
+// Get, an Update guarded by the item's ETag and retried on a concurrent write, a parameterized query
+// read page by page with continuation tokens), and a diagnostics.Meter that adds up what the run cost
+// in request units.
 //
 // With COSMOS_ENDPOINT (or COSMOS_CONNECTION_STRING) unset it starts the in-process cosmostest server,
-// so it runs anywhere Go does:
+// so it runs anywhere Go does, with no setup:
 //
 //	go run ./examples/quickstart
 //
 // With COSMOS_ENDPOINT set it uses that account, authenticating with COSMOS_KEY,
 // COSMOS_CONNECTION_STRING, or the default Azure credential (see cosmoskit.LoadConfig). COSMOS_DATABASE
-// names the database (default "quickstart").
+// names the database (default "quickstart"). Running it again on the same account resets the three
+// sample items.
 package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +28,8 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
 func main() {
@@ -35,14 +41,19 @@ func main() {
 	}
 }
 
-// product is the item type the quickstart stores. Every item carries a type discriminator, which leads
-// the container's default composite indexes.
+// product is the quickstart's item type: a plain struct. The repository stamps the "type"
+// discriminator and "schemaVersion" itself; embedding repository.Meta receives the ETag and timestamp.
 type product struct {
+	repository.Meta
 	ID       string  `json:"id"`
-	Type     string  `json:"type"`
 	Category string  `json:"category"`
 	Name     string  `json:"name"`
 	Price    float64 `json:"price"`
+}
+
+// productKey tells the repository where a product lives: its id and partition key (/category).
+func productKey(p product) (string, azcosmos.PartitionKey) {
+	return p.ID, azcosmos.NewPartitionKeyString(p.Category)
 }
 
 // run does the quickstart against cfg, or against an in-process cosmostest server when cfg names no
@@ -63,7 +74,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		cfg.Database = "quickstart"
 	}
 
-	client, err := cosmoskit.New(cfg)
+	client, err := cosmoskit.New(cfg) // one shared azcosmos client per account in the process
 	if err != nil {
 		return err
 	}
@@ -72,66 +83,92 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		say("using the account at %s\n", client.Endpoint())
 	}
 
-	container, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{
+	// Every Cosmos DB call made with ctx from here on is added to the meter.
+	ctx, meter := diagnostics.WithMeter(ctx)
+
+	if _, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{
 		ID:                "products",
 		PartitionKeyPaths: []string{"/category"},
-		SortPaths:         []string{"/price"},
-	})
-	if err != nil {
+		SortPaths:         []string{"/price"}, // composite indexes (type, price) for the query below
+	}); err != nil {
 		return err
 	}
 	say("database %q and container %q are ready (partition key /category)\n", cfg.Database, "products")
 
-	items := []product{
-		{ID: "tent", Type: "product", Category: "gear", Name: "Tent", Price: 120},
-		{ID: "lamp", Type: "product", Category: "gear", Name: "Lamp", Price: 25},
-		{ID: "stove", Type: "product", Category: "gear", Name: "Stove", Price: 60},
+	products, err := repository.NewFromClient(client, cfg.Database, "products", repository.Options[product]{
+		Type: "product",
+		Key:  productKey,
+	})
+	if err != nil {
+		return err
 	}
-	pk := azcosmos.NewPartitionKeyString("gear")
-	var charge float32
-	for _, it := range items {
-		body, err := json.Marshal(it)
+
+	gear := azcosmos.NewPartitionKeyString("gear")
+	created, reset := 0, 0
+	for _, p := range []product{
+		{ID: "tent", Category: "gear", Name: "Tent", Price: 120},
+		{ID: "lamp", Category: "gear", Name: "Lamp", Price: 25},
+		{ID: "stove", Category: "gear", Name: "Stove", Price: 60},
+	} {
+		_, err := products.Create(ctx, p) // never an upsert in disguise: a duplicate is ErrConflict
+		if errors.Is(err, repository.ErrConflict) {
+			_, err = products.Upsert(ctx, p) // left by an earlier run on a real account
+			reset++
+		} else if err == nil {
+			created++
+		}
 		if err != nil {
 			return err
 		}
-		resp, err := container.UpsertItem(ctx, pk, body, nil)
-		if err != nil {
-			return fmt.Errorf("upsert %s: %w", it.ID, err)
-		}
-		charge += resp.RequestCharge
 	}
-	say("upserted %d items into partition %q (%.2f RU)\n", len(items), "gear", charge)
+	say("created %d products in partition %q", created, "gear")
+	if reset > 0 {
+		say(" (%d left by an earlier run were reset)", reset)
+	}
+	say("\n")
 
-	read, err := container.ReadItem(ctx, pk, "tent", nil)
+	tent, err := products.Get(ctx, gear, "tent") // a point read by id and partition key, never a query
 	if err != nil {
-		return fmt.Errorf("read tent: %w", err)
-	}
-	var got product
-	if err := json.Unmarshal(read.Value, &got); err != nil {
 		return err
 	}
-	say("read item %q back: %s, %.2f (%.2f RU)\n", got.ID, got.Name, got.Price, read.RequestCharge)
+	say("read %q by id and partition key: %s, %.2f\n", tent.ID, tent.Name, tent.Price)
 
-	const query = "SELECT * FROM c WHERE c.type = @type AND c.price < @max"
-	pager := container.NewQueryItemsPager(query, pk, &azcosmos.QueryOptions{
-		QueryParameters: []azcosmos.QueryParameter{{Name: "@type", Value: "product"}, {Name: "@max", Value: 100}},
+	// Update reads, applies the change and replaces with If-Match on the ETag it read; if another
+	// writer got there first it reads again and re-applies the change.
+	updated, err := products.Update(ctx, gear, "tent", func(p *product) error {
+		p.Price = 99
+		return nil
 	})
-	var names []string
-	charge = 0
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			return fmt.Errorf("query: %w", err)
-		}
-		charge += page.RequestCharge
-		for _, raw := range page.Items {
-			var p product
-			if err := json.Unmarshal(raw, &p); err != nil {
-				return err
-			}
-			names = append(names, p.Name)
-		}
+	if err != nil {
+		return err
 	}
-	say("query %q returned %d items (%.2f RU): %s\n", query, len(names), charge, strings.Join(names, ", "))
+	say("updated %q with an ETag check: price %.2f -> %.2f, new ETag: %t\n",
+		updated.ID, tent.Price, updated.Price, updated.ETag != tent.ETag)
+
+	// A template plus parameters: values never reach the SQL text. @type is bound to "product".
+	const sql = "SELECT * FROM c WHERE c.type = @type AND c.price < @max ORDER BY c.price"
+	q := repository.SQL(sql, repository.Param("@max", 100)).Partition(gear)
+	token := ""
+	for n := 1; ; n++ {
+		page, err := products.Page(ctx, q, 2, token)
+		if err != nil {
+			return err
+		}
+		names := make([]string, len(page.Items))
+		for i, p := range page.Items {
+			names[i] = fmt.Sprintf("%s %.2f", p.Name, p.Price)
+		}
+		more := "last page"
+		if page.Next != "" {
+			more = "more with its continuation token"
+		}
+		say("query page %d: %s (%s)\n", n, strings.Join(names, ", "), more)
+		if page.Next == "" {
+			break
+		}
+		token = page.Next // opaque and URL-safe: hand it to the next HTTP request of a paging API
+	}
+
+	say("this run cost %.2f RU in %d calls\n", meter.RequestCharge(), meter.Requests())
 	return nil
 }

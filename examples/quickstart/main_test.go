@@ -39,9 +39,13 @@ func TestQuickstartWithoutEnvironment(t *testing.T) {
 	want := []string{
 		`^COSMOS_ENDPOINT is not set: started an in-process cosmostest server at https://127\.0\.0\.1:\d+/$`,
 		`^database "quickstart" and container "products" are ready \(partition key /category\)$`,
-		`^upserted 3 items into partition "gear" \([1-9]\d*\.\d\d RU\)$`,
-		`^read item "tent" back: Tent, 120\.00 \([0-9]+\.\d\d RU\)$`,
-		`^query "SELECT \* FROM c WHERE c\.type = @type AND c\.price < @max" returned 2 items \([0-9]+\.\d\d RU\): Lamp, Stove$`,
+		`^created 3 products in partition "gear"$`,
+		`^read "tent" by id and partition key: Tent, 120\.00$`,
+		`^updated "tent" with an ETag check: price 120\.00 -> 99\.00, new ETag: true$`,
+		`^query page 1: Lamp 25\.00, Stove 60\.00 \(more with its continuation token\)$`,
+		`^query page 2: Tent 99\.00 \(last page\)$`,
+		// 2 provisioning calls, 3 creates, 1 get, 2 for the update (read, replace), 2 query pages.
+		`^this run cost [1-9]\d*\.\d\d RU in 10 calls$`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out.String())
@@ -65,8 +69,18 @@ func TestQuickstartWithAccountFromEnvironment(t *testing.T) {
 		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 5 || lines[0] != "using the account at "+s.Endpoint() || lines[1] != `database "fromenv" and container "products" are ready (partition key /category)` {
+	if len(lines) != 8 || lines[0] != "using the account at "+s.Endpoint() || lines[1] != `database "fromenv" and container "products" are ready (partition key /category)` {
 		t.Fatalf("output:\n%s", out.String())
+	}
+
+	// A second run on the same account finds the items of the first and resets them.
+	out.Reset()
+	if err := run(context.Background(), &out, cfg); err != nil {
+		t.Fatalf("second run: %v\noutput:\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "\ncreated 0 products in partition \"gear\" (3 left by an earlier run were reset)\n") ||
+		!strings.Contains(out.String(), "\nupdated \"tent\" with an ETag check: price 120.00 -> 99.00, new ETag: true\n") {
+		t.Fatalf("second run output:\n%s", out.String())
 	}
 	if strings.Contains(out.String(), s.Key()) {
 		t.Fatal("the output contains the key")
