@@ -87,7 +87,7 @@ func (r *Repository[T]) txBody(tx *Tx, item T) (string, []byte, bool) {
 		tx.setError(invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("item %q is not in the batch's partition", id)))
 		return "", nil, false
 	}
-	e, err := r.encodeFor(context.Background(), item, id)
+	e, err := r.encodeFor(context.Background(), item, id, pk)
 	if err != nil {
 		tx.setError(err)
 		return "", nil, false

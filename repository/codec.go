@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
 // encoded is a serialized item in a pooled buffer; release returns the buffer after the request.
@@ -27,9 +29,9 @@ func (e encoded) release() {
 
 // encodeFor serializes item with "type" and "schemaVersion" stamped and validates it: the
 // document's "id" must be id, it must nest at most 128 levels, hold no integer beyond ±2^53 and
-// be at most 2 MB. The item is marshalled once, into a pooled buffer; the stamp replaces its
-// closing brace.
-func (c *core) encodeFor(ctx context.Context, item any, id string) (encoded, error) {
+// be at most 2 MB; with Options.PartitionKeyPaths, its values there must make up pk. The item is
+// marshalled once, into a pooled buffer; the stamp replaces its closing brace.
+func (c *core) encodeFor(ctx context.Context, item any, id string, pk azcosmos.PartitionKey) (encoded, error) {
 	buf := bufPool.Get().(*bytes.Buffer)
 	e := encoded{buf: buf}
 	enc := json.NewEncoder(buf)
@@ -52,6 +54,10 @@ func (c *core) encodeFor(ctx context.Context, item any, id string) (encoded, err
 		return encoded{}, invalid(issue.kind, pointerAt(b, issue.at), reason)
 	}
 	if err := c.checkHeaderForWrite(h, id); err != nil {
+		e.release()
+		return encoded{}, err
+	}
+	if err := c.checkDocKey(b, pk); err != nil {
 		e.release()
 		return encoded{}, err
 	}

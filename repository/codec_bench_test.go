@@ -36,7 +36,7 @@ func BenchmarkCodec(b *testing.B) {
 			if err := r.checkPoint(pk, id); err != nil {
 				b.Fatal(err)
 			}
-			e, err := r.encodeFor(ctx, item, id)
+			e, err := r.encodeFor(ctx, item, id, pk)
 			if err != nil {
 				b.Fatal(err)
 			}

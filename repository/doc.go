@@ -30,7 +30,8 @@
 //
 // Limits: cross-partition queries run through the gateway, which serves filters and projections but
 // not ORDER BY, TOP, DISTINCT, GROUP BY or aggregates across partitions (the service answers 400,
-// ErrBadRequest); Count is therefore single-partition. Partition key components are read from
-// azcosmos.PartitionKey by reflection for validation (the SDK has no accessor); if a future SDK
-// changes its layout, the checks are skipped and the service's own limits apply.
+// ErrBadRequest); Count is therefore single-partition. Writes check the partition key against the
+// item's own JSON at Options.PartitionKeyPaths. A caller's key (Get, Delete, queries) has no
+// exported accessor in the SDK, so its component count and lengths are read by reflection; if a
+// future SDK changes that layout, those checks are skipped and the service's own limits apply.
 package repository

@@ -67,8 +67,9 @@ var (
 type ValidationError struct {
 	// Kind is the sentinel for the rule broken, e.g. ErrInvalidID.
 	Kind error
-	// Field names what was rejected: "id", "partitionKey", "item", "query", "patch", or a JSON
-	// pointer into the item such as "/lines/3/amount".
+	// Field names what was rejected: "id", "partitionKey", "partitionKey[i]" (component i of a
+	// key), "item", "query", "patch", a partition key path ("/customerId"), or a JSON pointer into
+	// the item such as "/lines/3/amount".
 	Field string
 	// Reason says why, without echoing the value.
 	Reason string

@@ -2,10 +2,12 @@ package repository
 
 import (
 	"encoding/json"
-
 	"errors"
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
 func TestScanHeader(t *testing.T) {
@@ -100,5 +102,49 @@ func TestKeyReflection(t *testing.T) {
 	if !keyEqual(k, azcosmos.NewPartitionKeyString("a").AppendNumber(2).AppendString("c")) || keyEqual(k, azcosmos.NewPartitionKeyString("a")) ||
 		keyEqual(azcosmos.NewPartitionKeyString("a"), azcosmos.NewPartitionKeyString("b")) || !keyEqual(azcosmos.NullPartitionKey, azcosmos.NullPartitionKey) {
 		t.Fatal("keyEqual")
+	}
+}
+
+// TestKeyChecksDegradeSafely runs the partition key checks as they would behave if a future SDK
+// changed azcosmos.PartitionKey's layout: caller keys are not checked (no panic), and writes still
+// check the document's own values.
+func TestKeyChecksDegradeSafely(t *testing.T) {
+	if keyLayout(reflect.TypeFor[struct{ values []string }]()) != -1 || keyLayout(reflect.TypeFor[struct{ other []any }]()) != -1 ||
+		keyLayout(reflect.TypeFor[int]()) != -1 {
+		t.Fatal("keyLayout accepted an unexpected layout")
+	}
+	saved := pkValues
+	pkValues = -1
+	defer func() { pkValues = saved }()
+	c := &core{pkLevels: 1, pkPaths: []string{"/pk"}, pkMax: MaxPartitionKeyBytes}
+	long := strings.Repeat("p", MaxPartitionKeyBytes+1)
+	if err := c.checkKey(azcosmos.NewPartitionKeyString(long).AppendString("x"), false); err != nil {
+		t.Fatalf("checkKey without the layout = %v, want nil (skipped)", err)
+	}
+	if _, ok := keyString(azcosmos.NewPartitionKeyString("a"), 0); ok {
+		t.Fatal("keyString read a key without the layout")
+	}
+	err := c.checkDocKey([]byte(`{"id":"x","pk":"`+long+`"}`), azcosmos.NewPartitionKeyString(long))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || !errors.Is(ve.Kind, ErrInvalidPartitionKey) || ve.Field != "/pk" {
+		t.Fatalf("long document key = %v, want ErrInvalidPartitionKey at /pk", err)
+	}
+	if err := c.checkDocKey([]byte(`{"id":"x","pk":"a\u0062"}`), azcosmos.NewPartitionKeyString("ab")); err != nil {
+		t.Fatalf("escaped key = %v", err)
+	}
+	for doc, want := range map[string]azcosmos.PartitionKey{
+		`{"pk":true}`:             azcosmos.NewPartitionKeyBool(true),
+		`{"pk":null}`:             azcosmos.NullPartitionKey,
+		`{"pk":-1.5e1}`:           azcosmos.NewPartitionKeyNumber(-15),
+		`{"a":{"pk":1},"pk":"z"}`: azcosmos.NewPartitionKeyString("z"),
+	} {
+		if err := c.checkDocKey([]byte(doc), want); err != nil {
+			t.Errorf("%s: %v", doc, err)
+		}
+	}
+	for _, doc := range []string{`{"pk":{}}`, `{"pk":[1]}`, `{"id":"x"}`} {
+		if err := c.checkDocKey([]byte(doc), azcosmos.NewPartitionKeyString("a")); !errors.Is(err, ErrInvalidPartitionKey) {
+			t.Errorf("%s: %v, want ErrInvalidPartitionKey", doc, err)
+		}
 	}
 }

@@ -58,7 +58,10 @@ type Options[T any] struct {
 
 	// PartitionKeyPaths are the container's partition key paths, broadest first ("/tenantId",
 	// "/userId"). When set, point operations need exactly that many key components and queries at
-	// most that many (a hierarchical prefix). Default: not checked.
+	// most that many (a hierarchical prefix), and every write checks, in the encoded item, that
+	// its values at these paths exist, fit the length limit and make up the key its KeyFunc
+	// returns (an error matching ErrInvalidPartitionKey naming the path, nothing sent). Default:
+	// not checked (the service rejects a mismatch with 400).
 	PartitionKeyPaths []string
 
 	// LegacyPartitionKey says the container's partition key definition is version 1, whose values

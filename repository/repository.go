@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -34,6 +36,7 @@ type core struct {
 	unversion  int
 	writeBack  bool
 	pkLevels   int
+	pkPaths    []string
 	pkMax      int
 	policy     retry.Policy
 	largeAt    int
@@ -76,6 +79,11 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	if len(opts.PartitionKeyPaths) > 3 {
 		return nil, invalid(ErrInvalidPartitionKey, "PartitionKeyPaths", "at most 3 levels")
 	}
+	for _, p := range opts.PartitionKeyPaths {
+		if len(p) < 2 || p[0] != '/' || strings.HasSuffix(p, "/") {
+			return nil, invalid(ErrInvalidPartitionKey, "PartitionKeyPaths", fmt.Sprintf("%q is not a path such as /customerId", p))
+		}
+	}
 	r := &Repository[T]{key: opts.Key}
 	r.c = c
 	r.typeName = opts.Type
@@ -87,6 +95,7 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	r.unversion = opts.UnversionedAs
 	r.writeBack = opts.WriteBackUpgrades
 	r.pkLevels = len(opts.PartitionKeyPaths)
+	r.pkPaths = slices.Clone(opts.PartitionKeyPaths)
 	r.pkMax = MaxPartitionKeyBytes
 	if opts.LegacyPartitionKey {
 		r.pkMax = MaxLegacyPartitionKeyBytes
@@ -163,7 +172,7 @@ func (r *Repository[T]) Get(ctx context.Context, pk azcosmos.PartitionKey, id st
 // read, and returns the item as stored then (with its new ETag), else item. It never fails the
 // read.
 func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.PartitionKey, id string, item T, etag azcore.ETag) T {
-	body, err := r.encodeFor(ctx, item, id)
+	body, err := r.encodeFor(ctx, item, id, pk)
 	if err != nil {
 		r.log.WarnContext(ctx, "cosmoskit: schema upgrade not written back", "type", r.typeName, "id", id, "error", err)
 		return item
@@ -257,7 +266,7 @@ func (r *Repository[T]) write(ctx context.Context, op string, item T, o writeOpt
 	if err := r.checkPoint(pk, id); err != nil {
 		return zero, err
 	}
-	body, err := r.encodeFor(ctx, item, id)
+	body, err := r.encodeFor(ctx, item, id, pk)
 	if err != nil {
 		return zero, err
 	}

@@ -43,7 +43,7 @@ func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id
 		if nid != id || !keyEqual(npk, pk) {
 			return invalid(ErrValidation, "item", "Update's function changed the id or partition key")
 		}
-		body, err := r.encodeFor(ctx, &item, id)
+		body, err := r.encodeFor(ctx, &item, id, pk)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,118 @@
+package repository_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/repository"
+)
+
+// Shipment has a hierarchical key /tenant/region, the region nested under address.
+type Shipment struct {
+	ID      string  `json:"id"`
+	Tenant  string  `json:"tenant"`
+	Address Address `json:"address"`
+	Weight  float64 `json:"weight"`
+}
+
+type Address struct {
+	Region string `json:"region,omitempty"`
+}
+
+// TestWriteChecksDocumentKey: with PartitionKeyPaths, a write whose KeyFunc key disagrees with the
+// item's own properties, or whose property is missing, is rejected before any request, naming the
+// path.
+func TestWriteChecksDocumentKey(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, "/tenant", "/address/region")
+	var wrong bool
+	ships, err := repository.New(e.container, repository.Options[Shipment]{
+		Type: "shipment", PartitionKeyPaths: []string{"/tenant", "/address/region"},
+		Key: func(s Shipment) (string, azcosmos.PartitionKey) {
+			if wrong {
+				return s.ID, azcosmos.NewPartitionKeyString(s.Address.Region).AppendString(s.Tenant)
+			}
+			return s.ID, azcosmos.NewPartitionKeyString(s.Tenant).AppendString(s.Address.Region)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := Shipment{ID: "s1", Tenant: "t1", Address: Address{Region: "eu"}, Weight: 2}
+	if _, err := ships.Create(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.ResetRequests()
+	wrong = true
+	_, err = ships.Upsert(ctx, good)
+	var ve *repository.ValidationError
+	if !errors.Is(err, repository.ErrInvalidPartitionKey) || !errors.As(err, &ve) || !strings.Contains(ve.Field, "/address/region") {
+		t.Fatalf("swapped key components = %v, want ErrInvalidPartitionKey naming the paths", err)
+	}
+	wrong = false
+	_, err = ships.Create(ctx, Shipment{ID: "s2", Tenant: "t1"}) // region omitted from the JSON
+	if !errors.As(err, &ve) || !errors.Is(err, repository.ErrInvalidPartitionKey) || ve.Field != "/address/region" {
+		t.Fatalf("missing key property = %v, want ErrInvalidPartitionKey for /address/region", err)
+	}
+	if _, err := ships.NewBatch(azcosmos.NewPartitionKeyString("t1").AppendString("eu")).
+		Upsert(Shipment{ID: "s3", Tenant: "t1"}).Execute(ctx); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		t.Fatalf("batch with a missing key property = %v", err)
+	}
+	if n := e.srv.Requests(cosmostestDocs()); n != 0 {
+		t.Fatalf("%d requests sent for rejected writes", n)
+	}
+
+	// Update's function may not move the item either
+	_, err = ships.Update(ctx, azcosmos.NewPartitionKeyString("t1").AppendString("eu"), "s1", func(s *Shipment) error {
+		s.Address.Region = "us"
+		return nil
+	})
+	if !errors.Is(err, repository.ErrValidation) {
+		t.Fatalf("Update moving the item = %v, want ErrValidation", err)
+	}
+}
+
+// Reading is keyed by a number: the document's number must equal the KeyFunc's.
+type Reading struct {
+	ID     string  `json:"id"`
+	Sensor float64 `json:"sensor"`
+}
+
+func TestWriteChecksNumericKey(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, "/sensor")
+	offset := 0.0
+	readings, err := repository.New(e.container, repository.Options[Reading]{
+		Type: "reading", PartitionKeyPaths: []string{"/sensor"},
+		Key: func(r Reading) (string, azcosmos.PartitionKey) {
+			return r.ID, azcosmos.NewPartitionKeyNumber(r.Sensor + offset)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readings.Create(ctx, Reading{ID: "r1", Sensor: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readings.Get(ctx, azcosmos.NewPartitionKeyNumber(7), "r1"); err != nil || got.Sensor != 7 {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	offset = 1
+	if _, err := readings.Upsert(ctx, Reading{ID: "r1", Sensor: 7}); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		t.Fatalf("numeric key mismatch = %v", err)
+	}
+}
+
+func TestNewRejectsBadPartitionKeyPaths(t *testing.T) {
+	e := newEnv(t)
+	for _, p := range []string{"", "customerId", "/", "/a/"} {
+		_, err := repository.New(e.container, repository.Options[Order]{Type: "order", Key: orderKey, PartitionKeyPaths: []string{p}})
+		if !errors.Is(err, repository.ErrValidation) {
+			t.Errorf("New with path %q = %v, want ErrValidation", p, err)
+		}
+	}
+}
