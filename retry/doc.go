@@ -31,7 +31,13 @@
 //   - Hedging ([HedgingOptions], off by default, per request with [WithHedging]): a read with no
 //     final answer after a threshold is also sent to the next region; the first final answer wins
 //     and the other attempts are cancelled. Writes are hedged only when asked, on multi-write
-//     accounts.
+//     accounts. Risk: the hedged attempts are clones of the request running concurrently through
+//     the rest of the pipeline, and azcore gives a clone no way to get its own per-operation values
+//     map, which policies below (azcore's log policy) write to. The policy therefore copies that
+//     unexported map with reflect and unsafe, as checked against azcore v1.23. If a future azcore
+//     renames the field or changes its kind, hedging turns itself off (reads take the ordinary
+//     region walk); if azcore adds other shared mutable state to a request, hedged attempts could
+//     race on it. Run your tests with -race after upgrading azcore, or leave hedging off.
 //
 // azcosmos fixes its routing when the client is built, and keeping one client per account is
 // the SDK's guidance. The policy therefore runs after the SDK's own region retry policy and

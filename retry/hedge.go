@@ -18,13 +18,19 @@ type armResult struct {
 	res result
 }
 
+// requestValuesField is the name of policy.Request's unexported operation-values map in the azcore
+// versions this package was checked against (v1.x up to at least v1.23). A variable so that a test
+// can simulate an azcore without it.
+var requestValuesField = "values"
+
 // isolateValues gives r its own copy of the operation values it shares with the request it was
 // cloned from. azcore's policies below this one (the log policy counts tries there) write to that
-// map, so hedged attempts running at once must not share it. policy.Request offers no way to copy
-// it, so this reaches into its unexported field; it reports false when the field is not there
-// (a future azcore), and the policy then does not hedge.
+// map, so hedged attempts running at once must not share it (concurrent writes to one map crash the
+// process). policy.Request offers no way to copy it, so this reaches into its unexported field with
+// reflect and unsafe; it reports false when the field is missing or not a map (a future azcore),
+// and the policy then does not hedge: the read goes through the ordinary region walk instead.
 func isolateValues(r *policy.Request) bool {
-	f := reflect.ValueOf(r).Elem().FieldByName("values")
+	f := reflect.ValueOf(r).Elem().FieldByName(requestValuesField)
 	if !f.IsValid() || f.Kind() != reflect.Map || !f.CanAddr() {
 		return false
 	}
