@@ -1,6 +1,7 @@
 package cosmostest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -82,9 +83,11 @@ func errorBody(e *statusError, activityID string) []byte {
 	}
 	body["code"] = e.code
 	body["message"] = e.message + "\r\nActivityId: " + activityID + ", Microsoft.Azure.Documents.Common/2.14.0"
-	b, err := json.Marshal(body)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
 		return []byte(`{"code":"InternalServerError","message":"cosmostest: cannot render error"}`)
 	}
-	return b
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }

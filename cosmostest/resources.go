@@ -1,6 +1,7 @@
 package cosmostest
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -54,12 +55,17 @@ func (o *offer) json() map[string]any {
 	}
 }
 
+// mustJSON renders v as the service does: compact, with <, > and & as themselves (encoding/json
+// would escape them as \u003c, \u003e and \u0026, which changes the bytes clients read back and
+// inflates the size the 2 MB limit and the RU model measure).
 func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic("cosmostest: marshal: " + err.Error())
 	}
-	return b
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 // validateID applies the service's id rules (rest_protocol §4: ≤ 1023 bytes, no / \ ? #).
