@@ -143,7 +143,9 @@ func (r *Repository[T]) ReadIn(tx *Tx, id string) *Tx {
 	return tx
 }
 
-// DeleteIn adds a delete of id to tx, conditional with IfMatch.
+// DeleteIn adds a delete of id to tx, conditional with IfMatch. A batch cannot read before it
+// deletes, so unlike Repository.Delete it does not check the document's type: pass IfMatch with
+// an ETag from Get (or add a ReadIn first and check its result) to be sure.
 func (r *Repository[T]) DeleteIn(tx *Tx, id string, opts ...WriteOption) *Tx {
 	if err := validateID(id); err != nil {
 		tx.setError(err)
@@ -268,7 +270,8 @@ func (b *Batch[T]) Replace(item T, opts ...WriteOption) *Batch[T] {
 // Read adds a read of id.
 func (b *Batch[T]) Read(id string) *Batch[T] { b.r.ReadIn(b.tx, id); return b }
 
-// Delete adds a delete of id, conditional with IfMatch.
+// Delete adds a delete of id, conditional with IfMatch (see Repository.DeleteIn: the type is not
+// checked).
 func (b *Batch[T]) Delete(id string, opts ...WriteOption) *Batch[T] {
 	b.r.DeleteIn(b.tx, id, opts...)
 	return b

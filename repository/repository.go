@@ -296,20 +296,40 @@ func (r *Repository[T]) stored(item T, body []byte) (T, error) {
 	return out, err
 }
 
-// Delete deletes the item with id in partition pk: ErrNotFound if there is none,
-// ErrPreconditionFailed if IfMatch is given and the item changed. Delete does not read the item, so
-// it does not check its type; use IfMatch with an ETag from Get to be sure.
+// Delete deletes the item with id in partition pk: ErrNotFound if there is none, ErrTypeMismatch
+// (nothing deleted) if the document there has another type, ErrPreconditionFailed if IfMatch is
+// given and the item changed.
+//
+// The service has no conditional delete on a property, so without IfMatch Delete reads the item
+// first (one point read, about 1 RU, never decoded, so any schema version is fine), checks its
+// type and deletes it with If-Match on the ETag it read: a document changed in between is read
+// again, within Options.UpdatePolicy's attempts (then ErrTooManyAttempts). With IfMatch, the ETag
+// (from Get or a write of this repository) already names a document of this type, and Delete
+// sends the delete alone.
 func (r *Repository[T]) Delete(ctx context.Context, pk azcosmos.PartitionKey, id string, opts ...WriteOption) error {
 	if err := r.checkPoint(pk, id); err != nil {
 		return err
 	}
 	o := applyWriteOptions(opts)
-	var io *azcosmos.ItemOptions
 	if o.ifMatch != nil {
-		io = &azcosmos.ItemOptions{IfMatchEtag: o.ifMatch}
+		_, err := r.c.DeleteItem(ctx, pk, id, &azcosmos.ItemOptions{IfMatchEtag: o.ifMatch})
+		return r.opError(diagnostics.OpDeleteItem, id, err)
 	}
-	_, err := r.c.DeleteItem(ctx, pk, id, io)
-	return r.opError(diagnostics.OpDeleteItem, id, err)
+	attempts := 0
+	err := retry.Do(ctx, r.policy, func(ctx context.Context) error {
+		attempts++
+		resp, err := r.c.ReadItem(ctx, pk, id, nil)
+		if err != nil {
+			return r.opError(diagnostics.OpReadItem, id, err)
+		}
+		if h, _ := scanHeader(resp.Value, false); !bytes.Equal(h.typ, r.typeJSON) {
+			return r.docError(ErrTypeMismatch, h, "the document's type differs; not deleted")
+		}
+		etag := resp.ETag
+		_, err = r.c.DeleteItem(ctx, pk, id, &azcosmos.ItemOptions{IfMatchEtag: &etag})
+		return r.opError(diagnostics.OpDeleteItem, id, err)
+	})
+	return loopError(err, attempts)
 }
 
 func typeRune(r rune) bool {

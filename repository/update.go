@@ -62,14 +62,22 @@ func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id
 	if fnErr != nil && errors.Is(err, fnErr) {
 		return out, fnErr
 	}
+	return out, loopError(err, attempts)
+}
+
+// loopError turns what retry.Do returned for an ETag loop into the error of the repository call.
+func loopError(err error, attempts int) error {
+	if err == nil {
+		return nil
+	}
 	var ae *retry.AttemptsError
 	switch {
 	case !errors.As(err, &ae) || ae.Cause != nil:
-		return out, err // the context ended the loop: keep both errors
+		return err // the context ended the loop: keep both errors
 	case errors.Is(ae.Err, ErrPreconditionFailed):
-		return out, &tooManyAttempts{attempts: attempts, last: ae.Err}
+		return &tooManyAttempts{attempts: attempts, last: ae.Err}
 	default:
-		return out, ae.Err // not retried: not found, type mismatch, validation...
+		return ae.Err // not retried: not found, type mismatch, validation...
 	}
 }
 
