@@ -65,13 +65,14 @@ type Options struct {
 // request is not retried when the next wait would pass MaxWait (counting the waits already made)
 // or the context's deadline. After that the caller gets an error matching ErrThrottled.
 type ThrottleOptions struct {
-	// MaxRetries is the number of retries after the first 429. If 0 or less, DefaultThrottleMaxRetries
-	// (9) is used. To return the first 429 at once, set DisableRetries.
+	// MaxRetries is the number of retries after the first 429. If 0, DefaultThrottleMaxRetries (9)
+	// is used. A negative value means no retries, as azcore's RetryOptions.MaxRetries -1 does; say
+	// so with DisableRetries instead.
 	MaxRetries int
 	// MaxWait is the most time spent waiting for throttled retries of one request, summed. If 0,
-	// DefaultThrottleMaxWait (30 s) is used.
+	// DefaultThrottleMaxWait (30 s) is used; a negative budget allows no waiting, so no retries.
 	MaxWait time.Duration
-	// DefaultRetryAfter is the wait when a 429 carries no retry hint. If 0,
+	// DefaultRetryAfter is the wait when a 429 carries no retry hint. If 0 or negative,
 	// DefaultThrottleRetryAfter (100 ms) is used.
 	DefaultRetryAfter time.Duration
 	// DisableRetries returns throttled requests to the caller at once (as ErrThrottled).
@@ -79,11 +80,11 @@ type ThrottleOptions struct {
 }
 
 func (o ThrottleOptions) withDefaults() ThrottleOptions {
-	if o.MaxRetries <= 0 {
-		o.MaxRetries = DefaultThrottleMaxRetries
-	}
-	if o.DisableRetries {
+	switch {
+	case o.DisableRetries, o.MaxRetries < 0, o.MaxWait < 0:
 		o.MaxRetries = 0
+	case o.MaxRetries == 0:
+		o.MaxRetries = DefaultThrottleMaxRetries
 	}
 	if o.MaxWait <= 0 {
 		o.MaxWait = DefaultThrottleMaxWait
@@ -105,16 +106,16 @@ func (o ThrottleOptions) withDefaults() ThrottleOptions {
 // is left out of routing; after OpenInterval it lets probe requests through (half-open), and
 // closes again when they succeed.
 type BreakerOptions struct {
-	// ReadFailureThreshold is the number of consecutive failed reads that opens a breaker. If 0,
-	// DefaultReadFailureThreshold (10) is used.
+	// ReadFailureThreshold is the number of consecutive failed reads that opens a breaker. If 0 or
+	// negative, DefaultReadFailureThreshold (10) is used (to turn breakers off, set Disable).
 	ReadFailureThreshold int
-	// WriteFailureThreshold is the same for writes. If 0, DefaultWriteFailureThreshold (5).
+	// WriteFailureThreshold is the same for writes. If 0 or negative, DefaultWriteFailureThreshold (5).
 	WriteFailureThreshold int
-	// OpenInterval is how long a breaker stays open before it lets probes through. If 0,
-	// DefaultOpenInterval (30 s) is used.
+	// OpenInterval is how long a breaker stays open before it lets probes through. If 0 or
+	// negative, DefaultOpenInterval (30 s) is used.
 	OpenInterval time.Duration
 	// HalfOpenProbes is the number of requests let through while half-open; that many successes
-	// close the breaker, one failure opens it again. If 0, 1 is used.
+	// close the breaker, one failure opens it again. If 0 or negative, 1 is used.
 	HalfOpenProbes int
 	// Disable turns the circuit breakers off.
 	Disable bool
@@ -145,9 +146,9 @@ func (o BreakerOptions) withDefaults() BreakerOptions {
 type HedgingOptions struct {
 	// Enable turns hedging on. Off by default.
 	Enable bool
-	// Threshold is the wait before the first hedge. If 0, DefaultHedgeThreshold (500 ms).
+	// Threshold is the wait before the first hedge. If 0 or negative, DefaultHedgeThreshold (500 ms).
 	Threshold time.Duration
-	// Step is the wait between further hedges. If 0, DefaultHedgeStep (100 ms).
+	// Step is the wait between further hedges. If 0 or negative, DefaultHedgeStep (100 ms).
 	Step time.Duration
 	// Writes also hedges document writes, on multi-write accounts only (expect extra 409s and
 	// 412s). Writes are never hedged otherwise.

@@ -65,6 +65,10 @@ func TestThrottleStormPastTheBudget(t *testing.T) {
 		{name: "MaxWait 1 s", throttle: retry.ThrottleOptions{MaxWait: time.Second}, retryAfter: 400 * time.Millisecond, wantAttempts: 3},
 		{name: "wait longer than the budget", retryAfter: 31 * time.Second, wantAttempts: 1},
 		{name: "DisableRetries", throttle: retry.ThrottleOptions{DisableRetries: true}, retryAfter: 10 * time.Millisecond, wantAttempts: 1},
+		// azcore's convention: a negative MaxRetries is no retries, never the default 9.
+		{name: "MaxRetries -1", throttle: retry.ThrottleOptions{MaxRetries: -1}, retryAfter: 10 * time.Millisecond, wantAttempts: 1},
+		// A negative budget allows no waiting, so no retries.
+		{name: "MaxWait -1", throttle: retry.ThrottleOptions{MaxWait: -1}, retryAfter: 10 * time.Millisecond, wantAttempts: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,7 +103,7 @@ func TestThrottleStormPastTheBudget(t *testing.T) {
 				waited += w
 			}
 			max := tt.throttle.MaxWait
-			if max == 0 {
+			if max <= 0 {
 				max = retry.DefaultThrottleMaxWait
 			}
 			if waited > max {
