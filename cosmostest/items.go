@@ -323,7 +323,9 @@ func (srv *server) deleteItem(rq *request, c *container) error {
 	return nil
 }
 
-// checkUnique enforces the container's uniqueKeyPolicy within the logical partition.
+// checkUnique enforces the container's uniqueKeyPolicy within the logical partition. As the
+// service documents, a missing unique-key property counts as null: only one item of a logical
+// partition may lack it (or have null) per unique key.
 func (srv *server) checkUnique(c *container, r *pkRange, pk []any, id string, doc map[string]any) error {
 	ukp, _ := c.props["uniqueKeyPolicy"].(map[string]any)
 	keys, _ := ukp["uniqueKeys"].([]any)
@@ -341,15 +343,26 @@ func (srv *server) checkUnique(c *container, r *pkRange, pk []any, id string, do
 			}
 		}
 		def := partitionKeyDef{Paths: paths}
-		mine := def.values(doc)
+		mine := uniqueValues(def, doc)
 		for _, other := range r.items {
 			if other.id == id || !samePK(other.pk, pk) || c.expired(other, now) {
 				continue
 			}
-			if samePK(def.values(other.doc), mine) {
+			if samePK(uniqueValues(def, other.doc), mine) {
 				return newError(http.StatusConflict, subNone, "Unique index constraint violation.")
 			}
 		}
 	}
 	return nil
+}
+
+// uniqueValues are the values of a unique key's paths in doc, a missing property being null.
+func uniqueValues(def partitionKeyDef, doc map[string]any) []any {
+	vals := def.values(doc)
+	for i, v := range vals {
+		if v == undefinedValue {
+			vals[i] = nil
+		}
+	}
+	return vals
 }
