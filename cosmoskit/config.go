@@ -29,7 +29,12 @@ import (
 // Printing a Config (String, %v, %+v, %#v, or slog via LogValue) never shows the key or the
 // connection string's key; only whether one is set.
 //
-// See LoadConfig for how values from the environment combine with values set in code.
+// Environment: New reads no environment variables. LoadConfig(base) (or ConfigFromEnv) fills the
+// fields base leaves empty from COSMOS_ENDPOINT, COSMOS_KEY, COSMOS_CONNECTION_STRING,
+// COSMOS_DATABASE, COSMOS_PREFERRED_REGIONS, COSMOS_EXCLUDED_REGIONS and COSMOS_APPLICATION_NAME:
+// a value set in code always wins over the environment, and if code sets any credential (Key,
+// ConnectionString or Credential) the environment's key and connection string are ignored. See
+// LoadConfig for the details.
 type Config struct {
 	// Endpoint is the account URI, e.g. "https://myaccount.documents.azure.com:443/". Required unless
 	// ConnectionString carries it; if both are set they must name the same account. Plain http is
@@ -37,16 +42,18 @@ type Config struct {
 	Endpoint string
 
 	// Key is the account's primary or secondary key (base64). The well-known EmulatorKey is refused for
-	// any endpoint that is not loopback.
+	// any endpoint that is not loopback. Default: empty (see the credential rules above).
 	Key string
 
 	// ConnectionString is "AccountEndpoint=...;AccountKey=...;", as shown in the portal or returned by
-	// cosmostest.Server.ConnectionString.
+	// cosmostest.Server.ConnectionString. Its key follows the same rules as Key. Default: empty.
 	ConnectionString string
 
 	// Credential authenticates with Microsoft Entra ID (e.g. a managed identity); the identity needs a
 	// Cosmos DB data-plane role. Data-plane roles cannot create databases or containers, so provision
 	// them out of band when using one (EnsureContainer still succeeds if they already exist).
+	// Default: nil (see the credential rules above). Clients share one azcosmos client only when their
+	// Credential values are equal (==).
 	Credential azcore.TokenCredential
 
 	// Database is the application's database id. New does not use it; it is here so that one
@@ -77,7 +84,7 @@ type Config struct {
 	ServerCertificate *x509.Certificate
 
 	// ServerCertificatePEM is ServerCertificate in PEM form (e.g. the emulator's
-	// /_explorer/emulator.pem). Set at most one of the two.
+	// /_explorer/emulator.pem). Set at most one of the two. Default: nil.
 	ServerCertificatePEM []byte
 
 	// DisableEndpointDiscovery sends every request to Endpoint's host and port, ignoring the regional
@@ -99,7 +106,8 @@ type Config struct {
 	// TracingProvider, the SDK's HTTP spans join the same traces.
 	Diagnostics diagnostics.Options
 
-	// DisableDiagnostics leaves the diagnostics policies out entirely.
+	// DisableDiagnostics leaves the diagnostics policies out entirely (no Meters either). Default:
+	// false.
 	DisableDiagnostics bool
 
 	// Retry configures the resilience policy New installs on every client (package retry): 429
@@ -112,15 +120,17 @@ type Config struct {
 	Retry retry.Options
 
 	// DisableRetry leaves the retry policy out: the SDK's own retries (azcore: 3 retries, including
-	// 429s) apply unchanged, and ExcludedRegions is only recorded.
+	// 429s) apply unchanged, and ExcludedRegions is only recorded. Default: false.
 	DisableRetry bool
 
 	// PerCallPolicies are azcore policies run once per operation, after the diagnostics policy and
-	// ClientOptions.PerCallPolicies.
+	// ClientOptions.PerCallPolicies. Default: none.
 	PerCallPolicies []policy.Policy
 
-	// PerRetryPolicies are azcore policies run once per attempt, after the diagnostics attempt policy
-	// and ClientOptions.PerRetryPolicies.
+	// PerRetryPolicies are azcore policies run once per HTTP attempt. The per-retry order New builds
+	// is: the retry policy (its 429 and region loop calls the rest again for each attempt), the
+	// diagnostics attempt policy (so it counts every attempt), ClientOptions.PerRetryPolicies, these,
+	// and last the host pinning of DisableEndpointDiscovery. Default: none.
 	PerRetryPolicies []policy.Policy
 
 	// Logger receives one line when a client is created (endpoint, credential kind, regions; never a
