@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -105,7 +106,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		cfg.Database = "resilience"
 	}
 	// A per-call policy below the diagnostics policy reads each operation's attempt statistics.
-	cfg.PerCallPolicies = append(cfg.PerCallPolicies, statsPolicy{})
+	cfg.PerCallPolicies = append(slices.Clip(cfg.PerCallPolicies), statsPolicy{})
 
 	client, err := cosmoskit.New(cfg)
 	if err != nil {
