@@ -30,15 +30,17 @@ type Options struct {
 	Logger *slog.Logger
 
 	// PointLatencyThreshold is the duration above which an item point operation (create, upsert,
-	// read, replace, patch, delete) is logged as slow with its full diagnostics. If 0, 1 s is used.
+	// read, replace, patch, delete) is logged as slow with its full diagnostics. If 0 or negative,
+	// DefaultPointLatencyThreshold (1 s) is used; to log no slow operations, set DisableLatencyLog.
 	PointLatencyThreshold time.Duration
 	// NonPointLatencyThreshold is the same threshold for every other operation (query pages,
-	// batches, change feed, metadata). If 0, 3 s is used.
+	// batches, change feed, metadata). If 0 or negative, DefaultNonPointLatencyThreshold (3 s) is
+	// used.
 	NonPointLatencyThreshold time.Duration
 	// DisableLatencyLog turns off the slow-operation log records.
 	DisableLatencyLog bool
 	// RequestChargeThreshold is the request charge (RU) above which an operation is logged as
-	// expensive with its full diagnostics. If 0, charges are not logged (the default).
+	// expensive with its full diagnostics. If 0 or negative, charges are not logged (the default).
 	RequestChargeThreshold float64
 
 	// CaptureQueryText records the query text of query operations as db.query.text on spans and
