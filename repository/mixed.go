@@ -91,7 +91,7 @@ func (m *Mixed) Partition(ctx context.Context, pk azcosmos.PartitionKey) iter.Se
 	q := m.query.clone()
 	q.Partition(pk)
 	return func(yield func(any, error) bool) {
-		rq, err := q.render("", nil)
+		rq, err := q.render("", 0, nil)
 		if err != nil {
 			yield(nil, err)
 			return

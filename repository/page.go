@@ -35,7 +35,10 @@ type Page[T any] struct {
 // like Get (type check, upgrades). Paging never uses OFFSET.
 func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token string) (Page[T], error) {
 	var p Page[T]
-	rq, err := q.render(r.typeName, nil)
+	if q != nil && len(q.fields) > 0 {
+		return p, invalid(ErrInvalidQuery, "query", "Select projects rows for PageOf and AllOf; Page and All decode whole items")
+	}
+	rq, err := q.render(r.typeName, r.version, nil)
 	if err != nil {
 		return p, err
 	}
@@ -91,7 +94,7 @@ func (r *Repository[T]) Count(ctx context.Context, q *Query) (int64, error) {
 	if !q.hasPK {
 		return 0, invalid(ErrInvalidQuery, "query", "Count needs a partition key: the gateway cannot aggregate across partitions")
 	}
-	rq := q.build(r.typeName, nil, true)
+	rq := q.build(r.typeName, r.version, nil, true)
 	var total int64
 	token := ""
 	for {
@@ -112,20 +115,32 @@ func (r *Repository[T]) Count(ctx context.Context, q *Query) (int64, error) {
 
 // PageOf runs one page of q like Repository.Page, decoding each result into D: a projection DTO
 // with a subset of T's fields. If q was built with NewQuery and has no Select, it selects the JSON
-// names of D's fields. Projected rows are decoded as stored: no schema upgrade runs on them.
+// names of D's fields.
+//
+// Schema versions work as in Get for a query built with NewQuery: a document below the current
+// version comes back whole (the projection asks for it only then), runs through Options.Upgrades
+// and D takes its fields from the upgraded form; a newer one is ErrUnknownSchemaVersion. Filters
+// and order still apply to the stored documents, so a renamed property matches old documents
+// only after Migrate. The rows of an SQL template are the template's own: they are decoded into
+// D as returned, without type check or upgrade.
 func PageOf[D, T any](ctx context.Context, r *Repository[T], q *Query, size int, token string) (Page[D], error) {
 	var p Page[D]
 	var fields []string
 	if q != nil && q.built && len(q.fields) == 0 {
 		fields = jsonFields(reflect.TypeFor[D]())
 	}
-	rq, err := q.render(r.typeName, fields)
+	selected := fields
+	if q != nil && len(q.fields) > 0 {
+		selected = q.fields
+	}
+	whole := q != nil && q.built && len(selected) == 0 // SELECT *: rows are whole documents
+	rq, err := q.render(r.typeName, r.version, fields)
 	if err != nil {
 		return p, err
 	}
-	next, err := r.pageRaw(ctx, q, rq, size, token, func(n int) { p.Items = slices.Grow(p.Items, n) }, func(doc []byte) error {
+	next, err := r.pageRaw(ctx, q, rq, size, token, func(n int) { p.Items = slices.Grow(p.Items, n) }, func(row []byte) error {
 		var d D
-		if err := json.Unmarshal(doc, &d); err != nil {
+		if err := r.decodeRow(row, selected, whole, &d); err != nil {
 			return err
 		}
 		p.Items = append(p.Items, d)
@@ -133,6 +148,56 @@ func PageOf[D, T any](ctx context.Context, r *Repository[T], q *Query, size int,
 	})
 	p.Next = next
 	return p, err
+}
+
+// decodeRow decodes one result row of PageOf into d. A projected row of a document that is not
+// at the current schema version carries the whole document (see Query.build): it is checked and
+// upgraded like Get does, then d takes the selected fields from the upgraded document.
+func (c *core) decodeRow(row []byte, selected []string, whole bool, d any) error {
+	full := row
+	if !whole {
+		full = member(row, fullDocKey)
+	}
+	if full == nil || string(full) == "null" {
+		if err := json.Unmarshal(row, d); err != nil {
+			h, _ := scanHeader(row, false)
+			return c.docError(ErrValidation, h, "cannot be decoded: "+err.Error())
+		}
+		return nil
+	}
+	h, _ := scanHeader(full, false)
+	if err := c.checkHeaderForRead(h); err != nil {
+		return err
+	}
+	doc := full
+	if c.docVersion(h) != c.version {
+		up, err := c.upgrade(h, full)
+		if err != nil {
+			return err
+		}
+		doc = up
+	}
+	if len(selected) > 0 {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(doc, &m); err != nil {
+			return c.docError(ErrValidation, h, "cannot be decoded: "+err.Error())
+		}
+		keep := make(map[string]json.RawMessage, len(selected))
+		for _, f := range selected {
+			if v, ok := m[f]; ok {
+				keep[f] = v
+			}
+		}
+		b, err := json.Marshal(keep)
+		if err != nil {
+			return c.docError(ErrValidation, h, "cannot be projected: "+err.Error())
+		}
+		doc = b
+	}
+	if err := json.Unmarshal(doc, d); err != nil {
+		return c.docError(ErrValidation, h, "cannot be decoded: "+err.Error())
+	}
+	return nil
 }
 
 // AllOf is All for a projection into D (see PageOf).

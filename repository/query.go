@@ -74,10 +74,11 @@ type order struct {
 
 // rendered is a query's text and parameters for one type discriminator.
 type rendered struct {
-	typ    string
-	text   string
-	params []azcosmos.QueryParameter
-	count  bool
+	typ     string
+	version int
+	text    string
+	params  []azcosmos.QueryParameter
+	count   bool
 }
 
 func (q *Query) setError(err error) {
@@ -186,7 +187,8 @@ func (q *Query) Top(n int) *Query {
 }
 
 // Select projects the results onto the given top-level properties. Use it with PageOf and AllOf,
-// whose projection defaults to the JSON names of the result type's fields.
+// whose projection defaults to the JSON names of the result type's fields; Page and All, which
+// decode whole items, refuse a query with Select (ErrInvalidQuery).
 func (q *Query) Select(fields ...string) *Query {
 	if !q.builder("Select") {
 		return q
@@ -215,8 +217,8 @@ func (q *Query) CrossPartition() *Query {
 	return q
 }
 
-// render returns the text and parameters of q for type typ, cached.
-func (q *Query) render(typ string, fields []string) (*rendered, error) {
+// render returns the text and parameters of q for type typ at schema version version, cached.
+func (q *Query) render(typ string, version int, fields []string) (*rendered, error) {
 	if q == nil || (!q.built && q.text == "") {
 		return nil, invalid(ErrInvalidQuery, "query", "is empty: use SQL or NewQuery")
 	}
@@ -236,11 +238,11 @@ func (q *Query) render(typ string, fields []string) (*rendered, error) {
 		return r, nil
 	}
 	if fields == nil {
-		if c := q.cache.Load(); c != nil && c.typ == typ && !c.count {
+		if c := q.cache.Load(); c != nil && c.typ == typ && c.version == version && !c.count {
 			return c, nil
 		}
 	}
-	r := q.build(typ, fields, false)
+	r := q.build(typ, version, fields, false)
 	if fields == nil {
 		q.cache.Store(r)
 	}
@@ -256,8 +258,13 @@ func hasParam(ps []azcosmos.QueryParameter, name string) bool {
 	return false
 }
 
+// fullDocKey is the property of a projected row that holds the whole document when it is not at
+// the repository's schema version (null otherwise).
+const fullDocKey = "_cosmoskitDoc"
+
 // build renders a built query. fields overrides q.fields; count renders SELECT VALUE COUNT(1).
-func (q *Query) build(typ string, fields []string, count bool) *rendered {
+// version is the repository's schema version, for projections.
+func (q *Query) build(typ string, version int, fields []string, count bool) *rendered {
 	var b strings.Builder
 	params := make([]azcosmos.QueryParameter, 0, len(q.filters)+2)
 	params = append(params, Param("@type", typ))
@@ -276,16 +283,17 @@ func (q *Query) build(typ string, fields []string, count bool) *rendered {
 		if len(fields) == 0 {
 			b.WriteString("*")
 		} else {
+			// The row carries the whole document only when it is not at the current schema
+			// version, so PageOf can upgrade it (or report a newer one) before projecting it.
 			b.WriteString("VALUE {")
-			for i, f := range fields {
-				if i > 0 {
-					b.WriteString(", ")
-				}
+			for _, f := range fields {
 				b.WriteString(strconv.Quote(f))
 				b.WriteString(": ")
 				writeField(&b, f)
+				b.WriteString(", ")
 			}
-			b.WriteString("}")
+			b.WriteString(`"` + fullDocKey + `": IIF(c["schemaVersion"] = @schemaVersion, null, c)}`)
+			params = append(params, Param("@schemaVersion", version))
 		}
 	}
 	b.WriteString(" FROM c WHERE c.type = @type")
@@ -326,7 +334,7 @@ func (q *Query) build(typ string, fields []string, count bool) *rendered {
 			}
 		}
 	}
-	return &rendered{typ: typ, text: b.String(), params: params, count: count}
+	return &rendered{typ: typ, version: version, text: b.String(), params: params, count: count}
 }
 
 // writeField writes a validated property path with bracket access, so that property names that
