@@ -106,8 +106,8 @@ func TestDiagnosticsSeeEveryRetryAttempt(t *testing.T) {
 	if a["cosmoskit.attempts"] != attribute.IntValue(n+1) || a["cosmoskit.throttles"] != attribute.IntValue(n) {
 		t.Errorf("span attempts %s throttles %s, want %d and %d", a["cosmoskit.attempts"].String(), a["cosmoskit.throttles"].String(), n+1, n)
 	}
-	if m.Throttles() != n || m.Requests() != 1 {
-		t.Errorf("meter: %d throttles in %d operations, want %d in 1", m.Throttles(), m.Requests(), n)
+	if m.Throttles() != n || m.Requests() != 1 || m.Attempts() != n+1 {
+		t.Errorf("meter: %d throttles, %d attempts in %d operations; want %d, %d in 1", m.Throttles(), m.Attempts(), m.Requests(), n, n+1)
 	}
 	if got := o.counter(t, diagnostics.MetricThrottles, "read_item"); got != n {
 		t.Errorf("%s = %d, want %d", diagnostics.MetricThrottles, got, n)
@@ -139,8 +139,8 @@ func TestDiagnosticsSeeEachRegionOfAFailover(t *testing.T) {
 	if got := o.counter(t, diagnostics.MetricRetries, "read_item"); got != 1 {
 		t.Errorf("%s = %d, want 1", diagnostics.MetricRetries, got)
 	}
-	if m.Requests() != 1 {
-		t.Errorf("meter: %d operations, want 1", m.Requests())
+	if m.Requests() != 1 || m.Attempts() != 2 {
+		t.Errorf("meter: %d attempts in %d operations, want 2 in 1", m.Attempts(), m.Requests())
 	}
 }
 

@@ -18,6 +18,7 @@ type Meter struct {
 	mu        sync.Mutex
 	charge    float64
 	requests  int
+	attempts  int
 	throttles int
 }
 
@@ -58,6 +59,18 @@ func (m *Meter) Requests() int {
 	return m.requests
 }
 
+// Attempts returns the number of HTTP attempts of those operations so far: every retry counts
+// (a read answered by two 429s and then 200 is 1 request and 3 attempts). Without the attempt
+// policy ([NewAttemptPolicy]) below the retries, each operation counts as one attempt.
+func (m *Meter) Attempts() int {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.attempts
+}
+
 // Throttles returns the number of attempts answered with 429 so far, including those retried.
 func (m *Meter) Throttles() int {
 	if m == nil {
@@ -68,11 +81,15 @@ func (m *Meter) Throttles() int {
 	return m.throttles
 }
 
-func (m *Meter) add(charge float64, throttles int) {
+func (m *Meter) add(charge float64, attempts, throttles int) {
+	if attempts < 1 {
+		attempts = 1
+	}
 	for ; m != nil; m = m.parent {
 		m.mu.Lock()
 		m.charge += charge
 		m.requests++
+		m.attempts += attempts
 		m.throttles += throttles
 		m.mu.Unlock()
 	}

@@ -18,12 +18,12 @@ func TestMeterConcurrentAndNested(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 20; j++ {
-				inner.add(0.5, 1)
+				inner.add(0.5, 2, 1)
 			}
 		}()
 	}
 	wg.Wait()
-	outer.add(1, 0)
+	outer.add(1, 0, 0) // no attempt policy: counts as 1 attempt
 	if got := inner.RequestCharge(); got != 500 {
 		t.Errorf("inner RequestCharge = %v, want 500", got)
 	}
@@ -36,6 +36,9 @@ func TestMeterConcurrentAndNested(t *testing.T) {
 	if got := outer.Requests(); got != 1001 {
 		t.Errorf("outer Requests = %d, want 1001", got)
 	}
+	if got := outer.Attempts(); got != 2001 {
+		t.Errorf("outer Attempts = %d, want 2001", got)
+	}
 	if got := outer.Throttles(); got != 1000 {
 		t.Errorf("outer Throttles = %d, want 1000", got)
 	}
@@ -43,7 +46,7 @@ func TestMeterConcurrentAndNested(t *testing.T) {
 
 func TestMeterNil(t *testing.T) {
 	var m *Meter
-	if m.RequestCharge() != 0 || m.Requests() != 0 || m.Throttles() != 0 {
+	if m.RequestCharge() != 0 || m.Requests() != 0 || m.Attempts() != 0 || m.Throttles() != 0 {
 		t.Error("nil meter is not zero")
 	}
 	if MeterFromContext(context.Background()) != nil {

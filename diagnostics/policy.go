@@ -110,7 +110,7 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		out.regions = p.regions.names(hosts)
 	}
 	if meter != nil && op.Name != OpReadAccount {
-		meter.add(out.charge, out.throttles)
+		meter.add(out.charge, out.attempts, out.throttles)
 	}
 	if span != nil {
 		endSpan(span, out)
