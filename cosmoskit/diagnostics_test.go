@@ -115,6 +115,29 @@ func TestDiagnosticsSeeEveryRetryAttempt(t *testing.T) {
 	if got := o.counter(t, diagnostics.MetricRetries, "read_item"); got != n {
 		t.Errorf("%s = %d, want %d", diagnostics.MetricRetries, got, n)
 	}
+	if got, want := o.waited(t), float64(n)*time.Millisecond.Seconds(); got < want*0.999 || got > want*1.001 {
+		t.Errorf("%s = %v s, want %v s (the retry hints)", diagnostics.MetricThrottleWait, got, want)
+	}
+}
+
+// waited sums the throttle wait counter, in seconds.
+func (o *observed) waited(t *testing.T) float64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := o.reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if d, ok := m.Data.(metricdata.Sum[float64]); ok && m.Name == diagnostics.MetricThrottleWait {
+				for _, dp := range d.DataPoints {
+					sum += dp.Value
+				}
+			}
+		}
+	}
+	return sum
 }
 
 // TestDiagnosticsSeeEachRegionOfAFailover: a read the retry policy fails over from West US (503) to
