@@ -44,11 +44,13 @@ func (e *regionsError) Timeout() bool { return e.timeout }
 // Retryable reports true: a transport failure may succeed later.
 func (e *regionsError) Retryable() bool { return true }
 
-// circuitOpenError is ErrCircuitOpen with the regions that were skipped.
+// circuitOpenError is ErrCircuitOpen with the regions that were skipped. The policy returns it
+// inside a *diagnostics.Error, whose message adds the "cosmoskit: <operation> <db>/<container>: "
+// prefix.
 type circuitOpenError struct{ regions []string }
 
 func (e *circuitOpenError) Error() string {
-	msg := "cosmoskit: circuit breaker open for every region"
+	msg := "circuit breaker open for every region"
 	if len(e.regions) > 0 {
 		msg += " ("
 		for i, r := range e.regions {

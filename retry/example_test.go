@@ -65,7 +65,13 @@ func TestCircuitOpenErrorMessage(t *testing.T) {
 	if !errors.Is(err, retry.ErrCircuitOpen) {
 		t.Fatalf("read = %v", err)
 	}
-	if want := "cosmoskit: circuit breaker open for every region (West US)"; err.Error() != want {
+	if want := "cosmoskit: read_item db/c: circuit breaker open for every region (West US)"; err.Error() != want {
 		t.Errorf("message %q, want %q", err.Error(), want)
+	}
+	// Like every error cosmoskit makes, it is a *diagnostics.Error naming the operation.
+	var de *diagnostics.Error
+	if !errors.As(err, &de) || de.Operation != diagnostics.OpReadItem || de.Container != "c" || de.StatusCode != 0 ||
+		diagnostics.IsRetryable(err) || !errors.Is(diagnostics.FromError("", err), retry.ErrCircuitOpen) {
+		t.Errorf("circuit open error %#v (retryable %v)", de, diagnostics.IsRetryable(err))
 	}
 }

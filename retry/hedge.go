@@ -155,7 +155,7 @@ func (p *PipelinePolicy) hedge(ctx context.Context, arms []*policy.Request, canc
 	}
 	cancelAll(0)
 	if last == nil {
-		return nil, &finalError{circuitOpen(regions)}
+		return nil, &finalError{circuitOpen(r.op, regions)}
 	}
 	return nil, last.giveUp()
 }

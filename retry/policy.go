@@ -152,7 +152,7 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
-	r := route{write: op.Write, document: isDocumentOp(op.Name)}
+	r := route{op: op, write: op.Write, document: isDocumentOp(op.Name)}
 	ctx := raw.Context()
 	if id := rangeFromContext(ctx); id != "" && r.document {
 		raw.Header.Set(hdrPartitionKeyRangeID, id)
@@ -199,7 +199,7 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 	}
 	if len(avail) == 0 {
-		return nil, &finalError{circuitOpen(regions)}
+		return nil, &finalError{circuitOpen(r.op, regions)}
 	}
 	h := p.hedging
 	if hc, ok := hedgingFromContext(ctx); ok {
@@ -217,7 +217,7 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		// Writes go to one region; failures are the SDK's to retry.
 		res := p.attempt(req, avail[0], r, st)
 		if res.skipped {
-			return nil, &finalError{circuitOpen(regions)}
+			return nil, &finalError{circuitOpen(r.op, regions)}
 		}
 		ops.noteSDKRetry(res.resp)
 		return res.resp, res.err
@@ -239,7 +239,7 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		last = res
 	}
 	if tried == 0 {
-		return nil, &finalError{circuitOpen(regions)}
+		return nil, &finalError{circuitOpen(r.op, regions)}
 	}
 	if tried == 1 {
 		return last.resp, last.err
@@ -282,6 +282,7 @@ func (s *opState) noteSDKRetry(resp *http.Response) {
 
 // route is what the policy needs to know about a request.
 type route struct {
+	op        diagnostics.Operation
 	write     bool
 	document  bool
 	partition string // "" when the request does not name its partition key range
@@ -343,7 +344,10 @@ func (p *PipelinePolicy) order(t *topology, write bool, ex *excludedRegions, req
 	return out
 }
 
-func circuitOpen(regions []region) error {
+// circuitOpen is the error of a request every candidate region's breaker refused: a
+// *diagnostics.Error (status 0) for the operation, wrapping a *circuitOpenError that matches
+// ErrCircuitOpen.
+func circuitOpen(op diagnostics.Operation, regions []region) error {
 	names := make([]string, 0, len(regions))
 	for _, r := range regions {
 		n := r.name
@@ -353,7 +357,7 @@ func circuitOpen(regions []region) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return &circuitOpenError{regions: names}
+	return &diagnostics.Error{Operation: op.Name, Database: op.Database, Container: op.Container, Err: &circuitOpenError{regions: names}}
 }
 
 // result is the outcome of one attempt on one region.
