@@ -24,6 +24,7 @@ type Tx struct {
 	b   azcosmos.TransactionalBatch
 	dec []Entity // per operation: the repository that decodes its result (nil for delete)
 	err error
+	rep *core // the first repository added: its diagnostics span the batch
 }
 
 // TxResult is the outcome of one operation of a Tx.
@@ -58,6 +59,9 @@ func (tx *Tx) Len() int { return len(tx.dec) }
 // add checks that one more operation of repository e may join the batch.
 func (tx *Tx) add(e Entity) bool {
 	c := e.entity()
+	if tx.rep == nil {
+		tx.rep = c
+	}
 	switch {
 	case tx.err != nil:
 		return false
@@ -176,7 +180,12 @@ func (r *Repository[T]) PatchIn(tx *Tx, id string, p *Patch, opts ...WriteOption
 // *BatchError naming the failing operation, matching the sentinel of its status (ErrConflict,
 // ErrNotFound, ErrPreconditionFailed, ...). Results are in the order the operations were added,
 // each item decoded by its repository (type and version checked).
-func (tx *Tx) Execute(ctx context.Context) ([]TxResult, error) {
+func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
+	if tx.rep != nil {
+		var end func(error)
+		ctx, end = tx.rep.start(ctx, "repository.Batch")
+		defer func() { end(err) }()
+	}
 	if tx.err != nil {
 		return nil, tx.err
 	}

@@ -21,7 +21,9 @@ type MigrateResult struct {
 // Update, so concurrent writers are never overwritten. It is idempotent: documents already
 // current are not touched, and a second run finds nothing. It stops at the first error, returning
 // what it did so far; documents it cannot upgrade (ErrUnknownSchemaVersion) stop it too.
-func (r *Repository[T]) Migrate(ctx context.Context) (MigrateResult, error) {
+func (r *Repository[T]) Migrate(ctx context.Context) (_ MigrateResult, err error) {
+	ctx, end := r.start(ctx, "repository.Migrate")
+	defer func() { end(err) }()
 	var res MigrateResult
 	text := "SELECT * FROM c WHERE c.type = @type AND c.schemaVersion < @version"
 	if r.unversion > 0 {

@@ -74,7 +74,9 @@ func (m *Mixed) decode(doc []byte) (any, error) {
 }
 
 // Get reads the item with id in partition pk by a point read and decodes it to its registered type.
-func (m *Mixed) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (any, error) {
+func (m *Mixed) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (_ any, err error) {
+	ctx, end := m.core.start(ctx, "repository.Mixed.Get")
+	defer func() { end(err) }()
 	if err := m.core.checkPoint(pk, id); err != nil {
 		return nil, err
 	}
@@ -99,13 +101,15 @@ func (m *Mixed) Partition(ctx context.Context, pk azcosmos.PartitionKey) iter.Se
 		token := ""
 		for {
 			var items []any
-			next, err := m.core.pageRaw(ctx, q, rq, DefaultPageSize, token, nil, func(doc []byte) error {
+			pctx, end := m.core.start(ctx, "repository.Mixed.Partition")
+			next, err := m.core.pageRaw(pctx, q, rq, DefaultPageSize, token, nil, func(doc []byte) error {
 				v, err := m.decode(doc)
 				if err == nil {
 					items = append(items, v)
 				}
 				return err
 			})
+			end(err)
 			for _, v := range items {
 				if !yield(v, nil) {
 					return

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -102,6 +103,15 @@ type Options[T any] struct {
 	// OnLargeItem is called before a write whose serialized size is at least LargeItemThreshold
 	// (and at most MaxItemBytes; larger items are rejected). If nil, a warning is logged.
 	OnLargeItem func(ctx context.Context, item LargeItem)
+
+	// Diagnostics is the diagnostics policy of the client the container comes from
+	// (cosmoskit.Client.Diagnostics()). With it, every repository call (Get, Update's read and
+	// replace rounds, a Page reading through empty pages, Migrate, a batch...) is one internal span
+	// "repository.<Method> <container>" with the cosmoskit.repository.type attribute, the
+	// request charge and number of calls it made, and the SDK calls' own spans as children. If nil
+	// (NewFromClient sets the client's), a span is started only when ctx already carries a span,
+	// with that span's provider; otherwise nothing is traced and nothing is allocated.
+	Diagnostics *diagnostics.Policy
 
 	// Logger receives cross-partition queries (Info), large items (Warn) and failed write-backs
 	// (Warn). If nil, slog.Default() is used.

@@ -33,7 +33,9 @@ type Page[T any] struct {
 // with a continuation, so Items is empty only at the end. Pass Next back to continue; it is bound
 // to q's text (another query's token is an error matching ErrInvalidToken). Results are decoded
 // like Get (type check, upgrades). Paging never uses OFFSET.
-func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token string) (Page[T], error) {
+func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token string) (_ Page[T], err error) {
+	ctx, end := r.start(ctx, "repository.Page")
+	defer func() { end(err) }()
 	var p Page[T]
 	if q != nil && len(q.fields) > 0 {
 		return p, invalid(ErrInvalidQuery, "query", "Select projects rows for PageOf and AllOf; Page and All decode whole items")
@@ -81,7 +83,9 @@ func (r *Repository[T]) All(ctx context.Context, q *Query) iter.Seq2[T, error] {
 // Count returns the number of items of this type matching a query built with NewQuery (its order,
 // top and projection are ignored). It must be scoped to a partition: the gateway does not
 // aggregate across partitions. A template query is an error matching ErrInvalidQuery.
-func (r *Repository[T]) Count(ctx context.Context, q *Query) (int64, error) {
+func (r *Repository[T]) Count(ctx context.Context, q *Query) (_ int64, err error) {
+	ctx, end := r.start(ctx, "repository.Count")
+	defer func() { end(err) }()
 	if q == nil {
 		return 0, invalid(ErrInvalidQuery, "query", "is nil")
 	}
@@ -123,7 +127,9 @@ func (r *Repository[T]) Count(ctx context.Context, q *Query) (int64, error) {
 // and order still apply to the stored documents, so a renamed property matches old documents
 // only after Migrate. The rows of an SQL template are the template's own: they are decoded into
 // D as returned, without type check or upgrade.
-func PageOf[D, T any](ctx context.Context, r *Repository[T], q *Query, size int, token string) (Page[D], error) {
+func PageOf[D, T any](ctx context.Context, r *Repository[T], q *Query, size int, token string) (_ Page[D], err error) {
+	ctx, end := r.start(ctx, "repository.PageOf")
+	defer func() { end(err) }()
 	var p Page[D]
 	var fields []string
 	if q != nil && q.built && len(q.fields) == 0 {

@@ -15,7 +15,9 @@ type Ref = azcosmos.ItemIdentity
 // returns those that exist, in the order of refs; missing items are left out. A document of
 // another type is an error matching ErrTypeMismatch. Invalid ids or keys are a *ValidationError
 // naming the index, and nothing is sent.
-func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) ([]T, error) {
+func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err error) {
+	ctx, end := r.start(ctx, "repository.ReadMany")
+	defer func() { end(err) }()
 	for i, ref := range refs {
 		if err := r.checkPoint(ref.PartitionKey, ref.ID); err != nil {
 			var ve *ValidationError

@@ -16,6 +16,8 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Repository gives typed access to the documents of one type in a container. It is safe for
@@ -43,6 +45,18 @@ type core struct {
 	onLarge    func(context.Context, LargeItem)
 	log        *slog.Logger
 	versionStr string
+	diag       *diagnostics.Policy
+	db, ctr    string // for spans; db is "" with New
+}
+
+// start begins the span of one repository call (see Options.Diagnostics); name is a constant such
+// as "repository.Get", so nothing is built when tracing is off.
+func (c *core) start(ctx context.Context, name string) (context.Context, func(error)) {
+	ctx, end := c.diag.StartOperation(ctx, name, c.db, c.ctr)
+	if s := trace.SpanFromContext(ctx); s.IsRecording() {
+		s.SetAttributes(attribute.String("cosmoskit.repository.type", c.typeName))
+	}
+	return ctx, end
 }
 
 // New returns a repository for items of type T in container c. It sends no request. It returns
@@ -122,18 +136,29 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	if r.log == nil {
 		r.log = slog.Default()
 	}
+	r.diag = opts.Diagnostics
+	r.ctr = c.ID()
 	return r, nil
 }
 
 // NewFromClient returns a repository over container id of database db of a cosmoskit client
-// (whose pipeline carries cosmoskit's diagnostics and retry policies). Errors are those of New and
-// of cosmoskit.Client.Container.
+// (whose pipeline carries cosmoskit's diagnostics and retry policies), with Options.Diagnostics
+// defaulting to the client's, so each repository call is one span. Errors are those of New and of
+// cosmoskit.Client.Container.
 func NewFromClient[T any](client *cosmoskit.Client, db, container string, opts Options[T]) (*Repository[T], error) {
 	c, err := client.Container(db, container)
 	if err != nil {
 		return nil, err
 	}
-	return New(c, opts)
+	if opts.Diagnostics == nil {
+		opts.Diagnostics = client.Diagnostics()
+	}
+	r, err := New(c, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.db = db
+	return r, nil
 }
 
 // Type returns the repository's type discriminator.
@@ -149,7 +174,9 @@ func (r *Repository[T]) Container() *azcosmos.ContainerClient { return r.c }
 // schema version. It returns an error matching ErrNotFound if there is none, ErrTypeMismatch if
 // the document has another type, ErrUnknownSchemaVersion if it cannot be upgraded, and a
 // *ValidationError for an invalid id or key (nothing sent).
-func (r *Repository[T]) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (T, error) {
+func (r *Repository[T]) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (_ T, err error) {
+	ctx, end := r.start(ctx, "repository.Get")
+	defer func() { end(err) }()
 	var zero T
 	if err := r.checkPoint(pk, id); err != nil {
 		return zero, err
@@ -194,7 +221,9 @@ func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.Partit
 // Exists reports whether an item of this type with id exists in partition pk, by a point read
 // (the document is not decoded, so its schema version does not matter). A document of another
 // type with that id is an error matching ErrTypeMismatch.
-func (r *Repository[T]) Exists(ctx context.Context, pk azcosmos.PartitionKey, id string) (bool, error) {
+func (r *Repository[T]) Exists(ctx context.Context, pk azcosmos.PartitionKey, id string) (_ bool, err error) {
+	ctx, end := r.start(ctx, "repository.Exists")
+	defer func() { end(err) }()
 	if err := r.checkPoint(pk, id); err != nil {
 		return false, err
 	}
@@ -245,22 +274,24 @@ func applyWriteOptions(opts []WriteOption) writeOptions {
 // e.g. by embedding Meta). There is no upsert fallback: an existing id in the partition is an
 // error matching ErrConflict. A *ValidationError means nothing was sent.
 func (r *Repository[T]) Create(ctx context.Context, item T) (T, error) {
-	return r.write(ctx, diagnostics.OpCreateItem, item, writeOptions{})
+	return r.write(ctx, "repository.Create", diagnostics.OpCreateItem, item, writeOptions{})
 }
 
 // Upsert creates or replaces an item and returns it as stored. With IfMatch, a changed item
 // fails with ErrPreconditionFailed.
 func (r *Repository[T]) Upsert(ctx context.Context, item T, opts ...WriteOption) (T, error) {
-	return r.write(ctx, diagnostics.OpUpsertItem, item, applyWriteOptions(opts))
+	return r.write(ctx, "repository.Upsert", diagnostics.OpUpsertItem, item, applyWriteOptions(opts))
 }
 
 // Replace replaces an existing item and returns it as stored: ErrNotFound if it does not exist,
 // ErrPreconditionFailed if IfMatch is given and the item changed.
 func (r *Repository[T]) Replace(ctx context.Context, item T, opts ...WriteOption) (T, error) {
-	return r.write(ctx, diagnostics.OpReplaceItem, item, applyWriteOptions(opts))
+	return r.write(ctx, "repository.Replace", diagnostics.OpReplaceItem, item, applyWriteOptions(opts))
 }
 
-func (r *Repository[T]) write(ctx context.Context, op string, item T, o writeOptions) (T, error) {
+func (r *Repository[T]) write(ctx context.Context, name, op string, item T, o writeOptions) (_ T, err error) {
+	ctx, end := r.start(ctx, name)
+	defer func() { end(err) }()
 	var zero T
 	id, pk := r.key(item)
 	if err := r.checkPoint(pk, id); err != nil {
@@ -306,7 +337,9 @@ func (r *Repository[T]) stored(item T, body []byte) (T, error) {
 // again, within Options.UpdatePolicy's attempts (then ErrTooManyAttempts). With IfMatch, the ETag
 // (from Get or a write of this repository) already names a document of this type, and Delete
 // sends the delete alone.
-func (r *Repository[T]) Delete(ctx context.Context, pk azcosmos.PartitionKey, id string, opts ...WriteOption) error {
+func (r *Repository[T]) Delete(ctx context.Context, pk azcosmos.PartitionKey, id string, opts ...WriteOption) (err error) {
+	ctx, end := r.start(ctx, "repository.Delete")
+	defer func() { end(err) }()
 	if err := r.checkPoint(pk, id); err != nil {
 		return err
 	}
@@ -316,7 +349,7 @@ func (r *Repository[T]) Delete(ctx context.Context, pk azcosmos.PartitionKey, id
 		return r.opError(diagnostics.OpDeleteItem, id, err)
 	}
 	attempts := 0
-	err := retry.Do(ctx, r.policy, func(ctx context.Context) error {
+	err = retry.Do(ctx, r.policy, func(ctx context.Context) error {
 		attempts++
 		resp, err := r.c.ReadItem(ctx, pk, id, nil)
 		if err != nil {

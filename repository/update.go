@@ -18,14 +18,16 @@ import (
 // more than once and must only change *T; an error from fn stops Update and is returned as is.
 // fn must not change the id or partition key (a *ValidationError). Update returns the item as
 // stored.
-func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id string, fn func(*T) error) (T, error) {
+func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id string, fn func(*T) error) (_ T, err error) {
+	ctx, end := r.start(ctx, "repository.Update")
+	defer func() { end(err) }()
 	var out T
 	if err := r.checkPoint(pk, id); err != nil {
 		return out, err
 	}
 	var fnErr error
 	attempts := 0
-	err := retry.Do(ctx, r.policy, func(ctx context.Context) error {
+	err = retry.Do(ctx, r.policy, func(ctx context.Context) error {
 		attempts++
 		resp, err := r.c.ReadItem(ctx, pk, id, nil)
 		if err != nil {
@@ -160,7 +162,9 @@ func (p *Patch) Len() int { return p.n }
 // and p's When predicate travel as the patch condition): otherwise, like for a failed When or
 // IfMatch, the error matches ErrPreconditionFailed (Get upgrades an older document first, with
 // WriteBackUpgrades). An invalid patch is a *ValidationError and nothing is sent.
-func (r *Repository[T]) Patch(ctx context.Context, pk azcosmos.PartitionKey, id string, p *Patch, opts ...WriteOption) (T, error) {
+func (r *Repository[T]) Patch(ctx context.Context, pk azcosmos.PartitionKey, id string, p *Patch, opts ...WriteOption) (_ T, err error) {
+	ctx, end := r.start(ctx, "repository.Patch")
+	defer func() { end(err) }()
 	var zero T
 	if err := r.checkPoint(pk, id); err != nil {
 		return zero, err
