@@ -15,7 +15,9 @@
 //
 // Writes stamp "type" and "schemaVersion" into the JSON of the item (T needs no fields for them).
 // Reads refuse documents of another type (ErrTypeMismatch) and of a version newer than the code
-// (ErrUnknownSchemaVersion); older versions run through Options.Upgrades. Several repositories may
+// (ErrUnknownSchemaVersion); older versions run through Options.Upgrades, in Get, Page and All as
+// in the projections of PageOf and AllOf. Delete refuses a document of another type too (it reads
+// the item first unless given IfMatch). Several repositories may
 // share a container; Mixed reads a partition of it decoding each document to its Go type, and Tx
 // changes items of several of them in one partition atomically (Batch for one repository).
 //
@@ -27,6 +29,10 @@
 // operation, type and id): use errors.Is with ErrNotFound, ErrConflict, ErrPreconditionFailed,
 // ... and errors.As to reach *diagnostics.Error or the SDK's *azcore.ResponseError. Rejections
 // before any request are *ValidationError, matching ErrValidation and the rule's own sentinel.
+//
+// With a client from cosmoskit.New (NewFromClient, or Options.Diagnostics), every repository call
+// is one OpenTelemetry span, "repository.Update <container>", parent of the spans of the SDK calls
+// it made, with their total request charge.
 //
 // Limits: cross-partition queries run through the gateway, which serves filters and projections but
 // not ORDER BY, TOP, DISTINCT, GROUP BY or aggregates across partitions (the service answers 400,
