@@ -148,6 +148,15 @@ func (e *Error) Is(target error) bool {
 func (e *Error) Retryable() bool {
 	switch e.StatusCode {
 	case 0:
+		if e.Err == nil || errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
+			return false
+		}
+		// An error below that classifies itself (the retry package's "every region failed")
+		// knows better than the transport checks.
+		var r interface{ Retryable() bool }
+		if errors.As(e.Err, &r) {
+			return r.Retryable()
+		}
 		return retryableTransport(e.Err)
 	case http.StatusRequestTimeout, http.StatusGone, http.StatusTooManyRequests, 449,
 		http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
@@ -163,7 +172,14 @@ func (e *Error) Timeout() bool {
 	if e.StatusCode == http.StatusRequestTimeout {
 		return true
 	}
-	return e.StatusCode == 0 && timeoutErr(e.Err)
+	if e.StatusCode != 0 || e.Err == nil {
+		return false
+	}
+	var t interface{ Timeout() bool }
+	if errors.As(e.Err, &t) && t.Timeout() {
+		return true
+	}
+	return timeoutErr(e.Err)
 }
 
 func sentinelFor(status, sub int) error {

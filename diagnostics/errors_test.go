@@ -166,6 +166,14 @@ func (timeoutError) Error() string   { return "i/o timeout" }
 func (timeoutError) Timeout() bool   { return true }
 func (timeoutError) Temporary() bool { return true }
 
+// classified is an error that says itself whether it is retryable and a timeout, like the retry
+// package's "every region failed" error (which is not a net.Error).
+type classified struct{ retryable, timeout bool }
+
+func (classified) Error() string     { return "every region failed" }
+func (c classified) Retryable() bool { return c.retryable }
+func (c classified) Timeout() bool   { return c.timeout }
+
 func TestPredicates(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -184,6 +192,8 @@ func TestPredicates(t *testing.T) {
 		{"unknown authority", &url.Error{Op: "Get", URL: "https://h/", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, false, false},
 		{"no such host", &url.Error{Op: "Get", URL: "https://h/", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "h", IsNotFound: true}}}, false, false},
 		{"dns timeout", &net.DNSError{Err: "timeout", Name: "h", IsTimeout: true}, true, true},
+		{"wrapped self-classified", FromError(OpReadItem, fmt.Errorf("x: %w", classified{true, true})), true, true},
+		{"wrapped self-classified, permanent", FromError(OpReadItem, classified{false, false}), false, false},
 		{"raw 503", responseError(t, "GET", itemURL, 503, nil, ""), true, false},
 		{"raw 408", responseError(t, "GET", itemURL, 408, nil, ""), true, true},
 		{"raw 404", responseError(t, "GET", itemURL, 404, nil, ""), false, false},

@@ -309,3 +309,23 @@ func TestRegionDownUnderConcurrentReads(t *testing.T) {
 		t.Errorf("%d reads served by West US, want 160", got)
 	}
 }
+
+// TestEveryRegionDroppingIsRetryable: when every region drops a read's connection, the error is
+// retryable and stays so once wrapped as a *diagnostics.Error (as every cosmoskit package does).
+func TestEveryRegionDroppingIsRetryable(t *testing.T) {
+	e := newEnv(t, retry.Options{PreferredRegions: []string{"West US", "East US"}})
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, DropConnection: true})
+	err := e.read(context.Background())
+	if err == nil {
+		t.Fatal("read succeeded with every region dropping connections")
+	}
+	if e.s.Requests(regionReads("West US")) == 0 || e.s.Requests(regionReads("East US")) == 0 {
+		t.Fatalf("the read did not walk both regions: %v", err)
+	}
+	wrapped := diagnostics.FromError(diagnostics.OpReadItem, err)
+	for _, err := range []error{err, wrapped} {
+		if !diagnostics.IsRetryable(err) || diagnostics.IsTimeout(err) {
+			t.Errorf("IsRetryable %v IsTimeout %v for %v; want true, false", diagnostics.IsRetryable(err), diagnostics.IsTimeout(err), err)
+		}
+	}
+}
