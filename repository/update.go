@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
@@ -158,10 +159,13 @@ func (p *Patch) When(predicate string) *Patch {
 func (p *Patch) Len() int { return p.n }
 
 // Patch applies p to the item with id in partition pk and returns the item as stored. The patch
-// only applies to a document of this repository's type and current schema version (that guard
-// and p's When predicate travel as the patch condition): otherwise, like for a failed When or
-// IfMatch, the error matches ErrPreconditionFailed (Get upgrades an older document first, with
-// WriteBackUpgrades). An invalid patch is a *ValidationError and nothing is sent.
+// only applies to a document of this repository's type and current schema version: that guard and
+// p's When predicate travel as the patch condition. When the service answers 412, one point read
+// tells why: a document of another type or a newer version is an error matching ErrTypeMismatch
+// or ErrUnknownSchemaVersion (and ErrPreconditionFailed); one of an older version is upgraded,
+// written back with If-Match, and patched again (without IfMatch only: an upgrade changes the
+// ETag); a failed When or IfMatch is ErrPreconditionFailed. An invalid patch is a
+// *ValidationError and nothing is sent.
 func (r *Repository[T]) Patch(ctx context.Context, pk azcosmos.PartitionKey, id string, p *Patch, opts ...WriteOption) (_ T, err error) {
 	ctx, end := r.start(ctx, "repository.Patch")
 	defer func() { end(err) }()
@@ -176,9 +180,21 @@ func (r *Repository[T]) Patch(ctx context.Context, pk azcosmos.PartitionKey, id 
 		return zero, p.err
 	}
 	o := applyWriteOptions(opts)
-	resp, err := r.c.PatchItem(ctx, pk, id, r.patchOps(p), &azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: o.ifMatch})
+	ops := r.patchOps(p)
+	io := azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: o.ifMatch}
+	resp, err := r.c.PatchItem(ctx, pk, id, ops, &io)
 	if err != nil {
-		return zero, r.opError(diagnostics.OpPatchItem, id, err)
+		err = r.opError(diagnostics.OpPatchItem, id, err)
+		if !errors.Is(err, ErrPreconditionFailed) {
+			return zero, err
+		}
+		again, why := r.explainPatch(ctx, pk, id, o.ifMatch, err)
+		if !again {
+			return zero, why
+		}
+		if resp, err = r.c.PatchItem(ctx, pk, id, ops, &io); err != nil {
+			return zero, r.opError(diagnostics.OpPatchItem, id, err)
+		}
 	}
 	if len(resp.Value) == 0 {
 		return r.Get(ctx, pk, id)
@@ -186,6 +202,38 @@ func (r *Repository[T]) Patch(ctx context.Context, pk azcosmos.PartitionKey, id 
 	out, _, err := decode[T](&r.core, resp.Value)
 	return out, err
 }
+
+// explainPatch finds out, after a patch failed with 412, which part of its condition failed: with
+// one point read, a document of another type or of a version newer than the code becomes an error
+// matching ErrTypeMismatch or ErrUnknownSchemaVersion as well as ErrPreconditionFailed; a document
+// of an older version is upgraded and written back (Update's ETag loop), and again reports that
+// the patch may be sent once more. Otherwise (a changed ETag, a failed When) failed is returned.
+func (r *Repository[T]) explainPatch(ctx context.Context, pk azcosmos.PartitionKey, id string, ifMatch *azcore.ETag, failed error) (again bool, err error) {
+	resp, err := r.c.ReadItem(ctx, pk, id, nil)
+	if err != nil {
+		return false, failed
+	}
+	if ifMatch != nil && resp.ETag != *ifMatch {
+		return false, failed
+	}
+	h, _ := scanHeader(resp.Value, false)
+	if err := r.checkHeaderForRead(h); err != nil {
+		return false, &bothErrors{err, failed}
+	}
+	if r.docVersion(h) == r.version || ifMatch != nil {
+		return false, failed // the When predicate; or an old version the caller's ETag pins
+	}
+	if _, err := r.Update(ctx, pk, id, func(*T) error { return nil }); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// bothErrors is an explanation joined with the error it explains: it matches both.
+type bothErrors struct{ why, err error }
+
+func (e *bothErrors) Error() string   { return e.why.Error() + " (" + e.err.Error() + ")" }
+func (e *bothErrors) Unwrap() []error { return []error{e.why, e.err} }
 
 // patchOps returns p's operations with the type and version guard (and p's predicate) as the
 // condition.
