@@ -28,24 +28,37 @@ type request struct {
 	session    string  // x-ms-session-token, "" for none
 	header     http.Header
 	admitted   []*pkRange // partitions admit let through, charged by spend
+
+	// The success response reply recorded, written by flush once srv.mu is released: a client
+	// that reads slowly must not hold up every other request.
+	replied bool
+	status  int
+	out     []byte
 }
 
 func (rq *request) hdr(name string) string { return rq.r.Header.Get(name) }
 
-// reply writes a success response with the accumulated headers.
+// reply records a success response; flush writes it with the accumulated headers. Handlers call
+// it with srv.mu held, so body must not be changed afterwards (every handler renders a fresh
+// slice).
 func (rq *request) reply(status int, body []byte) {
+	rq.replied, rq.status, rq.out = true, status, body
+}
+
+// flush writes the response reply recorded. Callers do not hold srv.mu.
+func (rq *request) flush() {
 	h := rq.w.Header()
 	for k, v := range rq.header {
 		h[k] = v
 	}
 	rq.writeCommon(h)
-	if body != nil {
+	if rq.out != nil {
 		h.Set("Content-Type", "application/json")
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	rq.w.WriteHeader(status)
-	if len(body) > 0 && rq.r.Method != http.MethodHead {
-		rq.w.Write(body)
+	h.Set("Content-Length", strconv.Itoa(len(rq.out)))
+	rq.w.WriteHeader(rq.status)
+	if len(rq.out) > 0 && rq.r.Method != http.MethodHead {
+		_, _ = rq.w.Write(rq.out)
 	}
 }
 
@@ -70,7 +83,7 @@ func (rq *request) fail(e *statusError) {
 	body := errorBody(e, rq.activityID)
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	rq.w.WriteHeader(e.status)
-	rq.w.Write(body)
+	_, _ = rq.w.Write(body)
 }
 
 func newActivityID() string {
@@ -131,8 +144,13 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 
 	srv.logf(slog.LevelDebug, "request", "region", r.name, "method", hr.Method, "path", hr.URL.EscapedPath(),
 		"op", string(c.Operation), "error", herr)
-	if herr != nil {
+	switch {
+	case herr != nil:
 		rq.fail(asStatus(herr))
+	case rq.replied:
+		rq.flush()
+	default:
+		rq.fail(newError(http.StatusInternalServerError, subNone, "cosmostest: the %s handler wrote no response", c.Operation))
 	}
 }
 
@@ -151,7 +169,8 @@ func (srv *server) logf(level slog.Level, msg string, args ...any) {
 }
 
 // dispatch routes a classified request to its handler; callers hold srv.mu. A handler either
-// writes a success response with rq.reply and returns nil, or returns an error (*statusError).
+// records a success response with rq.reply and returns nil, or returns an error (*statusError);
+// serveHTTP writes either once srv.mu is released.
 //
 // Fault injection runs before this (intercept, outside the lock); throughput enforcement runs
 // inside the handlers once the physical partition is known (admit).
