@@ -29,13 +29,13 @@ type Policy struct {
 	// DefaultMaxAttempts (5) is used; 1 means no retry. Negative values mean 1.
 	MaxAttempts int
 	// InitialBackoff is the wait before the second call; each later wait doubles, up to
-	// MaxBackoff. If 0, DefaultInitialBackoff (50 ms) is used.
+	// MaxBackoff. If 0 or negative, DefaultInitialBackoff (50 ms) is used.
 	InitialBackoff time.Duration
-	// MaxBackoff caps each wait. If 0, DefaultMaxBackoff (2 s) is used.
+	// MaxBackoff caps each wait. If 0 or negative, DefaultMaxBackoff (2 s) is used.
 	MaxBackoff time.Duration
 	// Jitter is the fraction of each wait that is randomised: a wait w becomes a uniform draw from
 	// [w×(1−Jitter), w], so that competing writers spread out. If 0, DefaultJitter (0.5) is used;
-	// values above 1 mean 1. Set DisableJitter for exact waits.
+	// values above 1 mean 1, negative values mean 0 (exact waits). Set DisableJitter for exact waits.
 	Jitter float64
 	// DisableJitter makes every wait exactly the computed backoff.
 	DisableJitter bool
