@@ -55,6 +55,9 @@ type classification struct {
 
 	segs []string // unescaped path segments
 	link string   // resource link for the signature
+	// emptyID marks a point operation on an empty item id: the SDK sends ReadItem(ctx, pk, "")
+	// and its kin as …/docs/ (with the trailing slash) and signs the link "…/docs/".
+	emptyID bool
 }
 
 // classify parses the path (r.URL.EscapedPath split on "/", each segment unescaped) and headers.
@@ -73,6 +76,11 @@ func classify(r *http.Request) (*classification, error) {
 		}
 	}
 	n := len(c.segs)
+	if n%2 == 1 && c.segs[n-1] == string(ResourceDocument) && strings.HasSuffix(r.URL.EscapedPath(), "/") &&
+		(r.Method == http.MethodPut || r.Method == http.MethodPatch || r.Method == http.MethodDelete ||
+			r.Method == http.MethodGet && r.Header.Get("A-IM") == "") {
+		c.emptyID = true
+	}
 	switch {
 	case n == 0:
 		c.ResourceType = ResourceAccount
@@ -98,8 +106,11 @@ func classify(r *http.Request) (*classification, error) {
 	default:
 		c.ResourceType = resourceUnknownVal
 	}
+	if c.emptyID {
+		c.link = strings.Join(c.segs, "/") + "/"
+	}
 	c.PKRangeID = r.Header.Get(hdrPKRangeID)
-	feed := n%2 == 1
+	feed := n%2 == 1 && !c.emptyID
 	switch r.Method {
 	case http.MethodGet:
 		switch {

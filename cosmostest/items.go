@@ -91,6 +91,9 @@ func (srv *server) handleDocs(rq *request) error {
 	if err != nil {
 		return err
 	}
+	if rq.emptyID {
+		return badRequest("The item id in the request path is empty. cosmostest refuses %s of an item with an empty id: an id is a non-empty string of at most 1023 bytes.", rq.Operation)
+	}
 	switch rq.Operation {
 	case OpCreate, OpUpsert:
 		return srv.writeItem(rq, c, "")

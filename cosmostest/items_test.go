@@ -250,3 +250,67 @@ func countQuery(t *testing.T, cc *azcosmos.ContainerClient, pk azcosmos.Partitio
 	}
 	return n
 }
+
+// TestEmptyIDPointOperations: ReadItem, ReplaceItem, PatchItem and DeleteItem with an empty id
+// are a clear 400 naming the empty id, not a 401 that blames the key (the SDK sends them as
+// …/docs/ and signs that link), and a create with an empty id is the service's 400.
+func TestEmptyIDPointOperations(t *testing.T) {
+	_, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("p")
+	var patch azcosmos.PatchOperations
+	patch.AppendSet("/a", 1)
+	ops := map[string]func() error{
+		"read":    func() error { _, err := cc.ReadItem(ctx, pk, "", nil); return err },
+		"replace": func() error { _, err := cc.ReplaceItem(ctx, pk, "", []byte(`{"id":"","pk":"p"}`), nil); return err },
+		"patch":   func() error { _, err := cc.PatchItem(ctx, pk, "", patch, nil); return err },
+		"delete":  func() error { _, err := cc.DeleteItem(ctx, pk, "", nil); return err },
+		"create":  func() error { _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"","pk":"p"}`), nil); return err },
+		"upsert":  func() error { _, err := cc.UpsertItem(ctx, pk, []byte(`{"id":"","pk":"p"}`), nil); return err },
+	}
+	for name, op := range ops {
+		err := op()
+		if st, sub := status(t, err); st != http.StatusBadRequest || sub != "0" {
+			t.Errorf("%s with an empty id: %d/%s, want 400/0: %v", name, st, sub, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), `"code": "BadRequest"`) || !strings.Contains(err.Error(), "id") {
+			t.Errorf("%s with an empty id: body %v", name, err)
+		}
+	}
+}
+
+// TestIDsWithSpacesAndUnicode: ids with leading or trailing spaces, percent signs and non-ASCII
+// characters are distinct, valid ids that round-trip through every point operation.
+func TestIDsWithSpacesAndUnicode(t *testing.T) {
+	_, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("p")
+	ids := []string{"a", "a ", " a", "a  ", "é日本😀", "a%20b", "a+b;c=d,e@f:g", "tab\tx"}
+	for _, id := range ids {
+		doc, _ := json.Marshal(map[string]string{"id": id, "pk": "p"})
+		if _, err := cc.CreateItem(ctx, pk, doc, nil); err != nil {
+			t.Fatalf("create %q: %v", id, err)
+		}
+	}
+	for _, id := range ids {
+		r, err := cc.ReadItem(ctx, pk, id, nil)
+		if err != nil {
+			t.Fatalf("read %q: %v", id, err)
+		}
+		var got struct{ ID string }
+		if err := json.Unmarshal(r.Value, &got); err != nil || got.ID != id {
+			t.Errorf("read %q returned id %q (%v)", id, got.ID, err)
+		}
+		var ops azcosmos.PatchOperations
+		ops.AppendSet("/n", 1)
+		if _, err := cc.PatchItem(ctx, pk, id, ops, nil); err != nil {
+			t.Errorf("patch %q: %v", id, err)
+		}
+	}
+	for _, id := range ids {
+		if _, err := cc.DeleteItem(ctx, pk, id, nil); err != nil {
+			t.Errorf("delete %q: %v", id, err)
+		}
+	}
+}
