@@ -35,9 +35,10 @@
 //     the rest of the pipeline, and azcore gives a clone no way to get its own per-operation values
 //     map, which policies below (azcore's log policy) write to. The policy therefore copies that
 //     unexported map with reflect and unsafe, as checked against azcore v1.23. If a future azcore
-//     renames the field or changes its kind, hedging turns itself off (reads take the ordinary
-//     region walk); if azcore adds other shared mutable state to a request, hedged attempts could
-//     race on it. Run your tests with -race after upgrading azcore, or leave hedging off.
+//     changes policy.Request's fields in any way (renames, new fields, other kinds), hedging turns
+//     itself off and reads take the ordinary region walk; only a change of meaning behind the same
+//     fields could make hedged attempts race. Run your tests with -race after upgrading azcore,
+//     or leave hedging off.
 //
 // azcosmos fixes its routing when the client is built, and keeping one client per account is
 // the SDK's guidance. The policy therefore runs after the SDK's own region retry policy and

@@ -27,9 +27,13 @@ var requestValuesField = "values"
 // cloned from. azcore's policies below this one (the log policy counts tries there) write to that
 // map, so hedged attempts running at once must not share it (concurrent writes to one map crash the
 // process). policy.Request offers no way to copy it, so this reaches into its unexported field with
-// reflect and unsafe; it reports false when the field is missing or not a map (a future azcore),
-// and the policy then does not hedge: the read goes through the ordinary region walk instead.
+// reflect and unsafe; it reports false when the field is missing or not a map, or the request has
+// any field the checked versions do not have (a future azcore), and the policy then does not hedge:
+// the read goes through the ordinary region walk instead.
 func isolateValues(r *policy.Request) bool {
+	if !knownRequestLayout() {
+		return false
+	}
 	f := reflect.ValueOf(r).Elem().FieldByName(requestValuesField)
 	if !f.IsValid() || f.Kind() != reflect.Map || !f.CanAddr() {
 		return false
@@ -43,6 +47,24 @@ func isolateValues(r *policy.Request) bool {
 		m.SetMapIndex(it.Key(), it.Value())
 	}
 	f.Set(m)
+	return true
+}
+
+// knownRequestLayout reports whether policy.Request has exactly the fields of the azcore versions
+// checked (an *http.Request, a body, the remaining policies and the values map). A request with any
+// other field might hold more state that concurrent attempts would share, so hedging is off then.
+func knownRequestLayout() bool {
+	t := reflect.TypeFor[policy.Request]()
+	want := map[string]reflect.Kind{"req": reflect.Pointer, "body": reflect.Interface, "policies": reflect.Slice, requestValuesField: reflect.Map}
+	if t.Kind() != reflect.Struct || t.NumField() != len(want) {
+		return false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if k, ok := want[f.Name]; !ok || f.Type.Kind() != k {
+			return false
+		}
+	}
 	return true
 }
 

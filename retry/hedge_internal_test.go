@@ -23,6 +23,9 @@ func TestIsolateValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.SetOperationValue(marker{1})
+	if !knownRequestLayout() {
+		t.Fatal("policy.Request's fields are not the ones hedging was checked against: hedging is off")
+	}
 	arm := req.Clone(context.Background())
 	if !isolateValues(arm) {
 		t.Fatal("isolateValues found no operation values map in this azcore: hedging is off")
