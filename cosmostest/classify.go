@@ -167,6 +167,7 @@ const (
 	hdrItemCount        = "x-ms-item-count"
 	hdrEnableCross      = "x-ms-documentdb-query-enablecrosspartition"
 	hdrQueryMetrics     = "x-ms-documentdb-query-metrics"
+	hdrIsQueryPlan      = "x-ms-cosmos-is-query-plan-request"
 	hdrPopulateIndex    = "x-ms-cosmos-populateindexmetrics"
 	hdrIndexUtilization = "x-ms-cosmos-index-utilization"
 	hdrOfferThroughput  = "x-ms-offer-throughput"

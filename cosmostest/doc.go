@@ -36,7 +36,10 @@
 //     The partition key header is parsed tolerantly (the SDK's QuoteToASCII strings); a mismatch
 //     with the document is 400/1001, a missing header 400.
 //   - Limits: id ≤ 1023 bytes without / \ ? # (400), item ≤ 2 MB (413), string partition key
-//     component ≤ 2048 bytes (400).
+//     component ≤ 2048 bytes (400). Point operations on an empty id (the SDK sends …/docs/) are
+//     400. Uniqueness treats a missing unique-key value as null, as the service documents.
+//   - Bodies are compact JSON with <, > and & unescaped; properties in alphabetical order (the
+//     service keeps the order they were written in).
 //   - Patch: add, set, replace, remove, incr and move, JSON-pointer paths (~0 ~1), "-" append,
 //     at most 10 operations, id / partition key / system paths refused, conditional patch (412).
 //   - TTL: container defaultTtl and per-item ttl (-1 never); expired items are invisible and are
@@ -82,7 +85,8 @@
 // Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
 //
 //   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
-//     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
+//     sends it), query-plan requests (x-ms-cosmos-is-query-plan-request; azcosmos never sends
+//     them), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
 //   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
 //     client encryption keys; consistency levels beyond one store
 //     (every read sees the latest write); the ±15 minute x-ms-date check.

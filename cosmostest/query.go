@@ -96,6 +96,10 @@ func (srv *server) scopeDocs(c *container, sc *queryScope) []queryDoc {
 }
 
 func (srv *server) queryItems(rq *request, c *container) error {
+	if strings.EqualFold(rq.hdr(hdrIsQueryPlan), "true") {
+		// Answering with documents would be a silent wrong answer to a client that asked for a plan.
+		return unsupported("query plan requests (x-ms-cosmos-is-query-plan-request); send the query itself: a cross-partition query the gateway cannot serve is refused with 400/1004 and its plan in additionalErrorInfo")
+	}
 	qb, params, err := parseQueryBody(rq.body)
 	if err != nil {
 		return err

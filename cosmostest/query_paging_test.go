@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
@@ -478,5 +479,20 @@ func TestQueryOrderByIndex(t *testing.T) {
 				t.Fatalf("first page scanned %d documents without a composite index, %d with one (of %d)", p, x, n)
 			}
 		})
+	}
+}
+
+// TestQueryPlanRequestRefused: a query-plan request (which the Go SDK never sends, but other
+// gateway clients do) is refused with a 400 naming cosmostest, never answered with documents.
+func TestQueryPlanRequestRefused(t *testing.T) {
+	_, cc := setup(t)
+	ctx := context.Background()
+	if _, err := cc.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"a","pk":"p"}`), nil); err != nil {
+		t.Fatal(err)
+	}
+	planCtx := policy.WithHTTPHeader(ctx, http.Header{"x-ms-cosmos-is-query-plan-request": {"True"}})
+	_, err := cc.NewQueryItemsPager("SELECT * FROM c", azcosmos.NewPartitionKey(), nil).NextPage(planCtx)
+	if st, _ := status(t, err); st != http.StatusBadRequest || !strings.Contains(err.Error(), "cosmostest") {
+		t.Fatalf("query plan request: %v (want 400 naming cosmostest)", err)
 	}
 }
