@@ -101,8 +101,9 @@ type Config struct {
 
 	// Diagnostics configures the diagnostics policies New installs on every client: OpenTelemetry
 	// spans and metrics, slow/expensive/failed call logs, and request-unit Meters
-	// (diagnostics.WithMeter). The zero value records no spans, metrics or logs and only feeds Meters,
-	// for a few allocations per call. If Diagnostics.TracerProvider is set and ClientOptions has no
+	// (diagnostics.WithMeter). The zero value records no spans or metrics, logs failed, slow and
+	// expensive calls to Logger (nothing on the success path), and feeds Meters, for a few
+	// allocations per call. If Diagnostics.TracerProvider is set and ClientOptions has no
 	// TracingProvider, the SDK's HTTP spans join the same traces.
 	Diagnostics diagnostics.Options
 
@@ -134,8 +135,10 @@ type Config struct {
 	PerRetryPolicies []policy.Policy
 
 	// Logger receives one line when a client is created (endpoint, credential kind, regions; never a
-	// key) and warnings about risky settings. Default: slog.Default(). Use
-	// slog.New(slog.DiscardHandler) to silence it.
+	// key), warnings about risky settings, and, unless Diagnostics.Logger is set, the diagnostics
+	// records: every failed operation once (status, sub-status, activity id, RU; 404/409/412 at Debug)
+	// and operations slower or more expensive than the diagnostics thresholds, with the SDK's
+	// diagnostics string. Default: slog.Default(). Use slog.New(slog.DiscardHandler) to silence it.
 	Logger *slog.Logger
 
 	// origins maps field names to the environment variable LoadConfig took them from.

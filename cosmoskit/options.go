@@ -31,7 +31,11 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 	}
 	var diagCall, diagRetry []policy.Policy
 	if !r.cfg.DisableDiagnostics {
-		b.diag = diagnostics.NewPolicy(r.cfg.Diagnostics)
+		do := r.cfg.Diagnostics
+		if do.Logger == nil {
+			do.Logger = r.logger // failures once each, and slow or expensive calls
+		}
+		b.diag = diagnostics.NewPolicy(do)
 		diagCall = []policy.Policy{b.diag}
 		diagRetry = []policy.Policy{diagnostics.NewAttemptPolicy()}
 		if tp := r.cfg.Diagnostics.TracerProvider; tp != nil && !o.TracingProvider.NewTracer("cosmoskit", "").Enabled() {
