@@ -266,7 +266,7 @@ func (tx *batchTxn) patch(op batchOp, old *item, withBodies bool) (batchResult, 
 			return batchResult{}, badRequest("Patch operation %d (%s %s) failed: %s", i, po.Op, po.Path, err.Error())
 		}
 	}
-	if len(mustJSON(doc)) > maxItemBytes {
+	if tooLarge(doc) {
 		return batchResult{}, newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
 	}
 	if err := validateTTL(c, doc); err != nil {

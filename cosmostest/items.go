@@ -32,6 +32,23 @@ type item struct {
 
 func (it *item) body() []byte { return mustJSON(it.doc) }
 
+// systemProperties are the properties the server adds to every stored item.
+var systemProperties = []string{"_rid", "_self", "_etag", "_ts", "_attachments", "_lsn"}
+
+// tooLarge reports whether a patched document exceeds the item size limit, measured as for a
+// create or replace body: the JSON of the user's properties, without the system properties the
+// server adds (so patching a maximum-size item without growing it succeeds).
+func tooLarge(doc map[string]any) bool {
+	user := make(map[string]any, len(doc))
+	for k, v := range doc {
+		user[k] = v
+	}
+	for _, k := range systemProperties {
+		delete(user, k)
+	}
+	return len(mustJSON(user)) > maxItemBytes
+}
+
 // expired reports whether TTL has removed the item: the container needs a defaultTtl (-1 = on,
 // no default expiry); an item ttl overrides it, -1 meaning never.
 func (c *container) expired(it *item, now int64) bool {
@@ -263,7 +280,7 @@ func (srv *server) writeItem(rq *request, c *container, replaceID string) error 
 // the next LSN. old is the current version (nil for a new item). Seam: batch, patch and the
 // change feed all write through here.
 func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[string]any, old *item) *item {
-	for _, k := range []string{"_rid", "_self", "_etag", "_ts", "_attachments", "_lsn"} {
+	for _, k := range systemProperties {
 		delete(doc, k)
 	}
 	it := &item{pk: pk, id: id, doc: doc}

@@ -139,7 +139,7 @@ func (srv *server) patchItem(rq *request, c *container) error {
 			return badRequest("Patch operation %d (%s %s) failed: %s", i, op.Op, op.Path, err.Error())
 		}
 	}
-	if len(mustJSON(doc)) > maxItemBytes {
+	if tooLarge(doc) {
 		return newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
 	}
 	if err := validateTTL(c, doc); err != nil {

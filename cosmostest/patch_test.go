@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -93,5 +94,31 @@ func TestPatch(t *testing.T) {
 	_, err := cc.PatchItem(ctx, pk, "missing", patchSet("/s", 1), nil)
 	if st, _ := status(t, err); st != http.StatusNotFound {
 		t.Fatalf("patch missing: %v", err)
+	}
+}
+
+// TestPatchSizeLimitLikeCreate: the 2 MB limit applies to a patched item as to a created one (the
+// user's JSON, not the system properties the server adds): a maximum-size item can be patched
+// without growing, and a patch that grows it past 2 MB is 413.
+func TestPatchSizeLimitLikeCreate(t *testing.T) {
+	_, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("p")
+	const prefix, suffix = `{"id":"big","n":1,"pk":"p","s":"`, `"}`
+	doc := prefix + strings.Repeat("x", 2*1024*1024-len(prefix)-len(suffix)) + suffix
+	if _, err := cc.CreateItem(ctx, pk, []byte(doc), nil); err != nil {
+		t.Fatalf("create a 2 MB item: %v", err)
+	}
+	if _, err := cc.PatchItem(ctx, pk, "big", patchSet("/n", 2), nil); err != nil {
+		t.Fatalf("patch that keeps the size: %v", err)
+	}
+	_, err := cc.PatchItem(ctx, pk, "big", patchSet("/n", 12345), nil)
+	if st, _ := status(t, err); st != http.StatusRequestEntityTooLarge {
+		t.Fatalf("patch past 2 MB: %v (want 413)", err)
+	}
+	b := cc.NewTransactionalBatch(pk)
+	b.PatchItem("big", patchSet("/n", 3), nil)
+	if resp, err := cc.ExecuteTransactionalBatch(ctx, b, nil); err != nil || !resp.Success {
+		t.Fatalf("batch patch that keeps the size: %v %v", err, batchStatuses(resp))
 	}
 }
