@@ -496,3 +496,20 @@ func TestQueryPlanRequestRefused(t *testing.T) {
 		t.Fatalf("query plan request: %v (want 400 naming cosmostest)", err)
 	}
 }
+
+// TestQueryTextLimit: the service refuses a query text longer than 262,144 characters (the
+// maxSqlQueryInputLength its account metadata advertises) with 400.
+func TestQueryTextLimit(t *testing.T) {
+	_, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("p")
+	long := "SELECT * FROM c WHERE c.s = '" + strings.Repeat("é", 262144) + "'"
+	_, err := cc.NewQueryItemsPager(long, pk, nil).NextPage(ctx)
+	if st, sub := status(t, err); st != http.StatusBadRequest || sub != "0" || !strings.Contains(err.Error(), "262144") {
+		t.Fatalf("query text over the limit: %v (want 400)", err)
+	}
+	ok := "SELECT * FROM c WHERE c.s = '" + strings.Repeat("é", 1000) + "'"
+	if _, err := cc.NewQueryItemsPager(ok, pk, nil).NextPage(ctx); err != nil {
+		t.Fatalf("query text under the limit: %v", err)
+	}
+}

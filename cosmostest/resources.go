@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // container is a collection with its physical partitions.
@@ -396,6 +397,10 @@ func (srv *server) handlePKRanges(rq *request) error {
 
 // ---- metadata queries ----
 
+// maxQueryTextLength is the longest query text the service accepts (its account metadata's
+// maxSqlQueryInputLength); longer is 400.
+const maxQueryTextLength = 262144
+
 // queryBody is the body of a query POST.
 type queryBody struct {
 	Query      string `json:"query"`
@@ -412,6 +417,9 @@ func parseQueryBody(b []byte) (*queryBody, map[string]any, error) {
 	}
 	if strings.TrimSpace(qb.Query) == "" {
 		return nil, nil, badRequest("The query text is required.")
+	}
+	if n := utf8.RuneCountInString(qb.Query); n > maxQueryTextLength {
+		return nil, nil, badRequest("The SQL query text exceeded the maximum limit of %d characters.", maxQueryTextLength)
 	}
 	params := make(map[string]any, len(qb.Parameters))
 	for _, p := range qb.Parameters {
