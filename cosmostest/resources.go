@@ -166,6 +166,7 @@ func (srv *server) handleDatabase(rq *request) error {
 			if c.offer != nil {
 				delete(srv.store.offers, strings.ToLower(c.offer.id))
 			}
+			srv.forgetRanges(c)
 		}
 		if db.offer != nil {
 			delete(srv.store.offers, strings.ToLower(db.offer.id))
@@ -340,6 +341,7 @@ func (srv *server) handleContainer(rq *request) error {
 		if c.offer != nil {
 			delete(srv.store.offers, strings.ToLower(c.offer.id))
 		}
+		srv.forgetRanges(c)
 		delete(c.db.colls, c.id)
 		rq.charge = ruMetadataWrite
 		rq.reply(http.StatusNoContent, nil)

@@ -165,3 +165,11 @@ func (s *Server) Throttled(filter RequestFilter) int {
 	}
 	return n
 }
+
+// forgetRanges drops the throughput budgets of a deleted container's partitions; callers hold
+// srv.mu.
+func (srv *server) forgetRanges(c *container) {
+	for _, r := range c.ranges {
+		delete(srv.tput.buckets, r)
+	}
+}
