@@ -26,6 +26,8 @@ const (
 	ruChangeFeedEmpty = 1.0
 	// changeFeedDefaultPage is the service's default x-ms-max-item-count for the change feed.
 	changeFeedDefaultPage = 100
+	// changeFeedMaxPageBytes is the service's response size limit (4 MB), which ends a page early.
+	changeFeedMaxPageBytes = 4 << 20
 )
 
 // changeFeed serves GET …/docs with A-IM: Incremental Feed, the latest-version change feed of one
@@ -35,8 +37,9 @@ const (
 //     from the beginning, * means from now. It wins over If-Modified-Since, which (RFC 1123, as the
 //     SDK writes it with zone "UTC"; http.TimeFormat also accepted) starts at the first change
 //     whose _ts is at or after that time.
-//   - x-ms-max-item-count bounds the page (default 100); x-ms-documentdb-partitionkey restricts it
-//     to one logical partition (or a hierarchical prefix).
+//   - x-ms-max-item-count bounds the page (default 100), and so does the 4 MB response limit;
+//     x-ms-documentdb-partitionkey restricts it to one logical partition (or a hierarchical
+//     prefix).
 //   - Live documents whose last write is after the start, each once in its latest version, in _lsn
 //     order, with _lsn added; deletes and TTL-expired items are not shown.
 //   - 200 with etag "<lsn>" (the last returned change when the page is full, else the range's
@@ -113,10 +116,29 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 	}
 	changed := []*item(page)
 	slices.SortFunc(changed, func(a, b *item) int { return cmp.Compare(a.lsn, b.lsn) })
-	// Without a page limit cut, everything up to the range's LSN has been looked at.
+	// A page also ends before the change that would take it past the service's 4 MB response
+	// limit (it always holds at least one change).
+	docs := make([]json.RawMessage, 0, len(changed))
+	size := 0
+	for _, it := range changed {
+		doc := make(map[string]any, len(it.doc)+1)
+		for k, v := range it.doc {
+			doc[k] = v
+		}
+		doc["_lsn"] = it.lsn
+		b := mustJSON(doc)
+		if len(docs) > 0 && size+len(b) > changeFeedMaxPageBytes {
+			break
+		}
+		docs = append(docs, b)
+		size += len(b)
+	}
+	cut := len(docs) < len(changed)
+	changed = changed[:len(docs)]
+	// Without a cut, everything up to the range's LSN has been looked at.
 	next := r.lsn
-	if matched > limit {
-		next = changed[limit-1].lsn
+	if matched > limit || cut {
+		next = changed[len(changed)-1].lsn
 	}
 	if next < after {
 		next = after // never move a continuation backwards
@@ -129,17 +151,6 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 		rq.charge = ruChangeFeedEmpty
 		rq.reply(http.StatusNotModified, nil)
 		return nil
-	}
-	docs := make([]json.RawMessage, len(changed))
-	size := 0
-	for i, it := range changed {
-		doc := make(map[string]any, len(it.doc)+1)
-		for k, v := range it.doc {
-			doc[k] = v
-		}
-		doc["_lsn"] = it.lsn
-		docs[i] = mustJSON(doc)
-		size += len(docs[i])
 	}
 	rq.charge = ruQuery(len(changed), size)
 	rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": c.rid, "Documents": docs, "_count": len(docs)}))

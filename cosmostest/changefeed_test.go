@@ -346,3 +346,30 @@ func TestChangeFeedSplitMidDrain(t *testing.T) {
 	}
 	checkOnce(t, seen, want)
 }
+
+// TestChangeFeedPageByteLimit: a change feed page ends before the change that would take it past
+// the service's 4 MB response limit, and the next page continues with that change.
+func TestChangeFeedPageByteLimit(t *testing.T) {
+	_, cc := setup(t)
+	ctx := context.Background()
+	filler := strings.Repeat("x", 1500*1024)
+	for i := range 3 {
+		doc := fmt.Sprintf(`{"id":"big%d","pk":"p","s":%q}`, i, filler)
+		if _, err := cc.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(doc), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := azcosmos.ChangeFeedOptions{FeedRange: fullRange()}
+	var counts []int
+	for range 5 {
+		resp := readFeed(t, cc, opts)
+		if resp.Count == 0 {
+			break
+		}
+		counts = append(counts, resp.Count)
+		opts = azcosmos.ChangeFeedOptions{Continuation: &resp.ContinuationToken}
+	}
+	if fmt.Sprint(counts) != "[2 1]" {
+		t.Fatalf("pages of 1.5 MB changes: %v, want [2 1]", counts)
+	}
+}

@@ -41,9 +41,10 @@ func TestSlowReaderDoesNotBlockOthers(t *testing.T) {
 	s, cc := setup(t, cosmostest.WithHTTP())
 	ctx := context.Background()
 	pk := azcosmos.NewPartitionKeyString("p")
-	// 6 MB of changes: more than the socket buffers take without the client reading.
-	filler := strings.Repeat("x", 1500*1024)
-	for i := range 4 {
+	// A 4 MB change feed page (the largest the service sends): more than the socket buffers take
+	// without the client reading.
+	filler := strings.Repeat("x", 1950*1024)
+	for i := range 2 {
 		doc := fmt.Sprintf(`{"id":"big%d","pk":"p","s":%q}`, i, filler)
 		if _, err := cc.CreateItem(ctx, pk, []byte(doc), nil); err != nil {
 			t.Fatal(err)
