@@ -75,8 +75,9 @@
 //     (reads always have one), eTag and requestCharge on every result.
 //   - Change feed (changefeed.go), latest version (A-IM: Incremental Feed) per physical partition:
 //     from the beginning, from now (If-None-Match: *), from a time (If-Modified-Since), or from an
-//     LSN etag; per partition key; x-ms-max-item-count (default 100); each live item once in its
-//     latest version in _lsn order, deletes and expired items not shown; 304 when nothing is new;
+//     LSN etag; per partition key; x-ms-max-item-count (default 100), pages end at 4 MB; each
+//     live item once in its latest version in _lsn order, deletes and expired items not shown;
+//     304 when nothing is new;
 //     410/1002 for a range that was split, so the SDK moves to its children.
 //   - A deterministic request-unit model (see ru.go): reads cheaper than writes, scaled by size.
 //
