@@ -3,7 +3,6 @@ package cosmostest
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -90,6 +89,9 @@ func parsePointer(p string) ([]string, error) {
 	}
 	toks := strings.Split(p[1:], "/")
 	for i, t := range toks {
+		if t == "" {
+			return nil, badRequest("The patch path %q is invalid: it has an empty segment (the document root cannot be patched).", p)
+		}
 		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 	}
 	return toks, nil
@@ -216,8 +218,8 @@ func parent(doc map[string]any, toks []string) (any, error) {
 			}
 			cur = v
 		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(c) {
+			i, ok := arrayIndex(t)
+			if !ok || i >= len(c) {
 				return nil, patchError("the parent path does not exist")
 			}
 			cur = c[i]
@@ -239,8 +241,8 @@ func getAt(doc map[string]any, toks []string) (any, bool) {
 		v, ok := c[last]
 		return v, ok
 	case []any:
-		i, err := strconv.Atoi(last)
-		if err != nil || i < 0 || i >= len(c) {
+		i, ok := arrayIndex(last)
+		if !ok || i >= len(c) {
 			return nil, false
 		}
 		return c[i], true
@@ -265,8 +267,8 @@ func setAt(doc map[string]any, toks []string, v any, mode string) error {
 	case []any:
 		i := len(c)
 		if last != "-" {
-			n, err := strconv.Atoi(last)
-			if err != nil || n < 0 || n > len(c) {
+			n, ok := arrayIndex(last)
+			if !ok || n > len(c) {
 				return patchError("the array index is out of range")
 			}
 			i = n
@@ -285,6 +287,22 @@ func setAt(doc map[string]any, toks []string, v any, mode string) error {
 		return replaceContainer(doc, toks[:len(toks)-1], out)
 	}
 	return patchError("the parent is not an object or array")
+}
+
+// arrayIndex parses an array index token as JSON Pointer (RFC 6901) defines it: decimal digits
+// without a sign or a leading zero ("0" itself excepted); anything else is not an index.
+func arrayIndex(t string) (int, bool) {
+	if t == "" || len(t) > 9 || (len(t) > 1 && t[0] == '0') {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(t[i]-'0')
+	}
+	return n, true
 }
 
 // replaceContainer stores a new slice at the location of toks (slices cannot grow in place).
@@ -310,8 +328,8 @@ func removeAt(doc map[string]any, toks []string) (any, error) {
 		delete(c, last)
 		return v, nil
 	case []any:
-		i, err := strconv.Atoi(last)
-		if err != nil || i < 0 || i >= len(c) {
+		i, ok := arrayIndex(last)
+		if !ok || i >= len(c) {
 			return nil, patchError("the target path does not exist")
 		}
 		v := c[i]
