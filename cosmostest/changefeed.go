@@ -86,7 +86,10 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 		return err
 	}
 
-	limit := maxItemCount(rq)
+	limit, err := maxItemCount(rq)
+	if err != nil {
+		return err
+	}
 	if limit <= 0 {
 		limit = changeFeedDefaultPage
 	}

@@ -42,6 +42,8 @@
 //     service keeps the order they were written in).
 //   - Patch: add, set, replace, remove, incr and move, JSON-pointer paths (~0 ~1), "-" append,
 //     at most 10 operations, id / partition key / system paths refused, conditional patch (412).
+//     The root "/", empty segments ("/o/") and array indexes with a sign or leading zero ("/a/01")
+//     are 400; add and set at index == length append, replace needs an existing element (400).
 //   - TTL: container defaultTtl and per-item ttl (-1 never); expired items are invisible and are
 //     removed lazily when touched. Control time with WithClock or (*Server).Advance; no sleeping.
 //   - Queries: the NoSQL query language of internal/query (ORDER BY, TOP, OFFSET/LIMIT, DISTINCT,
@@ -49,8 +51,10 @@
 //     container's vector policy); POST …/docs with application/query+json, single partition by pk header (full key or
 //     hierarchical prefix), by pk range id, or by an equality filter on every pk path; fan-out
 //     otherwise (400 when cross-partition is disabled, 400/1004 with additionalErrorInfo for
-//     queries the gateway cannot serve across partitions); x-ms-max-item-count, x-ms-continuation,
-//     query metrics on every page, index metrics when asked.
+//     queries the gateway cannot serve across partitions); x-ms-max-item-count (-1 or positive;
+//     anything else, 0 included, is 400 here and on the change feed), x-ms-continuation,
+//     query metrics on every page, index metrics when asked. A fan-out answers with a session
+//     token per range touched, comma-separated.
 //   - Request counters: (*Server).Requests(RequestFilter) by region, operation and resource,
 //     including requests answered by a fault or the throughput limiter.
 //   - Fault injection (faults.go): (*Server).InjectFault(Fault) matches by region, operation,

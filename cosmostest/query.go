@@ -108,14 +108,23 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	if err != nil {
 		return err
 	}
+	limit, err := maxItemCount(rq)
+	if err != nil {
+		return err
+	}
 	sc, err := srv.scopeQuery(rq, c, q, params)
 	if err != nil {
 		return err
 	}
 	if len(sc.ranges) == 1 {
 		rq.PKRangeID = sc.ranges[0].id
-		rq.session = sc.ranges[0].sessionToken()
 	}
+	// A fan-out answers with every touched range's token, comma-separated, as the service does.
+	tokens := make([]string, len(sc.ranges))
+	for i, r := range sc.ranges {
+		tokens[i] = r.sessionToken()
+	}
+	rq.session = strings.Join(tokens, ",")
 	for _, r := range sc.ranges {
 		if err := srv.admit(rq, c, r); err != nil {
 			return err
@@ -124,7 +133,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	vec := c.vectorDefaults()
 	scope := srv.cachedScope(c, sc)
 	page, err := q.execute(scope.docs, queryOptions{
-		Params: params, MaxItemCount: maxItemCount(rq), Continuation: rq.hdr(hdrContinuation), Now: srv.now(),
+		Params: params, MaxItemCount: limit, Continuation: rq.hdr(hdrContinuation), Now: srv.now(),
 		Vector: vec, Index: scope.orderIndex(c, q.info(vec)),
 	})
 	if err != nil {

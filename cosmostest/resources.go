@@ -443,7 +443,11 @@ func (srv *server) metadataQuery(rq *request, rid, key string, docs []queryDoc) 
 		if err != nil {
 			return err
 		}
-		page, err := q.execute(docs, queryOptions{Params: params, MaxItemCount: maxItemCount(rq), Continuation: rq.hdr(hdrContinuation), Now: srv.now()})
+		limit, err := maxItemCount(rq)
+		if err != nil {
+			return err
+		}
+		page, err := q.execute(docs, queryOptions{Params: params, MaxItemCount: limit, Continuation: rq.hdr(hdrContinuation), Now: srv.now()})
 		if err != nil {
 			return err
 		}
@@ -463,14 +467,17 @@ func (srv *server) metadataQuery(rq *request, rid, key string, docs []queryDoc) 
 	return nil
 }
 
-func maxItemCount(rq *request) int {
+// maxItemCount parses x-ms-max-item-count: absent means 0 (the caller's default page size), -1 a
+// dynamic page size (bounded by bytes only), and a positive value the page size. Anything else (not an
+// integer, 0, below -1, beyond int32) is refused with 400 as the gateway does.
+func maxItemCount(rq *request) (int, error) {
 	v := rq.hdr(hdrMaxItemCount)
 	if v == "" {
-		return 0
+		return 0, nil
 	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil || n == 0 || n < -1 {
+		return 0, badRequest("Invalid value '%s' for header %s: it must be -1 (dynamic page size) or a positive 32-bit integer.", v, hdrMaxItemCount)
 	}
-	return n
+	return int(n), nil
 }
