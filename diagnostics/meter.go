@@ -3,12 +3,13 @@ package diagnostics
 import (
 	"context"
 	"sync"
+	"time"
 )
 
-// Meter adds up the request units, operations and throttled attempts of a unit of work, such as
-// one HTTP request of a service ("this request cost 7.3 RU in 3 calls"). Get one with [WithMeter];
-// every Cosmos DB operation run with that context (or a context derived from it) through a client
-// with [Policy] installed is added to it. Meters nest: an operation counts toward every meter in
+// Meter adds up the request units, operations, throttled attempts and throttle waits of a unit of
+// work, such as one HTTP request of a service ("this request cost 7.3 RU in 3 calls"). Get one
+// with [WithMeter]; every Cosmos DB operation run with that context (or a context derived from
+// it) through a client with [Policy] installed is added to it. Meters nest: an operation counts toward every meter in
 // its context. Calls the SDK makes on contexts of its own (its partition key range cache and account
 // refreshes run on context.Background) are not charged to any meter. A Meter is safe for
 // concurrent use; the methods of a nil *Meter return zero.
@@ -20,6 +21,7 @@ type Meter struct {
 	requests  int
 	attempts  int
 	throttles int
+	wait      time.Duration
 }
 
 type meterKey struct{}
@@ -81,7 +83,20 @@ func (m *Meter) Throttles() int {
 	return m.throttles
 }
 
-func (m *Meter) add(charge float64, attempts, throttles int) {
+// ThrottleWait returns the time spent so far waiting before retrying throttled attempts of those
+// operations, as the retry layer reported it with [AddThrottleWait] (package retry's
+// PipelinePolicy does; azcore's own retry policy does not, so its waits are not included). An
+// operation's wait is added when the operation completes.
+func (m *Meter) ThrottleWait() time.Duration {
+	if m == nil {
+		return 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.wait
+}
+
+func (m *Meter) add(charge float64, attempts, throttles int, wait time.Duration) {
 	if attempts < 1 {
 		attempts = 1
 	}
@@ -91,6 +106,7 @@ func (m *Meter) add(charge float64, attempts, throttles int) {
 		m.requests++
 		m.attempts += attempts
 		m.throttles += throttles
+		m.wait += wait
 		m.mu.Unlock()
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestMeterConcurrentAndNested(t *testing.T) {
@@ -18,12 +19,12 @@ func TestMeterConcurrentAndNested(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := 0; j < 20; j++ {
-				inner.add(0.5, 2, 1)
+				inner.add(0.5, 2, 1, time.Millisecond)
 			}
 		}()
 	}
 	wg.Wait()
-	outer.add(1, 0, 0) // no attempt policy: counts as 1 attempt
+	outer.add(1, 0, 0, 0) // no attempt policy: counts as 1 attempt
 	if got := inner.RequestCharge(); got != 500 {
 		t.Errorf("inner RequestCharge = %v, want 500", got)
 	}
@@ -42,11 +43,17 @@ func TestMeterConcurrentAndNested(t *testing.T) {
 	if got := outer.Throttles(); got != 1000 {
 		t.Errorf("outer Throttles = %d, want 1000", got)
 	}
+	if got, want := inner.ThrottleWait(), time.Second; got != want {
+		t.Errorf("inner ThrottleWait = %v, want %v", got, want)
+	}
+	if got, want := outer.ThrottleWait(), time.Second; got != want {
+		t.Errorf("outer ThrottleWait = %v, want %v", got, want)
+	}
 }
 
 func TestMeterNil(t *testing.T) {
 	var m *Meter
-	if m.RequestCharge() != 0 || m.Requests() != 0 || m.Attempts() != 0 || m.Throttles() != 0 {
+	if m.RequestCharge() != 0 || m.Requests() != 0 || m.Attempts() != 0 || m.Throttles() != 0 || m.ThrottleWait() != 0 {
 		t.Error("nil meter is not zero")
 	}
 	if MeterFromContext(context.Background()) != nil {

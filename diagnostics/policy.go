@@ -81,10 +81,19 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := raw.Context()
 	meter := MeterFromContext(ctx)
 	if !p.active && meter == nil {
+		if raw.Method == http.MethodGet && (raw.URL.Path == "" || raw.URL.Path == "/") {
+			// An account read (every 5 minutes): learn the region names even on the cheap path,
+			// for Stats.Region of the calls made with a Meter.
+			resp, err := req.Next()
+			if err == nil && resp != nil && resp.StatusCode == http.StatusOK {
+				p.regions.learn(resp)
+			}
+			return resp, err
+		}
 		return req.Next()
 	}
 	op := Classify(raw)
-	st := &callState{}
+	st := &callState{names: &p.regions}
 	ctx = context.WithValue(ctx, stateKey{}, st)
 	var span trace.Span
 	var query string
@@ -110,7 +119,7 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		out.regions = p.regions.names(hosts)
 	}
 	if meter != nil && op.Name != OpReadAccount {
-		meter.add(out.charge, out.attempts, out.throttles)
+		meter.add(out.charge, out.attempts, out.throttles, out.throttleWait)
 	}
 	if span != nil {
 		endSpan(span, out)

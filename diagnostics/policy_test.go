@@ -541,6 +541,9 @@ func TestPolicyThrottled(t *testing.T) {
 		if m.Throttles() != 2 || m.Requests() != 2 {
 			t.Errorf("meter throttles %d requests %d, want 2 and 2", m.Throttles(), m.Requests())
 		}
+		if got, want := m.ThrottleWait(), 2*time.Millisecond; got != want {
+			t.Errorf("meter ThrottleWait = %v, want %v (the two 1 ms retry hints)", got, want)
+		}
 		ms := h.metrics(t)
 		if got := sumCounter(t, ms["cosmoskit.client.throttled_requests"], "read_item"); got != 2 {
 			t.Errorf("throttled_requests = %d, want 2", got)
