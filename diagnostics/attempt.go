@@ -24,11 +24,16 @@ type Stats struct {
 	RequestCharge float64
 	// Host is the host[:port] of the last attempt (the region endpoint that answered).
 	Host string
+	// Region is the account's name for Host ("West US"), learnt by [Policy] from the account
+	// metadata the SDK reads through it; "" when Host is not one of the account's region endpoints
+	// as that metadata lists them, or no metadata has been read yet.
+	Region string
 }
 
 // callState is created by the per-call policy for each operation and updated by the attempt
 // policy below it, which may run concurrently for hedged attempts.
 type callState struct {
+	names *regionNames // the Policy's region map, for Stats.Region
 	mu    sync.Mutex
 	s     Stats
 	hosts [maxHosts]string // distinct hosts contacted, in order
@@ -54,8 +59,10 @@ func stateFrom(ctx context.Context) *callState {
 
 func (st *callState) snapshot() Stats {
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.s
+	s := st.s
+	st.mu.Unlock()
+	s.Region = st.names.name(s.Host)
+	return s
 }
 
 func (st *callState) seen(host string) bool {
@@ -68,8 +75,15 @@ func (st *callState) seen(host string) bool {
 }
 
 // StatsFromContext returns the attempt statistics of the operation whose request context is ctx
-// (the context a per-retry policy sees), and false when ctx carries no operation started by
-// [Policy].
+// (the context a per-retry policy, or a per-call policy installed after [Policy], sees), and false
+// when ctx carries no operation started by [Policy].
+//
+// [Policy] starts an operation only when it has work to do: when its Options set a
+// TracerProvider, a MeterProvider (whose instruments it could create) or a Logger, or when the
+// request's context carries a [Meter] (see [WithMeter]). Otherwise it passes the request on
+// untouched, to stay free, and StatsFromContext returns false (and [AddThrottleWait] does
+// nothing) for every call made with a zero Options and no Meter. The counts are complete only with
+// [NewAttemptPolicy] installed below the policies that retry; without it Attempts stays 0.
 func StatsFromContext(ctx context.Context) (Stats, bool) {
 	st := stateFrom(ctx)
 	if st == nil {

@@ -59,3 +59,14 @@ func (r *regionNames) names(hosts []string) []string {
 	}
 	return out
 }
+
+// name returns the region name of host (host:port), "" if unknown or r is nil.
+func (r *regionNames) name(host string) string {
+	if r == nil || host == "" {
+		return ""
+	}
+	if mp := r.m.Load(); mp != nil {
+		return (*mp)[host]
+	}
+	return ""
+}
