@@ -40,6 +40,7 @@ import (
 // write, returns its failure unchanged, and the SDK's own retry rules (same-region connection
 // retries, 403/3 write-region failover, 404/1002 session retries) apply as without this policy.
 type PipelinePolicy struct {
+	opts      Options // in effect, defaults filled in; ExcludedRegions unused (see excluded)
 	throttle  ThrottleOptions
 	hedging   HedgingOptions
 	clock     Clock
@@ -71,7 +72,34 @@ func NewPipelinePolicy(o Options) *PipelinePolicy {
 		p.br = newBreakers(o.Breaker, o.Reporter)
 	}
 	p.SetExcludedRegions(o.ExcludedRegions...)
+	p.opts = o
+	p.opts.PreferredRegions = append([]string(nil), o.PreferredRegions...)
+	p.opts.ExcludedRegions = nil
+	p.opts.Throttle = p.throttle
+	if p.throttle.MaxRetries == 0 {
+		p.opts.Throttle.DisableRetries = true
+	}
+	p.opts.Breaker = o.Breaker.withDefaults()
+	p.opts.Hedging = o.Hedging.withDefaults()
+	p.opts.Clock = p.clock
 	return p
+}
+
+// Options returns the options in effect, for printing or logging the configuration: o as given
+// to [NewPipelinePolicy] with every zero value replaced by its documented default
+// (Throttle.MaxRetries 9, MaxWait 30 s, DefaultRetryAfter 100 ms; Breaker thresholds 10 and 5,
+// OpenInterval 30 s, HalfOpenProbes 1; Hedging Threshold 500 ms and Step 100 ms, filled in even
+// when hedging is off; Clock SystemClock), except where the zero value is itself the behaviour:
+// empty PreferredRegions (the account's order) and a nil Reporter stay as they are. When throttled
+// requests are not retried (DisableRetries, or a negative MaxRetries or MaxWait), Throttle has
+// DisableRetries set and MaxRetries 0. ExcludedRegions are the client-level ones now in effect
+// (see [PipelinePolicy.SetExcludedRegions]). The slices are copies; passing the result to
+// NewPipelinePolicy configures an equivalent policy.
+func (p *PipelinePolicy) Options() Options {
+	o := p.opts
+	o.PreferredRegions = append([]string(nil), p.opts.PreferredRegions...)
+	o.ExcludedRegions = p.ExcludedRegions()
+	return o
 }
 
 // Install adds p to opts.PerRetryPolicies, ahead of the policies already there (so that the
