@@ -60,7 +60,10 @@ type BreakerInfo struct {
 	Write bool
 	// State is the breaker's current state.
 	State State
-	// ConsecutiveFailures is the current run of failures.
+	// ConsecutiveFailures is the current run of failures while the breaker is closed. It reads 0
+	// once the breaker is open or half-open, not the run that opened it: gobreaker resets its counts
+	// on every state change (and a half-open breaker counts only its probes; a failed probe opens it
+	// again at once). Use State to tell an open breaker from a healthy one.
 	ConsecutiveFailures int
 }
 

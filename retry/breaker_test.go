@@ -35,7 +35,7 @@ func TestRegionDownMidRun(t *testing.T) {
 		Reporter:         rep,
 	})
 	east, west := e.host(t, "East US"), e.host(t, "West US")
-	ctx := context.Background()
+	ctx, _ := diagnostics.WithMeter(context.Background()) // Stats for every read
 	if err := e.read(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -54,12 +54,16 @@ func TestRegionDownMidRun(t *testing.T) {
 		if i == retry.DefaultReadFailureThreshold {
 			wantState = retry.StateOpen
 		}
-		if state != wantState || (state == retry.StateClosed && failures != i) {
+		// An open breaker reads 0 failures: gobreaker resets its counts on a state change.
+		if state != wantState || (state == retry.StateClosed && failures != i) || (state == retry.StateOpen && failures != 0) {
 			t.Fatalf("after %d failed reads in East US: breaker %v with %d failures, want %v", i, state, failures, wantState)
 		}
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("ten failed-over reads took %v: something slept", d)
+	}
+	if st := e.stats.get(); st.Region != "West US" || st.Host != west || st.Attempts != 2 {
+		t.Errorf("failed-over read: Stats %+v, want Region West US, Host %s, 2 attempts (East US, then West US)", st, west)
 	}
 	if got := e.s.Requests(regionReads("West US")); got != retry.DefaultReadFailureThreshold {
 		t.Errorf("%d reads served by West US, want %d", got, retry.DefaultReadFailureThreshold)

@@ -47,6 +47,12 @@ func TestThrottledThenSuccess(t *testing.T) {
 		if meter.Throttles() != n {
 			t.Errorf("%d throttles: the meter counted %d", n, meter.Throttles())
 		}
+		if got, want := meter.ThrottleWait(), time.Duration(n)*37*time.Millisecond; got != want {
+			t.Errorf("%d throttles: the meter's ThrottleWait = %v, want %v", n, got, want)
+		}
+		if st.Region != "West US" || st.Host != e.host(t, "West US") {
+			t.Errorf("%d throttles: Stats.Region %q Host %q, want West US", n, st.Region, st.Host)
+		}
 	}
 }
 
