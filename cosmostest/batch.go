@@ -206,7 +206,7 @@ func (tx *batchTxn) run(op batchOp, withBodies bool) (batchResult, error) {
 		if err := srv.checkUnique(c, w, pk, id, doc); err != nil {
 			return batchResult{}, err
 		}
-		it := srv.put(c, w, pk, id, doc, old)
+		it := srv.put(c, w, pk, id, doc, userBytes(op.ResourceBody, doc), old)
 		status := http.StatusCreated
 		if old != nil {
 			status = http.StatusOK
@@ -257,14 +257,9 @@ func (tx *batchTxn) patch(op batchOp, old *item, withBodies bool) (batchResult, 
 			return batchResult{}, preconditionFailed()
 		}
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(old.body(), &doc); err != nil {
+	doc, err := patchedDoc(old, pb)
+	if err != nil {
 		return batchResult{}, err
-	}
-	for i, po := range pb.Operations {
-		if err := applyPatchOp(doc, po); err != nil {
-			return batchResult{}, badRequest("Patch operation %d (%s %s) failed: %s", i, po.Op, po.Path, err.Error())
-		}
 	}
 	if tooLarge(doc) {
 		return batchResult{}, newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
@@ -275,7 +270,7 @@ func (tx *batchTxn) patch(op batchOp, old *item, withBodies bool) (batchResult, 
 	if err := srv.checkUnique(c, w, pk, op.ID, doc); err != nil {
 		return batchResult{}, err
 	}
-	it := srv.put(c, w, pk, op.ID, doc, old)
+	it := srv.put(c, w, pk, op.ID, doc, patchedBytes(old, doc), old)
 	return itemResult(http.StatusOK, ruPatch(it.size, len(pb.Operations)), it, withBodies), nil
 }
 

@@ -124,12 +124,7 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 	docs := make([]json.RawMessage, 0, len(changed))
 	size := 0
 	for _, it := range changed {
-		doc := make(map[string]any, len(it.doc)+1)
-		for k, v := range it.doc {
-			doc[k] = v
-		}
-		doc["_lsn"] = it.lsn
-		b := mustJSON(doc)
+		b := withLSN(it.raw, it.lsn)
 		if len(docs) > 0 && size+len(b) > changeFeedMaxPageBytes {
 			break
 		}

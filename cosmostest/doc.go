@@ -38,8 +38,13 @@
 //   - Limits: id ≤ 1023 bytes without / \ ? # (400), item ≤ 2 MB (413), string partition key
 //     component ≤ 2048 bytes (400). Point operations on an empty id (the SDK sends …/docs/) are
 //     400. Uniqueness treats a missing unique-key value as null, as the service documents.
-//   - Bodies are compact JSON with <, > and & unescaped; properties in alphabetical order (the
-//     service keeps the order they were written in).
+//   - Bodies are compact JSON with <, > and & unescaped. Items keep their properties in the order
+//     they were written, with _rid, _self, _etag, _attachments and _ts appended (and _lsn on the
+//     change feed), in point reads, write responses, batch results, the change feed and query rows
+//     that are whole documents (SELECT *, SELECT VALUE c); values are re-encoded as decoded
+//     (numbers as float64, string escapes normalized). Patch keeps existing properties in place and
+//     appends new ones (several new ones in one patch in name order). A body that repeats a
+//     property keeps the last value and is served in name order.
 //   - Patch: add, set, replace, remove, incr and move, JSON-pointer paths (~0 ~1), "-" append,
 //     at most 10 operations, id / partition key / system paths refused, conditional patch (412).
 //     The root "/", empty segments ("/o/") and array indexes with a sign or leading zero ("/a/01")

@@ -23,6 +23,7 @@ type item struct {
 	pk   []any
 	id   string
 	doc  map[string]any // user properties plus _rid, _self, _etag, _attachments, _ts
+	raw  []byte         // doc as served: properties in written order, system properties last
 	size int            // JSON size of doc in bytes
 	lsn  int64          // LSN of the last write, in its range's sequence
 	ts   int64
@@ -30,7 +31,8 @@ type item struct {
 	rid  string
 }
 
-func (it *item) body() []byte { return mustJSON(it.doc) }
+// body returns the item as the service serves it; callers must not modify it.
+func (it *item) body() []byte { return it.raw }
 
 // systemProperties are the properties the server adds to every stored item.
 var systemProperties = []string{"_rid", "_self", "_etag", "_ts", "_attachments", "_lsn"}
@@ -266,7 +268,7 @@ func (srv *server) writeItem(rq *request, c *container, replaceID string) error 
 		rq.charge = ruFailed
 		return err
 	}
-	it := srv.put(c, r, pk, id, doc, old)
+	it := srv.put(c, r, pk, id, doc, userBytes(rq.body, doc), old)
 	rq.charge = ruWrite(it.size)
 	status := http.StatusCreated
 	if old != nil {
@@ -277,11 +279,15 @@ func (srv *server) writeItem(rq *request, c *container, replaceID string) error 
 }
 
 // put stores doc as the new version of (pk, id) in range r, assigning the system properties and
-// the next LSN. old is the current version (nil for a new item). Seam: batch, patch and the
-// change feed all write through here.
-func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[string]any, old *item) *item {
+// the next LSN. old is the current version (nil for a new item). user is doc's user properties as
+// JSON in the order to serve them (see userBytes, appendOrdered); nil means name order. Seam:
+// batch, patch and the change feed all write through here.
+func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[string]any, user []byte, old *item) *item {
 	for _, k := range systemProperties {
 		delete(doc, k)
+	}
+	if user == nil {
+		user = mustJSON(doc)
 	}
 	it := &item{pk: pk, id: id, doc: doc}
 	if old != nil {
@@ -293,12 +299,14 @@ func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[st
 	it.lsn = r.nextLSN()
 	it.ts = srv.now().Unix()
 	it.etag = srv.store.nextETag()
+	self := "dbs/" + c.db.rid + "/colls/" + c.rid + "/docs/" + it.rid + "/"
 	doc["_rid"] = it.rid
-	doc["_self"] = "dbs/" + c.db.rid + "/colls/" + c.rid + "/docs/" + it.rid + "/"
+	doc["_self"] = self
 	doc["_etag"] = it.etag
 	doc["_attachments"] = "attachments/"
 	doc["_ts"] = it.ts
-	it.size = len(mustJSON(doc))
+	it.raw = withSystemProperties(user, it, self)
+	it.size = len(it.raw)
 	r.items[itemKey(pk, id)] = it
 	return it
 }

@@ -132,14 +132,9 @@ func (srv *server) patchItem(rq *request, c *container) error {
 			return preconditionFailed()
 		}
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(old.body(), &doc); err != nil {
+	doc, err := patchedDoc(old, pb)
+	if err != nil {
 		return err
-	}
-	for i, op := range pb.Operations {
-		if err := applyPatchOp(doc, op); err != nil {
-			return badRequest("Patch operation %d (%s %s) failed: %s", i, op.Op, op.Path, err.Error())
-		}
 	}
 	if tooLarge(doc) {
 		return newError(http.StatusRequestEntityTooLarge, subNone, "Request size is too large.")
@@ -150,10 +145,37 @@ func (srv *server) patchItem(rq *request, c *container) error {
 	if err := srv.checkUnique(c, r, pk, rq.ID, doc); err != nil {
 		return err
 	}
-	it := srv.put(c, r, pk, rq.ID, doc, old)
+	it := srv.put(c, r, pk, rq.ID, doc, patchedBytes(old, doc), old)
 	rq.charge = ruPatch(it.size, len(pb.Operations))
 	srv.replyItem(rq, r, it, http.StatusOK)
 	return nil
+}
+
+// patchedDoc applies pb's operations to a copy of old's document.
+func patchedDoc(old *item, pb *patchBody) (map[string]any, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(old.body(), &doc); err != nil {
+		return nil, err
+	}
+	for i, op := range pb.Operations {
+		if err := applyPatchOp(doc, op); err != nil {
+			return nil, badRequest("Patch operation %d (%s %s) failed: %s", i, op.Op, op.Path, err.Error())
+		}
+	}
+	return doc, nil
+}
+
+// patchedBytes encodes a patched document keeping old's properties where they were (new ones
+// after them), as the service does; the system properties are left for put to append.
+func patchedBytes(old *item, doc map[string]any) []byte {
+	user := make(map[string]any, len(doc))
+	for k, v := range doc {
+		user[k] = v
+	}
+	for _, k := range systemProperties {
+		delete(user, k)
+	}
+	return appendOrdered(nil, old.raw, user)
 }
 
 type patchError string

@@ -1,6 +1,7 @@
 package cosmostest
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -139,7 +140,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	if err != nil {
 		return err
 	}
-	results := page.Results
+	results := wholeDocuments(page.Results, func(rid string) *item { return scope.itemByRID(sc.ranges, rid) })
 	if results == nil {
 		results = []json.RawMessage{}
 	}
@@ -178,6 +179,20 @@ type scopeEntry struct {
 	docs    []queryDoc
 	indexes map[string]*query.Index // by paths (fmt.Sprint)
 	wanted  map[string]bool         // paths asked for once: the next query builds the index
+	byRID   map[string]*item        // the items in scope by _rid, built when first needed
+}
+
+// itemByRID returns the item in scope (ranges) with that _rid, or nil.
+func (e *scopeEntry) itemByRID(ranges []*pkRange, rid string) *item {
+	if e.byRID == nil {
+		e.byRID = map[string]*item{}
+		for _, r := range ranges {
+			for _, it := range r.items {
+				e.byRID[it.rid] = it
+			}
+		}
+	}
+	return e.byRID[rid]
 }
 
 type queryCache struct{ entries []*scopeEntry } // most recently used last
@@ -375,4 +390,45 @@ func orderByPath(x string) (string, bool) {
 		rest = rest[end+1:]
 	}
 	return b.String(), true
+}
+
+// wholeDocuments replaces each row that is a whole stored document (SELECT *, SELECT VALUE c) with
+// the document's stored bytes, so that query results keep the written property order as point reads
+// do. A row qualifies only if it is byte for byte the engine's encoding of the document with its
+// _rid; anything else (projections, JOINs, computed values) is served as the engine produced it.
+func wholeDocuments(rows []json.RawMessage, byRID func(string) *item) []json.RawMessage {
+	var out []json.RawMessage
+	for i, row := range rows {
+		rid := topLevelRID(row)
+		if rid == "" {
+			continue
+		}
+		it := byRID(rid)
+		if it == nil || len(it.raw) != len(row) || !bytes.Equal(row, mustJSON(it.doc)) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(rows)
+		}
+		out[i] = it.raw
+	}
+	if out == nil {
+		return rows
+	}
+	return out
+}
+
+// topLevelRID returns the _rid member of a JSON object row, or "".
+func topLevelRID(row []byte) string {
+	if len(row) == 0 || row[0] != '{' {
+		return ""
+	}
+	rid := ""
+	s := jsonScanner{src: row}
+	s.members(func(key, value []byte) {
+		if string(key) == `"_rid"` && len(value) > 2 && value[0] == '"' && bytes.IndexByte(value, '\\') < 0 {
+			rid = string(value[1 : len(value)-1])
+		}
+	})
+	return rid
 }
