@@ -270,7 +270,7 @@ func (tx *batchTxn) patch(op batchOp, old *item, withBodies bool) (batchResult, 
 	if err := srv.checkUnique(c, w, pk, op.ID, doc); err != nil {
 		return batchResult{}, err
 	}
-	it := srv.put(c, w, pk, op.ID, doc, patchedBytes(old, doc), old)
+	it := srv.put(c, w, pk, op.ID, doc, patchedBytes(old, doc, pb), old)
 	return itemResult(http.StatusOK, ruPatch(it.size, len(pb.Operations)), it, withBodies), nil
 }
 

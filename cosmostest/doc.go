@@ -43,7 +43,7 @@
 //     change feed), in point reads, write responses, batch results, the change feed and query rows
 //     that are whole documents (SELECT *, SELECT VALUE c); values are re-encoded as decoded
 //     (numbers as float64, string escapes normalized). Patch keeps existing properties in place and
-//     appends new ones (several new ones in one patch in name order). A body that repeats a
+//     appends new ones in operation order (an object value in its own order). A body that repeats a
 //     property keeps the last value and is served in name order.
 //   - Patch: add, set, replace, remove, incr and move, JSON-pointer paths (~0 ~1), "-" append,
 //     at most 10 operations, id / partition key / system paths refused, conditional patch (412).

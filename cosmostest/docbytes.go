@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The service returns an item's properties in the order they were written, with the system
@@ -257,28 +258,27 @@ func countKeys(v any) int {
 	return n
 }
 
-// appendOrdered appends v (a decoded value, e.g. after a patch) encoded with the members of each
-// object that also exists in prev (its previous bytes, may be nil) in prev's order, and members
-// that are new after them in name order, as the service keeps existing properties in place.
-func appendOrdered(out, prev []byte, v any) []byte {
+// orderHints says where a patch put things: the members it added to each object (by the object's
+// JSON pointer), in operation order, and the JSON each path was last given.
+type orderHints struct {
+	added  map[string][]string
+	values map[string][]byte
+}
+
+// appendOrdered appends v (a decoded value, e.g. after a patch) at JSON pointer path, encoded with
+// the members of each object that also exists in prev (its previous bytes, may be nil) in prev's
+// order and new members after them: first those a patch added, in operation order, then any
+// others in name order. This is how the service keeps existing properties in place.
+func appendOrdered(out, prev []byte, v any, path string, h *orderHints) []byte {
+	if b, ok := h.values[path]; ok {
+		prev = b
+	}
 	switch v := v.(type) {
 	case map[string]any:
-		if len(prev) == 0 || prev[0] != '{' {
-			break
-		}
 		out = append(out, '{')
 		n := 0
 		seen := make(map[string]bool, len(v))
-		s := jsonScanner{src: prev}
-		s.members(func(key, value []byte) {
-			var name string
-			if err := json.Unmarshal(key, &name); err != nil {
-				return
-			}
-			nv, ok := v[name]
-			if !ok || seen[name] {
-				return
-			}
+		member := func(name string, prev []byte) {
 			seen[name] = true
 			if n > 0 {
 				out = append(out, ',')
@@ -286,8 +286,25 @@ func appendOrdered(out, prev []byte, v any) []byte {
 			n++
 			out = append(out, mustJSON(name)...)
 			out = append(out, ':')
-			out = appendOrdered(out, value, nv)
-		})
+			out = appendOrdered(out, prev, v[name], path+"/"+pointerEscaper.Replace(name), h)
+		}
+		if len(prev) > 0 && prev[0] == '{' {
+			s := jsonScanner{src: prev}
+			s.members(func(key, value []byte) {
+				var name string
+				if err := json.Unmarshal(key, &name); err != nil {
+					return
+				}
+				if _, ok := v[name]; ok && !seen[name] {
+					member(name, value)
+				}
+			})
+		}
+		for _, name := range h.added[path] {
+			if _, ok := v[name]; ok && !seen[name] {
+				member(name, nil)
+			}
+		}
 		rest := make([]string, 0, len(v)-len(seen))
 		for k := range v {
 			if !seen[k] {
@@ -296,22 +313,15 @@ func appendOrdered(out, prev []byte, v any) []byte {
 		}
 		slices.Sort(rest)
 		for _, k := range rest {
-			if n > 0 {
-				out = append(out, ',')
-			}
-			n++
-			out = append(out, mustJSON(k)...)
-			out = append(out, ':')
-			out = appendOrdered(out, nil, v[k])
+			member(k, nil)
 		}
 		return append(out, '}')
 	case []any:
-		if len(prev) == 0 || prev[0] != '[' {
-			break
-		}
 		var old [][]byte
-		s := jsonScanner{src: prev}
-		s.elements(func(value []byte) { old = append(old, value) })
+		if len(prev) > 0 && prev[0] == '[' {
+			s := jsonScanner{src: prev}
+			s.elements(func(value []byte) { old = append(old, value) })
+		}
 		out = append(out, '[')
 		for i, e := range v {
 			if i > 0 {
@@ -321,12 +331,15 @@ func appendOrdered(out, prev []byte, v any) []byte {
 			if i < len(old) {
 				p = old[i]
 			}
-			out = appendOrdered(out, p, e)
+			out = appendOrdered(out, p, e, path+"/"+strconv.Itoa(i), h)
 		}
 		return append(out, ']')
 	}
 	return append(out, mustJSON(v)...)
 }
+
+// pointerEscaper escapes a property name for a JSON pointer.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // systemPropertiesRoom is about the bytes withSystemProperties adds, so that it rarely grows.
 const systemPropertiesRoom = 224

@@ -94,6 +94,23 @@ func TestPropertyOrderKept(t *testing.T) {
 	}
 	wantOrder(t, "patch", pt.Value, `{"zeta":1,"id":"a","pk":"p","alpha":{"y":5,"x":[{"b":1,"a":2,"c":3}]},"new":true}`)
 
+	// New properties follow in operation order; an object value keeps its own order.
+	ops = azcosmos.PatchOperations{}
+	ops.AppendAdd("/z2", 1)
+	ops.AppendSet("/a2", json.RawMessage(`{"q":1,"c":{"k":1,"b":2}}`))
+	ops.AppendSet("/a2/a", 0)
+	pt, err = cc.PatchItem(ctx, pk, "a", ops, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOrder(t, "patch order", pt.Value, `{"zeta":1,"id":"a","pk":"p","alpha":{"y":5,"x":[{"b":1,"a":2,"c":3}]},"new":true,"z2":1,"a2":{"q":1,"c":{"k":1,"b":2},"a":0}}`)
+	ops = azcosmos.PatchOperations{}
+	ops.AppendRemove("/z2")
+	ops.AppendRemove("/a2")
+	if _, err := cc.PatchItem(ctx, pk, "a", ops, nil); err != nil {
+		t.Fatal(err)
+	}
+
 	// Batch bodies.
 	b := cc.NewTransactionalBatch(pk)
 	b.UpsertItem([]byte(`{"b2":1,"id":"b","pk":"p","a1":2}`), nil)

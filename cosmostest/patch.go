@@ -3,6 +3,7 @@ package cosmostest
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -145,7 +146,7 @@ func (srv *server) patchItem(rq *request, c *container) error {
 	if err := srv.checkUnique(c, r, pk, rq.ID, doc); err != nil {
 		return err
 	}
-	it := srv.put(c, r, pk, rq.ID, doc, patchedBytes(old, doc), old)
+	it := srv.put(c, r, pk, rq.ID, doc, patchedBytes(old, doc, pb), old)
 	rq.charge = ruPatch(it.size, len(pb.Operations))
 	srv.replyItem(rq, r, it, http.StatusOK)
 	return nil
@@ -165,9 +166,10 @@ func patchedDoc(old *item, pb *patchBody) (map[string]any, error) {
 	return doc, nil
 }
 
-// patchedBytes encodes a patched document keeping old's properties where they were (new ones
-// after them), as the service does; the system properties are left for put to append.
-func patchedBytes(old *item, doc map[string]any) []byte {
+// patchedBytes encodes a patched document keeping old's properties where they were and adding
+// new ones after them in the order the operations added them, as the service does; the system
+// properties are left for put to append.
+func patchedBytes(old *item, doc map[string]any, pb *patchBody) []byte {
 	user := make(map[string]any, len(doc))
 	for k, v := range doc {
 		user[k] = v
@@ -175,7 +177,29 @@ func patchedBytes(old *item, doc map[string]any) []byte {
 	for _, k := range systemProperties {
 		delete(user, k)
 	}
-	return appendOrdered(nil, old.raw, user)
+	h := &orderHints{added: map[string][]string{}, values: map[string][]byte{}}
+	for _, op := range pb.Operations {
+		switch op.Op {
+		case "add", "set", "replace", "incr", "move":
+		default:
+			continue
+		}
+		i := strings.LastIndexByte(op.Path, '/')
+		if i < 0 {
+			continue
+		}
+		parent := op.Path[:i]
+		name := strings.ReplaceAll(strings.ReplaceAll(op.Path[i+1:], "~1", "/"), "~0", "~")
+		if !slices.Contains(h.added[parent], name) {
+			h.added[parent] = append(h.added[parent], name)
+		}
+		if op.Op != "incr" && op.Op != "move" && len(op.Value) > 0 {
+			h.values[op.Path] = op.Value
+		} else {
+			delete(h.values, op.Path)
+		}
+	}
+	return appendOrdered(nil, old.raw, user, "", h)
 }
 
 type patchError string
