@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"sort"
@@ -152,10 +153,10 @@ func (x *execution) ordered(tok *contToken) *Page {
 		if c := compareSort(dirs, a.sort, b.sort); c != 0 {
 			return c
 		}
-		if c := cmpString(x.key(a.doc), bKey); c != 0 {
+		if c := cmp.Compare(x.key(a.doc), bKey); c != 0 {
 			return c
 		}
-		return cmpInt(a.idx, b.idx)
+		return cmp.Compare(a.idx, b.idx)
 	}
 	nOrder := len(q.orderBy)
 	var rows []sortedRow

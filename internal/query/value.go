@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"sort"
 	"strconv"
@@ -47,7 +48,7 @@ func typeRank(v any) int {
 func compareOrder(a, b any) int {
 	ra, rb := typeRank(a), typeRank(b)
 	if ra != rb {
-		return cmpInt(ra, rb)
+		return cmp.Compare(ra, rb)
 	}
 	switch x := a.(type) {
 	case bool:
@@ -62,7 +63,7 @@ func compareOrder(a, b any) int {
 	case float64:
 		return cmpFloat(x, b.(float64))
 	case string:
-		return cmpString(x, b.(string))
+		return cmp.Compare(x, b.(string))
 	case []any:
 		y := b.([]any)
 		for i := 0; i < len(x) && i < len(y); i++ {
@@ -70,34 +71,16 @@ func compareOrder(a, b any) int {
 				return c
 			}
 		}
-		return cmpInt(len(x), len(y))
+		return cmp.Compare(len(x), len(y))
 	case map[string]any, *record:
 		return bytes.Compare(marshalValue(nil, a), marshalValue(nil, b))
 	}
 	return 0
 }
 
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
+// cmpFloat orders two numbers; unlike cmp.Compare it treats NaN as equal to everything, which
+// the engine relies on for the service's undefined-on-NaN comparisons.
 func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpString(a, b string) int {
 	switch {
 	case a < b:
 		return -1
@@ -117,7 +100,7 @@ func compareScalar(a, b any) (int, bool) {
 		}
 	case string:
 		if y, ok := b.(string); ok {
-			return cmpString(x, y), true
+			return cmp.Compare(x, y), true
 		}
 	case bool:
 		if y, ok := b.(bool); ok {
