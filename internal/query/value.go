@@ -78,8 +78,8 @@ func compareOrder(a, b any) int {
 	return 0
 }
 
-// cmpFloat orders two numbers; unlike cmp.Compare it treats NaN as equal to everything, which
-// the engine relies on for the service's undefined-on-NaN comparisons.
+// cmpFloat orders two numbers, treating NaN as equal to everything (cmp.Compare would order NaN
+// first, which would change the engine's ordering of NaN values).
 func cmpFloat(a, b float64) int {
 	switch {
 	case a < b:
