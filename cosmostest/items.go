@@ -29,6 +29,10 @@ type item struct {
 	ts   int64
 	etag string
 	rid  string
+	// seq is the item's place in its container's creation order, the number in its _rid: a replace
+	// keeps it, a delete and re-create gets a new one. Unordered queries return documents in this
+	// order within a physical partition, as the service returns them in _rid order.
+	seq uint64
 }
 
 // body returns the item as the service serves it; callers must not modify it.
@@ -291,10 +295,10 @@ func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[st
 	}
 	it := &item{pk: pk, id: id, doc: doc}
 	if old != nil {
-		it.rid = old.rid
+		it.rid, it.seq = old.rid, old.seq
 	} else {
 		c.nextDoc++
-		it.rid = docRID(c, c.nextDoc)
+		it.rid, it.seq = docRID(c, c.nextDoc), c.nextDoc
 	}
 	it.lsn = r.nextLSN()
 	it.ts = srv.now().Unix()

@@ -75,7 +75,10 @@ func (srv *server) scopeQuery(rq *request, c *container, q parsedQuery, params m
 	return sc, nil
 }
 
-// scopeDocs returns the live documents in scope, sorted by a stable key (range id, item key).
+// scopeDocs returns the live documents in scope, sorted by a stable key: the physical partition,
+// then the item's creation order (its _rid), which is the order the service returns documents of
+// a query without ORDER BY in: insertion order within a physical partition, logical partitions
+// interleaved, not sorted by id.
 func (srv *server) scopeDocs(c *container, sc *queryScope) []queryDoc {
 	now := srv.now().Unix()
 	var docs []queryDoc
@@ -89,7 +92,7 @@ func (srv *server) scopeDocs(c *container, sc *queryScope) []queryDoc {
 			if sc.pk != nil && !samePK(it.pk[:len(sc.pk)], sc.pk) {
 				continue
 			}
-			docs = append(docs, queryDoc{Key: prefix + k, Value: it.doc})
+			docs = append(docs, queryDoc{Key: prefix + fmt.Sprintf("%016x", it.seq), Value: it.doc})
 		}
 	}
 	slices.SortFunc(docs, func(a, b queryDoc) int { return strings.Compare(a.Key, b.Key) })

@@ -64,7 +64,9 @@ func (x *execution) add(b []byte) bool {
 }
 
 // stream serves queries whose results follow document order: the token is the Key of the last
-// document consumed and the index of the last row emitted from it.
+// document consumed and the index of the last row emitted from it. Like the service, it does not
+// look ahead: a page that reaches the page size ends there with a token even when nothing follows,
+// and the next page is empty (a TOP or LIMIT that is used up ends the query instead).
 func (x *execution) stream(tok *contToken) *Page {
 	q := x.q.sel
 	ev := x.ev
@@ -112,6 +114,10 @@ func (x *execution) stream(tok *contToken) *Page {
 					done = true
 					return false
 				}
+			}
+			if len(x.page.Results) >= x.pageSize {
+				more = true
+				return false
 			}
 			return ev.err == nil
 		})

@@ -54,7 +54,10 @@ func insertDoc(docs []Document, d Document) []Document {
 	return docs
 }
 
-func TestDefaultPageSizeAndNoTrailingContinuation(t *testing.T) {
+// TestDefaultPageSizeAndTrailingEmptyPage: pages hold 100 results by default; a page that fills
+// exactly carries a continuation even when nothing follows (the service does not look ahead), and
+// the page after it is empty and ends the query.
+func TestDefaultPageSizeAndTrailingEmptyPage(t *testing.T) {
 	q := mustParse(t, "SELECT VALUE c.id FROM c")
 	docs := numberedDocs(250)
 	var sizes []int
@@ -75,8 +78,17 @@ func TestDefaultPageSizeAndNoTrailingContinuation(t *testing.T) {
 		t.Fatal("first of two pages has no continuation")
 	}
 	p = mustExecute(t, q, numberedDocs(10), Options{MaxItemCount: 5, Continuation: p.Continuation})
+	if len(p.Results) != 5 || p.Continuation == "" {
+		t.Fatalf("second page: %d results, continuation %q; want 5 and a continuation", len(p.Results), p.Continuation)
+	}
+	p = mustExecute(t, q, numberedDocs(10), Options{MaxItemCount: 5, Continuation: p.Continuation})
+	if len(p.Results) != 0 || p.Continuation != "" {
+		t.Fatalf("third page: %d results, continuation %q; want an empty last page", len(p.Results), p.Continuation)
+	}
+	// A TOP that is used up ends the query on the page it fills.
+	p = mustExecute(t, mustParse(t, "SELECT TOP 5 VALUE c.id FROM c"), numberedDocs(10), Options{MaxItemCount: 5})
 	if len(p.Results) != 5 || p.Continuation != "" {
-		t.Fatalf("second page: %d results, continuation %q; want 5 and none", len(p.Results), p.Continuation)
+		t.Fatalf("TOP 5 in pages of 5: %d results, continuation %q; want 5 and none", len(p.Results), p.Continuation)
 	}
 }
 
