@@ -217,7 +217,7 @@ func (tx *batchTxn) run(op batchOp, withBodies bool) (batchResult, error) {
 		if op.ID == "" {
 			return batchResult{}, badRequest("The %s operation requires an id.", op.OperationType)
 		}
-		if err := validateID(op.ID); err != nil {
+		if err := validateItemID(op.ID); err != nil {
 			return batchResult{}, err
 		}
 		key := itemKey(pk, op.ID)

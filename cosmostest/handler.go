@@ -106,6 +106,10 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	c.Region = r.name
 	rq.classification = c
+	if c.invalidURL {
+		rq.fail(asStatus(cerr))
+		return
+	}
 	if err := srv.authenticate(hr, c); err != nil {
 		srv.logf(slog.LevelDebug, "unauthorized", "method", hr.Method, "path", hr.URL.EscapedPath())
 		rq.fail(err)

@@ -198,7 +198,7 @@ func parseDocument(body []byte) (map[string]any, string, error) {
 	if !ok {
 		return nil, "", badRequest("The input content is invalid: 'id' must be a string.")
 	}
-	if err := validateID(id); err != nil {
+	if err := validateItemID(id); err != nil {
 		return nil, "", err
 	}
 	return doc, id, nil

@@ -120,7 +120,9 @@ func ptr[T any](v T) *T { return &v }
 func TestOddIDs(t *testing.T) {
 	_, cc := setup(t)
 	ctx := context.Background()
-	for _, id := range []string{"a b", "鱀", "a+b", "x;y=z,w@v:u", "pct%20x", "Test ", "tab\there", "émoji😀"} {
+	// Ids the gateway reads differently from what the SDK signs ("x%20", "Test ", a tab) cannot
+	// be addressed by id: see TestItemIDThroughTheGateway.
+	for _, id := range []string{"a b", "鱀", "a+b", "x;y=z,w@v:u", "émoji😀"} {
 		t.Run(id, func(t *testing.T) {
 			pk := azcosmos.NewPartitionKeyString(id)
 			body, _ := json.Marshal(map[string]string{"id": id, "pk": id})
@@ -164,10 +166,12 @@ func TestLimits(t *testing.T) {
 	}{
 		{"id too long", "p", `{"id":"` + strings.Repeat("i", 1024) + `","pk":"p"}`, 400},
 		{"id max", "p", `{"id":"` + strings.Repeat("i", 1023) + `","pk":"p"}`, 201},
-		{"slash", "p", `{"id":"a/b","pk":"p"}`, 400},
-		{"backslash", "p", `{"id":"a\\b","pk":"p"}`, 400},
-		{"question", "p", `{"id":"a?b","pk":"p"}`, 400},
-		{"hash", "p", `{"id":"a#b","pk":"p"}`, 400},
+		// The service creates items whose ids it cannot address by id later (see
+		// TestItemIDThroughTheGateway): the id travels in the body.
+		{"slash", "p", `{"id":"a/b","pk":"p"}`, 201},
+		{"backslash", "p", `{"id":"a\\b","pk":"p"}`, 201},
+		{"question", "p", `{"id":"a?b","pk":"p"}`, 201},
+		{"hash", "p", `{"id":"a#b","pk":"p"}`, 201},
 		{"no id", "p", `{"pk":"p"}`, 400},
 		{"too large", "p", `{"id":"big","pk":"p","s":"` + big + `"}`, 413},
 		{"pk too long", strings.Repeat("k", 2049), `{"id":"k","pk":"` + strings.Repeat("k", 2049) + `"}`, 400},
@@ -280,13 +284,15 @@ func TestEmptyIDPointOperations(t *testing.T) {
 	}
 }
 
-// TestIDsWithSpacesAndUnicode: ids with leading or trailing spaces, percent signs and non-ASCII
-// characters are distinct, valid ids that round-trip through every point operation.
+// TestIDsWithSpacesAndUnicode: ids with leading or inner spaces, punctuation and non-ASCII
+// characters are distinct, valid ids that round-trip through every point operation. (Trailing
+// spaces, escape sequences and control characters do not: the gateway reads the path differently
+// from what the SDK signs; see TestItemIDThroughTheGateway.)
 func TestIDsWithSpacesAndUnicode(t *testing.T) {
 	_, cc := setup(t)
 	ctx := context.Background()
 	pk := azcosmos.NewPartitionKeyString("p")
-	ids := []string{"a", "a ", " a", "a  ", "é日本😀", "a%20b", "a+b;c=d,e@f:g", "tab\tx"}
+	ids := []string{"a", " a", "  a", "a b", "é日本😀", "a+b;c=d,e@f:g"}
 	for _, id := range ids {
 		doc, _ := json.Marshal(map[string]string{"id": id, "pk": "p"})
 		if _, err := cc.CreateItem(ctx, pk, doc, nil); err != nil {

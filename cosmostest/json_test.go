@@ -12,7 +12,7 @@ import (
 // write responses, batches and the change feed; encoding/json's default \u003c escaping
 // changes the bytes a client reads back (and the sizes the limits and charges measure).
 func TestBodiesKeepHTMLCharacters(t *testing.T) {
-	_, cc := setup(t)
+	s, cc := setup(t)
 	ctx := context.Background()
 	pk := azcosmos.NewPartitionKeyString("p")
 	const want = `"s":"<b>&amp; a > b</b>"`
@@ -56,8 +56,14 @@ func TestBodiesKeepHTMLCharacters(t *testing.T) {
 	}
 	check("change feed", cf.Items[0])
 
-	// Error messages echo ids verbatim too.
-	_, err = cc.CreateItem(ctx, pk, []byte(`{"id":"a<b>/c","pk":"p"}`), nil)
+	// Error messages echo ids verbatim too (a container id with "/" is refused; an item id with
+	// one is not).
+	db, err := newClient(t, s, nil).NewDatabase("db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "a<b>/c",
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "a<b>/c") {
 		t.Errorf("error body does not echo the id verbatim: %v", err)
 	}
