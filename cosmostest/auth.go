@@ -22,7 +22,7 @@ func (srv *server) authenticate(r *http.Request, c *classification) *statusError
 	}
 	if strings.HasPrefix(auth, "type=aad&") {
 		if srv.cfg.aad {
-			return nil
+			return srv.checkAADToken(auth)
 		}
 		return newError(http.StatusUnauthorized, subNone, "cosmostest: AAD (Entra ID) tokens are refused; start the server with WithAADTokens to accept them, or use the master key.")
 	}

@@ -7,8 +7,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"math/big"
 	"net"
+	"net/http"
 	"time"
 )
 
@@ -46,4 +48,27 @@ func newCertificate() (*tls.Certificate, *x509.CertPool, error) {
 	pool := x509.NewCertPool()
 	pool.AddCert(leaf)
 	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: priv, Leaf: leaf}, pool, nil
+}
+
+// certificatePEM returns the server certificate PEM-encoded, nil without TLS.
+func (srv *server) certificatePEM() []byte {
+	if srv.cert == nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.cert.Certificate[0]})
+}
+
+// emulatorCertPath is where the emulators serve their certificate, without authentication, for
+// clients to download and trust.
+const emulatorCertPath = "/_explorer/emulator.pem"
+
+// serveCertificate answers GET /_explorer/emulator.pem; 404 without TLS.
+func (srv *server) serveCertificate(w http.ResponseWriter) {
+	pemBytes := srv.certificatePEM()
+	if pemBytes == nil {
+		http.Error(w, "cosmostest: no certificate: the server speaks plain HTTP (WithHTTP)", http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-pem-file")
+	_, _ = w.Write(pemBytes)
 }

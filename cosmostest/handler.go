@@ -96,6 +96,10 @@ func newActivityID() string {
 
 func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	srv := r.srv
+	if hr.Method == http.MethodGet && hr.URL.Path == emulatorCertPath {
+		srv.serveCertificate(w)
+		return
+	}
 	rq := &request{r: hr, w: w, region: r, activityID: hr.Header.Get(hdrActivityID), header: http.Header{}}
 	if rq.activityID == "" {
 		rq.activityID = newActivityID()

@@ -21,17 +21,21 @@ type config struct {
 	regions        []string
 	multiWrite     bool
 	aad            bool
+	aadAudiences   []string
+	certFile       string
+	consistency    string
 	clock          func() time.Time
 	throughput     bool
 }
 
 func defaultConfig() config {
 	return config{
-		key:        EmulatorKey,
-		address:    "127.0.0.1:0",
-		partitions: 1,
-		regions:    []string{"West US"},
-		clock:      time.Now,
+		key:         EmulatorKey,
+		address:     "127.0.0.1:0",
+		partitions:  1,
+		regions:     []string{"West US"},
+		consistency: "Session",
+		clock:       time.Now,
 	}
 }
 
@@ -82,9 +86,38 @@ func WithRegions(names ...string) Option {
 // writableLocations, and the account reports enableMultipleWriteLocations true.
 func WithMultiWrite() Option { return func(c *config) { c.multiWrite = true } }
 
-// WithAADTokens accepts AAD bearer tokens (Authorization: type=aad&ver=1.0&sig=<jwt>) without
-// validating them. Default: AAD tokens are refused with 401.
+// WithAADTokens accepts Microsoft Entra ID (AAD) bearer tokens (Authorization:
+// type=aad&ver=1.0&sig=<jwt>) as the emulator does with AAD authentication on: a token must be a
+// JWT (base64url header naming its alg, base64url JSON claims, a signature part) and within its
+// exp and nbf (when present) on the server clock, give or take 5 minutes; anything else is 401.
+// The signature is not verified and any audience is accepted (see WithAADAudience). Default: AAD
+// tokens are refused with 401 naming this option.
 func WithAADTokens() Option { return func(c *config) { c.aad = true } }
+
+// WithAADAudience accepts AAD tokens as WithAADTokens does, and only those whose aud claim names
+// one of audiences (compared without a trailing slash, ignoring case), such as the account scope
+// "https://localhost:8081" or "https://cosmos.azure.com". Default: any audience.
+func WithAADAudience(audiences ...string) Option {
+	return func(c *config) {
+		c.aad = true
+		c.aadAudiences = append(c.aadAudiences, audiences...)
+	}
+}
+
+// WithCertificateFile writes the server's generated TLS certificate, PEM-encoded, to path when the
+// server starts, so that another process can trust it (SSL_CERT_FILE=path for Go programs, or a
+// system trust store), as users trust the emulator's certificate from /_explorer/emulator.pem,
+// which the server also serves. Start fails with WithHTTP. Default: no file.
+func WithCertificateFile(path string) Option { return func(c *config) { c.certFile = path } }
+
+// consistencyLevels are the account default consistency levels WithDefaultConsistency accepts.
+var consistencyLevels = []string{"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}
+
+// WithDefaultConsistency sets the default consistency level the account metadata reports
+// (userConsistencyPolicy): "Strong", "BoundedStaleness", "Session", "ConsistentPrefix" or
+// "Eventual". It changes what clients read from GET /, not how the server behaves: every read sees
+// the latest write whatever the level. Default: "Session", the service's default for new accounts.
+func WithDefaultConsistency(level string) Option { return func(c *config) { c.consistency = level } }
 
 // WithClock sets the server's time source for _ts, TTL expiry and If-Modified-Since.
 // Default: time.Now. See also (*Server).Advance.

@@ -180,7 +180,7 @@ func (srv *server) accountJSON() []byte {
 		"readableLocations":            readable,
 		"enableMultipleWriteLocations": srv.cfg.multiWrite,
 		"userReplicationPolicy":        map[string]any{"asyncReplication": false, "minReplicaSetSize": 3, "maxReplicasetSize": 4},
-		"userConsistencyPolicy":        map[string]any{"defaultConsistencyLevel": "Session"},
+		"userConsistencyPolicy":        map[string]any{"defaultConsistencyLevel": srv.cfg.consistency},
 		"systemReplicationPolicy":      map[string]any{"minReplicaSetSize": 3, "maxReplicasetSize": 4},
 		"readPolicy":                   map[string]any{"primaryReadCoefficient": 1, "secondaryReadCoefficient": 1},
 		"queryEngineConfiguration":     `{"maxSqlQueryInputLength":262144,"maxJoinsPerSqlQuery":5,"maxLogicalAndPerSqlQuery":500,"maxLogicalOrPerSqlQuery":500,"maxUdfRefPerSqlQuery":10,"maxInExpressionItemsCount":16000,"queryMaxInMemorySortDocumentCount":500,"maxQueryRequestTimeoutFraction":0.9,"sqlAllowNonFiniteNumbers":false,"sqlAllowAggregateFunctions":true,"sqlAllowSubQuery":true,"sqlAllowScalarSubQuery":true,"allowNewKeywords":true,"sqlAllowLike":true,"maxSpatialQueryCells":12,"spatialMaxGeometryPointCount":256,"sqlAllowTop":true,"enableSpatialIndexing":true}`,

@@ -4,9 +4,13 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -63,6 +67,9 @@ func Start(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cosmostest: key is not base64: %w", err)
 	}
+	if !slices.Contains(consistencyLevels, cfg.consistency) {
+		return nil, fmt.Errorf("cosmostest: consistency level %q: want one of %s", cfg.consistency, strings.Join(consistencyLevels, ", "))
+	}
 	srv := &server{cfg: cfg, key: key}
 	srv.store = newStore()
 	if !cfg.http {
@@ -71,6 +78,14 @@ func Start(opts ...Option) (*Server, error) {
 			return nil, fmt.Errorf("cosmostest: generate certificate: %w", err)
 		}
 		srv.cert, srv.pool = cert, pool
+	}
+	if cfg.certFile != "" {
+		if cfg.http {
+			return nil, errors.New("cosmostest: WithCertificateFile needs TLS; the server was started WithHTTP")
+		}
+		if err := os.WriteFile(cfg.certFile, srv.certificatePEM(), 0o644); err != nil {
+			return nil, fmt.Errorf("cosmostest: write certificate: %w", err)
+		}
 	}
 	srv.transport = &http.Transport{
 		Proxy:               nil,
@@ -117,6 +132,11 @@ func (srv *server) closeAll() {
 // Endpoint returns the account endpoint URL, e.g. "https://127.0.0.1:PORT/" ("http://" with
 // WithHTTP). It is the URL clients are built with, not the advertised host.
 func (s *Server) Endpoint() string { return s.s.regions[0].url() }
+
+// CertificatePEM returns the server's TLS certificate, PEM-encoded (nil with WithHTTP): the
+// certificate a client must trust, also served at /_explorer/emulator.pem as the emulators serve
+// theirs, and written to a file by WithCertificateFile.
+func (s *Server) CertificatePEM() []byte { return s.s.certificatePEM() }
 
 // Key returns the master key (default EmulatorKey).
 func (s *Server) Key() string { return s.s.cfg.key }

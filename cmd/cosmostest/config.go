@@ -12,15 +12,18 @@ import (
 
 // config is what the command line and the environment ask for.
 type config struct {
-	Port       int      // --port / PORT, default 8081
-	Protocol   string   // --protocol / PROTOCOL: "http" (default), "https" or "https-insecure" (same as https)
-	Gateway    string   // --gateway-endpoint / GATEWAY_PUBLIC_ENDPOINT: host[:port] advertised, default "localhost"
-	KeyFile    string   // --key-file / KEY_FILE: file holding the master key; default the emulator key
-	LogLevel   string   // --log-level / LOG_LEVEL: quiet, error, warn, info (default), debug, trace
-	Partitions int      // --partitions / COSMOSTEST_PARTITIONS: physical partitions per container, default 1
-	Regions    []string // --regions / COSMOSTEST_REGIONS: comma-separated region names, first is the write region
-	Help       bool     // -h / --help
-	Ignored    []string // emulator flags accepted and ignored, for the start-up log
+	Port        int      // --port / PORT, default 8081
+	Protocol    string   // --protocol / PROTOCOL: "http" (default), "https" or "https-insecure" (same as https)
+	Gateway     string   // --gateway-endpoint / GATEWAY_PUBLIC_ENDPOINT: host[:port] advertised, default "127.0.0.1"
+	KeyFile     string   // --key-file / KEY_FILE: file holding the master key; default the emulator key
+	LogLevel    string   // --log-level / LOG_LEVEL: quiet, error, warn, info (default), debug, trace
+	Partitions  int      // --partitions / COSMOSTEST_PARTITIONS: physical partitions per container, default 1
+	Regions     []string // --regions / COSMOSTEST_REGIONS: comma-separated region names, first is the write region; default "South Central US"
+	Consistency string   // --consistency / COSMOSTEST_CONSISTENCY: default consistency level reported, default "Session"
+	AADAudience []string // --aad-audience / COSMOSTEST_AAD_AUDIENCE: comma-separated audiences AAD tokens must name; default any
+	ExportCert  string   // --export-cert / COSMOSTEST_EXPORT_CERT: file to write the TLS certificate (PEM) to; default none
+	Help        bool     // -h / --help
+	Ignored     []string // emulator flags accepted and ignored, for the start-up log
 }
 
 // valueFlags are the flags this command honours, each taking a value.
@@ -32,6 +35,9 @@ var valueFlags = map[string]string{
 	"log-level":        "LOG_LEVEL",
 	"partitions":       "COSMOSTEST_PARTITIONS",
 	"regions":          "COSMOSTEST_REGIONS",
+	"consistency":      "COSMOSTEST_CONSISTENCY",
+	"aad-audience":     "COSMOSTEST_AAD_AUDIENCE",
+	"export-cert":      "COSMOSTEST_EXPORT_CERT",
 }
 
 // ignoredFlags are the vNext emulator's other flags: accepted (with their value) and ignored.
@@ -48,17 +54,24 @@ var ignoredFlags = map[string]bool{
 
 const usage = `Usage: cosmostest [flags]
 
-Runs cosmoskit's Cosmos DB gateway server, a drop-in for the vNext emulator image.
+Runs cosmoskit's Cosmos DB gateway server, a drop-in for the emulator (flags of the vNext image).
 Flags take "--name value" or "--name=value"; each has an environment variable (the flag wins).
 
   --port N                  PORT                     listen port (default 8081)
   --protocol P              PROTOCOL                 http (default), https or https-insecure
-  --gateway-endpoint H[:P]  GATEWAY_PUBLIC_ENDPOINT  host[:port] advertised in the account metadata (default localhost)
+  --gateway-endpoint H[:P]  GATEWAY_PUBLIC_ENDPOINT  host[:port] advertised in the account metadata (default 127.0.0.1,
+                                                     as the emulator advertises https://127.0.0.1:8081/)
   --key-file F              KEY_FILE                 file holding the master key (default: the emulator key)
   --log-level L             LOG_LEVEL                quiet, error, warn, info (default), debug, trace
   --partitions N            COSMOSTEST_PARTITIONS    physical partitions of every new container (default 1)
-  --regions A,B             COSMOSTEST_REGIONS       account regions, first is the write region (default "West US");
-                                                     regions after the first listen on loopback ports
+  --regions A,B             COSMOSTEST_REGIONS       account regions, first is the write region (default "South Central US",
+                                                     the emulator's); regions after the first listen on loopback ports
+  --consistency L           COSMOSTEST_CONSISTENCY   default consistency level the account reports: Strong, BoundedStaleness,
+                                                     Session (default, the emulator's), ConsistentPrefix or Eventual
+  --aad-audience A,B        COSMOSTEST_AAD_AUDIENCE  accept AAD tokens only for these audiences (default: any; AAD tokens
+                                                     are accepted as the emulator accepts them, see package cosmostest)
+  --export-cert F           COSMOSTEST_EXPORT_CERT   write the TLS certificate (PEM) to F at start, for SSL_CERT_FILE=F;
+                                                     it is also served at /_explorer/emulator.pem
 The emulator's --enable-explorer, --explorer-port, --explorer-protocol, --data-path, --cert-path,
 --enable-otlp, --enable-console and --enable-telemetry are accepted and ignored, as is any other
 --flag (with its value, if one follows).
@@ -115,7 +128,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 			return cfg, fmt.Errorf("protocol %q: want http, https or https-insecure", v)
 		}
 	}
-	cfg.Gateway = "localhost"
+	cfg.Gateway = "127.0.0.1"
 	if v, ok := raw["gateway-endpoint"]; ok {
 		cfg.Gateway = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(v, "http://"), "https://"), "/")
 	}
@@ -136,17 +149,45 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		}
 		cfg.Partitions = n
 	}
+	cfg.Regions = []string{"South Central US"}
 	if v, ok := raw["regions"]; ok {
-		for _, r := range strings.Split(v, ",") {
-			if r = strings.TrimSpace(r); r != "" {
-				cfg.Regions = append(cfg.Regions, r)
-			}
-		}
-		if len(cfg.Regions) == 0 {
+		if cfg.Regions = splitList(v); len(cfg.Regions) == 0 {
 			return cfg, fmt.Errorf("regions %q: want comma-separated region names", v)
 		}
 	}
+	cfg.Consistency = "Session"
+	if v, ok := raw["consistency"]; ok {
+		cfg.Consistency = ""
+		for _, l := range consistencyLevels {
+			if strings.EqualFold(v, l) {
+				cfg.Consistency = l
+			}
+		}
+		if cfg.Consistency == "" {
+			return cfg, fmt.Errorf("consistency %q: want %s", v, strings.Join(consistencyLevels, ", "))
+		}
+	}
+	if v, ok := raw["aad-audience"]; ok {
+		if cfg.AADAudience = splitList(v); len(cfg.AADAudience) == 0 {
+			return cfg, fmt.Errorf("aad-audience %q: want comma-separated audiences", v)
+		}
+	}
+	cfg.ExportCert = raw["export-cert"]
 	return cfg, nil
+}
+
+// consistencyLevels are the levels --consistency takes.
+var consistencyLevels = []string{"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}
+
+// splitList splits a comma-separated list, dropping empty items and surrounding white space.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // readKey reads the master key from path: the file's content with surrounding white space removed.

@@ -9,7 +9,9 @@ import (
 )
 
 func TestParseConfig(t *testing.T) {
-	defaults := config{Port: 8081, Protocol: "http", Gateway: "localhost", LogLevel: "info", Partitions: 1}
+	// The emulator's account metadata: region South Central US, endpoint 127.0.0.1, Session.
+	defaults := config{Port: 8081, Protocol: "http", Gateway: "127.0.0.1", LogLevel: "info", Partitions: 1,
+		Regions: []string{"South Central US"}, Consistency: "Session"}
 	with := func(f func(*config)) config {
 		c := defaults
 		f(&c)
@@ -46,6 +48,12 @@ func TestParseConfig(t *testing.T) {
 				c.Ignored = []string{"enable-explorer", "explorer-port", "data-path", "enable-telemetry", "enable-otlp", "cert-path", "some-future-flag"}
 			})},
 		{"help", []string{"--help"}, nil, with(func(c *config) { c.Help = true })},
+		{"emulator suite", []string{"--consistency", "strong", "--aad-audience", "https://localhost:8081, https://cosmos.azure.com/", "--export-cert=/tmp/c.pem"}, nil,
+			with(func(c *config) {
+				c.Consistency, c.AADAudience, c.ExportCert = "Strong", []string{"https://localhost:8081", "https://cosmos.azure.com/"}, "/tmp/c.pem"
+			})},
+		{"suite environment", nil, map[string]string{"COSMOSTEST_CONSISTENCY": "Eventual", "COSMOSTEST_AAD_AUDIENCE": "a", "COSMOSTEST_EXPORT_CERT": "f"},
+			with(func(c *config) { c.Consistency, c.AADAudience, c.ExportCert = "Eventual", []string{"a"}, "f" })},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,6 +83,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--regions", " , "}, nil, "regions"},
 		{[]string{"--port"}, nil, "needs a value"},
 		{[]string{"serve"}, nil, "unexpected argument"},
+		{[]string{"--consistency", "linearizable"}, nil, "want Strong, BoundedStaleness"},
+		{[]string{"--aad-audience", ","}, nil, "aad-audience"},
 	}
 	for _, tc := range tests {
 		_, err := parseConfig(tc.args, func(k string) string { return tc.env[k] })

@@ -2,14 +2,24 @@
 // process: a drop-in for the vNext emulator image (mcr.microsoft.com/cosmosdb/linux/azure-cosmos-emulator:vnext-preview).
 //
 // It honours the emulator's --port/PORT (default 8081), --protocol/PROTOCOL (http by default),
-// --gateway-endpoint/GATEWAY_PUBLIC_ENDPOINT (advertised host[:port], default localhost),
-// --key-file/KEY_FILE and --log-level/LOG_LEVEL, adds --partitions and --regions, and accepts and
-// ignores the emulator's other flags. It prints a line containing "Started" when it serves requests
-// and shuts down cleanly on SIGTERM or SIGINT. Run with --help for the list.
+// --gateway-endpoint/GATEWAY_PUBLIC_ENDPOINT (advertised host[:port]), --key-file/KEY_FILE and
+// --log-level/LOG_LEVEL, adds --partitions, --regions, --consistency, --aad-audience and
+// --export-cert, and accepts and ignores the emulator's other flags. It prints a line containing
+// "Started" when it serves requests and shuts down cleanly on SIGTERM or SIGINT. Run with --help
+// for the list.
+//
+// Standing in for the emulator, it reports the account metadata the emulator reports: region
+// "South Central US", the endpoint https://127.0.0.1:<port>/ (http:// with --protocol http), and
+// consistency Session unless --consistency says otherwise (the azcosmos emulator suite runs the
+// emulator with /consistency=Strong, see scripts/emulator-suite.sh). It accepts Microsoft Entra ID
+// (AAD) tokens as the emulator with AAD authentication does (cosmostest.WithAADTokens), and serves
+// its certificate at /_explorer/emulator.pem. In-process servers (package cosmostest) keep their
+// own defaults: region "West US", the listener's own address, Session, AAD tokens refused.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -96,9 +106,19 @@ func serverOptions(cfg config, logTo io.Writer) ([]cosmostest.Option, error) {
 		cosmostest.WithAdvertisedHost(cfg.Gateway),
 		cosmostest.WithPartitionCount(cfg.Partitions),
 		cosmostest.WithLogger(logger),
+		cosmostest.WithDefaultConsistency(cfg.Consistency),
+		cosmostest.WithAADTokens(),
+	}
+	if len(cfg.AADAudience) > 0 {
+		opts = append(opts, cosmostest.WithAADAudience(cfg.AADAudience...))
 	}
 	if cfg.Protocol == "http" {
+		if cfg.ExportCert != "" {
+			return nil, errors.New("--export-cert needs --protocol https: over http there is no certificate")
+		}
 		opts = append(opts, cosmostest.WithHTTP())
+	} else if cfg.ExportCert != "" {
+		opts = append(opts, cosmostest.WithCertificateFile(cfg.ExportCert))
 	}
 	if cfg.KeyFile != "" {
 		key, err := readKey(cfg.KeyFile)
