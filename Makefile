@@ -4,14 +4,25 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GOBIN ?= $(shell $(GO) env GOPATH)/bin
 GOLANGCI_LINT ?= $(GOBIN)/golangci-lint
 
-.PHONY: test vet lint unit integration tools image bench
+.PHONY: test vet tidy lint unit integration emulator-suite tools image bench
 
-## test: everything CI runs: vet, lint, unit tests with -race, integration tests.
-test: vet lint unit integration
+## test: everything CI runs: vet, tidy, lint, unit tests with -race, integration tests, and the
+## azcosmos module's own emulator test suite against cmd/cosmostest.
+test: vet tidy lint unit integration emulator-suite
 
 vet:
 	$(GO) vet ./...
 	cd integration && $(GO) vet ./...
+
+## tidy: fails when go.mod or go.sum (of either module) is not what `go mod tidy` would write.
+tidy:
+	$(GO) mod tidy -diff
+	cd integration && $(GO) mod tidy -diff
+
+## emulator-suite: runs azcosmos's emulator_*_test.go against cmd/cosmostest on https://localhost:8081
+## (the port must be free); fails on any failure not on the script's allow-list.
+emulator-suite:
+	GO=$(GO) ./scripts/emulator-suite.sh
 
 ## tools: installs golangci-lint from the Go module proxy if it is missing or another version.
 tools:
