@@ -18,7 +18,17 @@
 //     by the account endpoint), PreferredRegions routing, SetRegionDown (the port refuses
 //     connections, and comes back on the same port), FailoverWriteRegion (the old write region
 //     answers writes with 403/3, as after a service-side failover), WithMultiWrite.
-//   - Master-key HMAC auth; AAD tokens only with WithAADTokens (not validated).
+//   - Master-key HMAC auth. Microsoft Entra ID (AAD) tokens with WithAADTokens, checked as the
+//     emulator with AAD authentication checks them: a JWT (base64url header naming its alg, JSON
+//     claims) within its exp and nbf on the server clock, else 401; WithAADAudience also requires
+//     the aud claim. Without either option AAD tokens are 401 naming WithAADTokens.
+//   - TLS with a certificate generated at start, served without credentials at
+//     /_explorer/emulator.pem as the emulators serve theirs, returned by CertificatePEM and
+//     written to a file by WithCertificateFile, so another process can trust it (SSL_CERT_FILE).
+//   - The account's default consistency level as reported by GET / (WithDefaultConsistency,
+//     default Session). In-process servers default to region "West US" and advertise their
+//     listener's address; cmd/cosmostest reports the emulator's "South Central US" and
+//     https://127.0.0.1:<port>/.
 //   - Databases and containers: create, read (If-None-Match → 304), replace, delete, query/list.
 //     Partition keys Hash and MultiHash v2 with up to 3 paths; indexingPolicy (the service's
 //     default when absent), vectorEmbeddingPolicy, fullTextPolicy, uniqueKeyPolicy (enforced per
@@ -35,9 +45,15 @@
 //     _attachments, session tokens "<range>:-1#<lsn>" from an LSN counter per physical partition.
 //     The partition key header is parsed tolerantly (the SDK's QuoteToASCII strings); a mismatch
 //     with the document is 400/1001, a missing header 400.
-//   - Limits: id ≤ 1023 bytes without / \ ? # (400), item ≤ 2 MB (413), string partition key
-//     component ≤ 2048 bytes (400). Point operations on an empty id (the SDK sends …/docs/) are
-//     400. Uniqueness treats a missing unique-key value as null, as the service documents.
+//   - Limits: item id ≤ 1023 bytes (400), database and container ids also without / \ ? # (400),
+//     item ≤ 2 MB (413), string partition key component ≤ 2048 bytes (400). Point operations on an
+//     empty id (the SDK sends …/docs/) are 400. Uniqueness treats a missing unique-key value as
+//     null, as the service documents.
+//   - Item ids in the path are read as the routing gateway reads them (unescaped twice, \ read as
+//     /, the path ending at # and without trailing white space): an item whose id ends in white
+//     space or holds an escape sequence, /, \ or # can be created (the id is in the body) and
+//     queried, but reading, replacing or deleting it by id is 401 with the payload the server
+//     signed, as on the service; a control character in the path is 400.
 //   - Bodies are compact JSON with <, > and & unescaped. Items keep their properties in the order
 //     they were written, with _rid, _self, _etag, _attachments and _ts appended (and _lsn on the
 //     change feed), in point reads, write responses, batch results, the change feed and query rows
@@ -59,7 +75,11 @@
 //     queries the gateway cannot serve across partitions); x-ms-max-item-count (-1 or positive;
 //     anything else, 0 included, is 400 here and on the change feed), x-ms-continuation,
 //     query metrics on every page, index metrics when asked. A fan-out answers with a session
-//     token per range touched, comma-separated.
+//     token per range touched, comma-separated. Without ORDER BY, documents come in creation
+//     (_rid) order within a physical partition (a replace keeps the place), logical partitions
+//     interleaved, physical partitions one after the other; a page that reaches the page size
+//     carries a continuation even when nothing follows (the next page is empty), as the service
+//     does not look ahead. ORDER BY, DISTINCT, GROUP BY and aggregates end on the last full page.
 //   - Request counters: (*Server).Requests(RequestFilter) by region, operation and resource,
 //     including requests answered by a fault or the throughput limiter.
 //   - Fault injection (faults.go): (*Server).InjectFault(Fault) matches by region, operation,
@@ -99,5 +119,8 @@
 //     them), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
 //   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
 //     client encryption keys; consistency levels beyond one store
-//     (every read sees the latest write); the ±15 minute x-ms-date check.
+//     (every read sees the latest write, whatever level the account reports); the ±15 minute
+//     x-ms-date check; AAD token signatures and role-based access control (a well-formed token
+//     within its lifetime may do anything); the emulator's compute gateway (its own endpoint
+//     with other id rules); full-text search functions.
 package cosmostest
