@@ -75,23 +75,23 @@ type classification struct {
 // service answers 401 (the SDK's TestItemIdEncodingRoutingGW; azure-cosmos-dotnet-v3#3507). The
 // items can still be created (the id travels in the body) and queried. ok is false when the path
 // holds a control character once unescaped ("%0D", "%09", "%0A"), which the gateway refuses with
-// 400 whatever the credentials.
+// 400 whatever the credentials, or is not validly escaped.
 func gatewayPath(escaped string) (path string, ok bool) {
 	p, err := url.PathUnescape(escaped)
 	if err != nil {
 		return "", false
 	}
-	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return "", false
-	}
 	if twice, err := url.PathUnescape(p); err == nil {
 		p = twice
+	}
+	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return "", false
 	}
 	p = strings.ReplaceAll(p, `\`, "/")
 	if i := strings.IndexByte(p, '#'); i >= 0 {
 		p = p[:i]
 	}
-	return strings.Trim(strings.TrimRight(p, " "), "/"), true
+	return strings.TrimLeft(strings.TrimRight(p, " /"), "/"), true
 }
 
 // classify parses the path (as the gateway reads it, see gatewayPath) and headers. It does not
