@@ -92,11 +92,23 @@ func (srv *server) scopeDocs(c *container, sc *queryScope) []queryDoc {
 			if sc.pk != nil && !samePK(it.pk[:len(sc.pk)], sc.pk) {
 				continue
 			}
-			docs = append(docs, queryDoc{Key: prefix + fmt.Sprintf("%016x", it.seq), Value: it.doc})
+			docs = append(docs, queryDoc{Key: seqKey(prefix, it.seq), Value: it.doc})
 		}
 	}
 	slices.SortFunc(docs, func(a, b queryDoc) int { return strings.Compare(a.Key, b.Key) })
 	return docs
+}
+
+// seqKey is prefix followed by seq as 16 hex digits, so that keys sort by seq.
+func seqKey(prefix string, seq uint64) string {
+	const digits = "0123456789abcdef"
+	b := make([]byte, len(prefix)+16)
+	copy(b, prefix)
+	for i := len(b) - 1; i >= len(prefix); i-- {
+		b[i] = digits[seq&15]
+		seq >>= 4
+	}
+	return string(b)
 }
 
 func (srv *server) queryItems(rq *request, c *container) error {
