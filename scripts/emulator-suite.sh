@@ -96,39 +96,46 @@ set +e
 rc=$?
 set -e
 
-mapfile -t passed < <(sed -n 's/^--- PASS: \([^ ]*\) .*/\1/p' "$work/test.log")
-mapfile -t failed < <(sed -n 's/^--- FAIL: \([^ ]*\) .*/\1/p' "$work/test.log")
-mapfile -t skipped < <(sed -n 's/^--- SKIP: \([^ ]*\) .*/\1/p' "$work/test.log")
-
-problems=()
+# Top-level results only (subtests are indented). Plain loops, no mapfile: bash 3.2 runs this too.
+results() { sed -n "s/^--- $1: \\([^ ]*\\) .*/\\1/p" "$work/test.log"; }
 is_allowed() {
 	local t
 	for t in "${ALLOWED_FAILURES[@]}"; do [[ "$t" == "$1" ]] && return 0; done
 	return 1
 }
-for t in "${failed[@]}"; do
-	is_allowed "$t" || problems+=("$t failed")
-done
-for t in "${passed[@]}"; do
-	is_allowed "$t" && problems+=("$t passes now: remove it from ALLOWED_FAILURES in $0")
-done
-for t in "${skipped[@]}"; do problems+=("$t was skipped"); done
+problems=""
+problem() { problems="$problems$1"$'\n'; }
+npassed=0
+nfailed=0
+while read -r t; do
+	[[ -n "$t" ]] || continue
+	npassed=$((npassed + 1))
+	if is_allowed "$t"; then problem "$t passes now: remove it from ALLOWED_FAILURES in $0"; fi
+done < <(results PASS)
+while read -r t; do
+	[[ -n "$t" ]] || continue
+	nfailed=$((nfailed + 1))
+	is_allowed "$t" || problem "$t failed"
+done < <(results FAIL)
+while read -r t; do
+	[[ -n "$t" ]] && problem "$t was skipped"
+done < <(results SKIP)
 if grep -qE '^panic:|^FAIL.*\[build failed\]|test timed out' "$work/test.log"; then
-	problems+=("the test binary panicked, timed out or did not build")
+	problem "the test binary panicked, timed out or did not build"
 fi
-ran=$((${#passed[@]} + ${#failed[@]}))
-((ran == EXPECTED_TESTS)) || problems+=("$ran tests ran, want $EXPECTED_TESTS")
-if ((rc != 0 && ${#failed[@]} == 0)); then
-	problems+=("the test binary exited with $rc without a failing test")
+ran=$((npassed + nfailed))
+((ran == EXPECTED_TESTS)) || problem "$ran tests ran, want $EXPECTED_TESTS"
+if ((rc != 0 && nfailed == 0)); then
+	problem "the test binary exited with $rc without a failing test"
 fi
 
-echo "emulator-suite: ${#passed[@]} passed, ${#failed[@]} failed (allowed: ${ALLOWED_FAILURES[*]}), of $ran"
-if ((${#problems[@]} > 0)); then
+echo "emulator-suite: $npassed passed, $nfailed failed (allowed to fail: ${ALLOWED_FAILURES[*]}), of $ran"
+if [[ -n "$problems" ]]; then
 	echo "---- test output ----" >&2
 	grep -vE '^(=== (RUN|PAUSE|CONT)|--- PASS)' "$work/test.log" >&2 || true
 	echo "---- cosmostest log ----" >&2
 	cat "$work/server.log" >&2
-	printf 'emulator-suite: %s\n' "${problems[@]}" >&2
-	fail "${#problems[@]} problem(s)"
+	printf '%s' "$problems" | sed 's/^/emulator-suite: /' >&2
+	fail "the azcosmos emulator suite does not pass against cmd/cosmostest"
 fi
 echo "emulator-suite: ok"
