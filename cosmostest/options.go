@@ -115,7 +115,7 @@ var consistencyLevels = []string{"Strong", "BoundedStaleness", "Session", "Consi
 
 // WithDefaultConsistency sets the default consistency level the account metadata reports
 // (userConsistencyPolicy): "Strong", "BoundedStaleness", "Session", "ConsistentPrefix" or
-// "Eventual". It changes what clients read from GET /, not how the server behaves: every read sees
+// "Eventual" (any case; Start fails on anything else). It changes what clients read from GET /, not how the server behaves: every read sees
 // the latest write whatever the level. Default: "Session", the service's default for new accounts.
 func WithDefaultConsistency(level string) Option { return func(c *config) { c.consistency = level } }
 

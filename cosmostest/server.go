@@ -67,9 +67,11 @@ func Start(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cosmostest: key is not base64: %w", err)
 	}
-	if !slices.Contains(consistencyLevels, cfg.consistency) {
+	i := slices.IndexFunc(consistencyLevels, func(l string) bool { return strings.EqualFold(l, cfg.consistency) })
+	if i < 0 {
 		return nil, fmt.Errorf("cosmostest: consistency level %q: want one of %s", cfg.consistency, strings.Join(consistencyLevels, ", "))
 	}
+	cfg.consistency = consistencyLevels[i]
 	srv := &server{cfg: cfg, key: key}
 	srv.store = newStore()
 	if !cfg.http {

@@ -198,6 +198,14 @@ func TestRunBadConfig(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "key file") {
 		t.Errorf("run with a missing key file = %v", err)
 	}
+	err = run(context.Background(), []string{"--port", "0", "--consistency", "linearizable"}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "linearizable") || !strings.Contains(err.Error(), "BoundedStaleness") {
+		t.Errorf("run with an unknown consistency level = %v", err)
+	}
+	err = run(context.Background(), []string{"--port", "0", "--export-cert", filepath.Join(t.TempDir(), "c.pem")}, func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--protocol https") {
+		t.Errorf("run with --export-cert over http = %v", err)
+	}
 }
 
 // TestBinary builds the command, runs it like the emulator image runs, drives it with the SDK and
