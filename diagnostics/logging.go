@@ -9,6 +9,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Log messages of the records the policy writes.
@@ -22,7 +24,7 @@ const (
 // deadlines; Debug for 404/409/412 with sub-status 0 and cancellations), else a slow or expensive
 // operation (Warn). Records carry the SDK's diagnostics string, never headers, keys or parameter
 // values.
-func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *outcome, d time.Duration, query string) {
+func (p *Policy) log(ctx context.Context, raw *http.Request, op wire.Operation, out *outcome, d time.Duration, query string) {
 	var level slog.Level
 	var msg string
 	var threshold time.Duration
@@ -79,7 +81,7 @@ func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *
 		attrs = append(attrs, slog.Duration("retry_after", out.retryAfter))
 	}
 	if out.resp != nil && out.status >= 400 {
-		if m := serviceMessage(out.resp); m != "" {
+		if m := wire.ResponseMessage(out.resp); m != "" {
 			attrs = append(attrs, slog.String("message", m))
 		}
 	}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/opstate"
 )
 
 // harness is a real azcosmos client against cosmostest with the diagnostics policies installed,
@@ -485,14 +486,14 @@ func TestPolicyThresholdLogs(t *testing.T) {
 }
 
 // waitReporter plays the retry package: for each 429 attempt it reports the wait the server asked
-// for with AddThrottleWait (azcore's retry policy above it then waits that long).
+// for with opstate.AddThrottleWait (azcore's retry policy above it then waits that long).
 type waitReporter struct{}
 
 func (waitReporter) Do(req *policy.Request) (*http.Response, error) {
 	resp, err := req.Next()
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
 		ms, _ := strconv.Atoi(resp.Header.Get("x-ms-retry-after-ms"))
-		diagnostics.AddThrottleWait(req.Raw().Context(), time.Duration(ms)*time.Millisecond)
+		opstate.AddThrottleWait(req.Raw().Context(), time.Duration(ms)*time.Millisecond)
 	}
 	return resp, err
 }
