@@ -2,7 +2,6 @@ package diagnostics
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -20,8 +19,8 @@ const (
 	msgExpensive = "cosmoskit: expensive operation"
 )
 
-// log writes at most one record per operation: a failure (Error for faults; Warn for 408, 429 and
-// deadlines; Debug for 404/409/412 with sub-status 0 and cancellations), else a slow or expensive
+// log writes at most one record per operation: a failure (Warn, since the caller gets the error
+// too; Debug for 404/409/412 with sub-status 0 and cancellations), else a slow or expensive
 // operation (Warn). Records carry the SDK's diagnostics string, never headers, keys or parameter
 // values.
 func (p *Policy) log(ctx context.Context, raw *http.Request, op wire.Operation, out *outcome, d time.Duration, query string) {
@@ -95,17 +94,16 @@ func (p *Policy) log(ctx context.Context, raw *http.Request, op wire.Operation, 
 	p.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
+// failureLevel is the level of a failed operation's record. Every failure the policy sees is also
+// returned to the caller, who decides whether it is an error of theirs and may log it: a library
+// logging it at Error too would make each one appear twice at that level. So a failure is Warn at
+// most, and an expected answer (404, 409 and 412 with sub-status 0, the caller's cancellation) is
+// Debug. Error is left for what the caller cannot see.
 func failureLevel(out *outcome) slog.Level {
 	if out.expected() {
 		return slog.LevelDebug
 	}
-	switch {
-	case out.status == http.StatusTooManyRequests, out.status == http.StatusRequestTimeout:
-		return slog.LevelWarn
-	case out.status == 0 && errors.Is(out.err, context.DeadlineExceeded):
-		return slog.LevelWarn
-	}
-	return slog.LevelError
+	return slog.LevelWarn
 }
 
 // diagnosticsValue renders the SDK's diagnostics of the operation whose request is r, lazily: only

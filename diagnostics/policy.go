@@ -41,8 +41,9 @@ import (
 //     retries (see the Metric constants), by operation, database, container, status, sub-status
 //     and region;
 //   - logs a failed operation once with its status, sub-status, activity id, RU and the SDK's
-//     diagnostics string (level Error; Warn for 408, 429 and deadlines; Debug for 404, 409 and 412
-//     with sub-status 0, which are answers rather than faults, and for cancellations), and a slow
+//     diagnostics string (level Warn, never Error: the caller gets the same failure as an error
+//     and decides; Debug for 404, 409 and 412 with sub-status 0, which are answers rather than
+//     faults, and for cancellations), and a slow
 //     (see the latency thresholds) or expensive (RequestChargeThreshold) one at level Warn;
 //   - adds the request charge to every [Meter] in the context.
 //
