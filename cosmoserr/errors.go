@@ -356,4 +356,3 @@ func fillFromResponse(e *Error, resp *http.Response) {
 		}
 	}
 }
-

@@ -71,7 +71,7 @@ func TestBatchErrorSentinels(t *testing.T) {
 	for _, tt := range tests {
 		err := &repository.BatchError{Index: 0, StatusCode: tt.status, Type: "order"}
 		for _, s := range all {
-			if got := errors.Is(err, s); got != (s == tt.want) {
+			if got := errors.Is(err, s); got != (s == tt.want) { //nolint:errorlint // identity of sentinels is the point
 				t.Errorf("status %d: errors.Is(%v) = %v", tt.status, s, got)
 			}
 		}

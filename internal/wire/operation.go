@@ -54,7 +54,6 @@ type Operation struct {
 	Item string
 }
 
-
 // Classify names the Cosmos DB operation an HTTP request performs, from its method, resource path
 // and the headers azcosmos sets (§3.1 of the REST notes). It never reads the body and never fails:
 // an unrecognised request is OpOther.

@@ -108,7 +108,7 @@ func TestParseAccount(t *testing.T) {
 func TestServiceMessage(t *testing.T) {
 	tests := map[string]string{
 		`{"code":"NotFound","message":"Entity with the specified id does not exist in the system.\r\nActivityId: x"}`: "Entity with the specified id does not exist in the system.",
-		`{"code":"TooManyRequests","message":"Message: {\"Errors\":[\"Request rate is large.\"]}\r\nActivityId: x"}`:     "Request rate is large.",
+		`{"code":"TooManyRequests","message":"Message: {\"Errors\":[\"Request rate is large.\"]}\r\nActivityId: x"}`:  "Request rate is large.",
 		`{"message":"Message: {\"Errors\":[]}"}`: `Message: {"Errors":[]}`,
 		`not json`:                               "",
 		`{"message":""}`:                         "",
