@@ -340,7 +340,7 @@ func fillFromResponse(e *Error, resp *http.Response) {
 	e.SubStatus = wire.SubStatus(h)
 	e.ActivityID = h.Get(wire.HeaderActivityID)
 	e.RequestCharge = wire.RequestCharge(h)
-	e.RetryAfter = wire.RetryAfter(h, time.Now())
+	e.RetryAfter = wire.RetryAfter(h, time.Now)
 	e.Message = wire.ResponseMessage(resp)
 	if req := resp.Request; req != nil {
 		op := wire.Classify(req)

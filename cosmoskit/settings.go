@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
@@ -35,7 +36,8 @@ type setting struct {
 
 func settingsOf(r *resolved) settings {
 	c := r.cfg
-	s := settings{
+	s := make(settings, 0, 64)
+	s = append(s, settings{
 		{name: "PreferredRegions", val: strings.Join(canonicalRegions(r.preferred), ","), show: true},
 		{name: "ExcludedRegions", val: strings.Join(canonicalRegions(r.excluded), ","), show: true},
 		{name: "ApplicationName", val: r.appName, show: true},
@@ -44,7 +46,7 @@ func settingsOf(r *resolved) settings {
 		{name: "DisableDiagnostics", val: c.DisableDiagnostics, show: true},
 		{name: "DisableRetry", val: c.DisableRetry, show: true},
 		{name: "Logger", val: c.Logger},
-	}
+	}...)
 	if r.cert != nil {
 		s[3].val = certFingerprint(r.cert.Raw)
 	}
@@ -99,7 +101,7 @@ func (s *settings) flatten(name string, v reflect.Value) {
 		}
 		*s = append(*s, setting{name: name + ".len", val: v.Len(), show: true})
 		for i := range v.Len() {
-			s.flatten(fmt.Sprintf("%s[%d]", name, i), v.Index(i))
+			s.flatten(name+"["+strconv.Itoa(i)+"]", v.Index(i))
 		}
 	case reflect.Map:
 		if v.IsNil() {

@@ -37,7 +37,7 @@ func snapshot(st *opstate.State) Stats {
 	c := st.Snapshot()
 	s := Stats{Attempts: c.Attempts, Throttles: c.Throttles, ThrottleWait: c.ThrottleWait, RequestCharge: c.RequestCharge, Host: c.Host}
 	if st.Names != nil {
-		s.Region = st.Names(c.Host)
+		s.Region = st.Names.RegionName(c.Host)
 	}
 	return s
 }
@@ -92,7 +92,7 @@ func (attemptPolicy) Do(req *policy.Request) (*http.Response, error) {
 		if span := trace.SpanFromContext(ctx); span.IsRecording() {
 			span.AddEvent("cosmoskit.throttled", trace.WithAttributes(
 				attribute.Int(keySubStatus, wire.SubStatus(resp.Header)),
-				attribute.Int64("cosmoskit.retry_after_ms", wire.RetryAfter(resp.Header, time.Now()).Milliseconds()),
+				attribute.Int64("cosmoskit.retry_after_ms", wire.RetryAfter(resp.Header, time.Now).Milliseconds()),
 				attribute.String(keyServerAddress, host),
 				attribute.Int("cosmoskit.attempt", attempts),
 			))

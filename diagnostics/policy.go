@@ -98,7 +98,7 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		return req.Next()
 	}
 	op := wire.Classify(raw)
-	st := &opstate.State{Names: p.regions.name}
+	st := &opstate.State{Names: &p.regions}
 	ctx = opstate.With(ctx, st)
 	var span trace.Span
 	var query string
@@ -276,7 +276,7 @@ func newOutcome(raw *http.Request, resp *http.Response, err error, st *opstate.S
 		h := final.Header
 		out.sub = wire.SubStatus(h)
 		out.activityID = h.Get(wire.HeaderActivityID)
-		out.retryAfter = wire.RetryAfter(h, time.Now())
+		out.retryAfter = wire.RetryAfter(h, time.Now)
 		if s.Attempts > 0 {
 			out.charge = s.RequestCharge
 		} else {

@@ -52,8 +52,8 @@ func (r *regionNames) names(hosts []string) []string {
 	return out
 }
 
-// name returns the region name of host (host:port), "" if unknown or r is nil.
-func (r *regionNames) name(host string) string {
+// RegionName returns the region name of host (host:port), "" if unknown or r is nil.
+func (r *regionNames) RegionName(host string) string {
 	if r == nil || host == "" {
 		return ""
 	}

@@ -41,7 +41,7 @@ func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (
 		if resp.StatusCode != http.StatusTooManyRequests {
 			return resp, nil
 		}
-		wait := wire.RetryAfter(resp.Header, p.clock.Now())
+		wait := wire.RetryAfter(resp.Header, p.clock.Now)
 		if wait <= 0 {
 			wait = p.throttle.DefaultRetryAfter
 		}

@@ -27,13 +27,16 @@ const MaxHosts = 4
 type State struct {
 	// Names maps a host to its region name for the owner's reports; it is set before the State
 	// is shared and read-only afterwards. nil means no names.
-	Names func(host string) string
+	Names Namer
 
 	mu    sync.Mutex
 	c     Counts
 	hosts [MaxHosts]string // distinct hosts contacted, in order
 	nh    int
 }
+
+// Namer names the region of a host[:port], "" when unknown.
+type Namer interface{ RegionName(host string) string }
 
 type key struct{}
 

@@ -9,12 +9,12 @@ import (
 
 // RetryAfter returns the server's retry hint, read as azcore's retry policy reads it (rest_protocol
 // §12.2): the first of Retry-After-Ms and x-ms-retry-after-ms (milliseconds) and Retry-After
-// (delay-seconds, or an HTTP date taken relative to now) that holds a positive value; 0 when none
+// (delay-seconds, or an HTTP date taken relative to now(), called only then) that holds a positive value; 0 when none
 // does. The millisecond headers accept a plain decimal number ("50", "12.5": the gateway sends whole
 // milliseconds, but a fraction is kept rather than refused); signs, exponents, hex, NaN and Inf are
 // not numbers here. A hint too large for a Duration saturates at the largest one, so a hostile
 // header never turns into a negative wait.
-func RetryAfter(h http.Header, now time.Time) time.Duration {
+func RetryAfter(h http.Header, now func() time.Time) time.Duration {
 	for _, k := range [...]string{HeaderRetryAfterMsStd, HeaderRetryAfterMs} {
 		if d := parseMillis(h.Get(k)); d > 0 {
 			return d
@@ -30,8 +30,10 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		}
 		return time.Duration(s) * time.Second
 	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+	if t, err := http.ParseTime(v); err == nil {
+		if n := now(); t.After(n) {
+			return t.Sub(n)
+		}
 	}
 	return 0
 }

@@ -7,7 +7,9 @@ import (
 	"time"
 )
 
-var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+var at = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func now() time.Time { return at }
 
 func TestRetryAfter(t *testing.T) {
 	tests := []struct {
@@ -23,8 +25,8 @@ func TestRetryAfter(t *testing.T) {
 		{"seconds", http.Header{"Retry-After": {"2"}}, 2 * time.Second},
 		// RFC 9110 delay-seconds is an integer; azcore's Atoi refuses "2.5" too.
 		{"fractional seconds", http.Header{"Retry-After": {"2.5"}}, 0},
-		{"http date", http.Header{"Retry-After": {now.Add(3 * time.Second).Format(http.TimeFormat)}}, 3 * time.Second},
-		{"past date", http.Header{"Retry-After": {now.Add(-time.Second).Format(http.TimeFormat)}}, 0},
+		{"http date", http.Header{"Retry-After": {at.Add(3 * time.Second).Format(http.TimeFormat)}}, 3 * time.Second},
+		{"past date", http.Header{"Retry-After": {at.Add(-time.Second).Format(http.TimeFormat)}}, 0},
 		{"junk", http.Header{"X-Ms-Retry-After-Ms": {"junk"}}, 0},
 		{"NaN", http.Header{"X-Ms-Retry-After-Ms": {"NaN"}}, 0},
 		{"Inf", http.Header{"X-Ms-Retry-After-Ms": {"Inf"}}, 0},
