@@ -203,3 +203,28 @@ func TestPredicates(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryAfterSemantics: the retry hint of an *Error is read like azcore and the retry layer read
+// it (internal/wire): Retry-After is whole seconds or an HTTP date, the millisecond headers plain
+// decimals; an exponent or a fractional Retry-After is not a hint. (diagnostics used to read
+// "2.5" seconds and "1e3" milliseconds while the retry layer ignored them.)
+func TestRetryAfterSemantics(t *testing.T) {
+	tests := []struct {
+		headers map[string]string
+		want    time.Duration
+	}{
+		{map[string]string{"Retry-After": "2.5"}, 0},
+		{map[string]string{"Retry-After-Ms": "1e3"}, 0},
+		{map[string]string{"Retry-After": "2"}, 2 * time.Second},
+		{map[string]string{"x-ms-retry-after-ms": "12.5"}, 12500 * time.Microsecond},
+	}
+	for _, tt := range tests {
+		var e *Error
+		if !errors.As(FromError(OpReadItem, responseError(t, "GET", itemURL, 429, tt.headers, "")), &e) {
+			t.Fatal("no *Error")
+		}
+		if e.RetryAfter != tt.want {
+			t.Errorf("%v: RetryAfter = %v, want %v", tt.headers, e.RetryAfter, tt.want)
+		}
+	}
+}
