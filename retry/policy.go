@@ -411,7 +411,7 @@ func (r *result) giveUp() error {
 		}
 		var ne net.Error
 		timeout := errors.As(r.err, &ne) && ne.Timeout()
-		return &finalError{&regionsError{msg: "cosmoskit: every region failed; last, " + r.region + ": " + r.err.Error(), timeout: timeout}}
+		return &finalError{&regionsError{msg: "every region failed; last, " + r.region + ": " + r.err.Error(), timeout: timeout}}
 	}
 	return &finalError{newResponseError(r.resp)}
 }
