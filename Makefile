@@ -4,20 +4,23 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 GOBIN ?= $(shell $(GO) env GOPATH)/bin
 GOLANGCI_LINT ?= $(GOBIN)/golangci-lint
 
-.PHONY: test vet tidy lint unit integration emulator-suite tools image bench
+.PHONY: test tidy vet lint unit integration emulator-suite tools image bench
 
-## test: everything CI runs: vet, tidy, lint, unit tests with -race, integration tests, and the
-## azcosmos module's own emulator test suite against cmd/cosmostest.
-test: vet tidy lint unit integration emulator-suite
+## test: everything CI runs: go.mod tidiness, vet, lint, unit tests with -race, integration tests,
+## and the azcosmos module's own emulator test suite against cmd/cosmostest.
+test: tidy vet lint unit integration emulator-suite
+
+## tidy: fails when go.mod or go.sum (of either module) differ from what `go mod tidy` writes.
+## go.mod's go line is the oldest Go the module builds with: 1.26.0, because go.opentelemetry.io/otel
+## v1.47.0 and golang.org/x/sys v0.48.0 declare it (our own code needs 1.25: sync.WaitGroup.Go in
+## tests, and 1.24's strings.SplitSeq, slog.DiscardHandler, weak, testing.B.Loop).
+tidy:
+	$(GO) mod tidy -diff
+	cd integration && $(GO) mod tidy -diff
 
 vet:
 	$(GO) vet ./...
 	cd integration && $(GO) vet ./...
-
-## tidy: fails when go.mod or go.sum (of either module) is not what `go mod tidy` would write.
-tidy:
-	$(GO) mod tidy -diff
-	cd integration && $(GO) mod tidy -diff
 
 ## emulator-suite: runs azcosmos's emulator_*_test.go against cmd/cosmostest on https://localhost:8081
 ## (the port must be free); fails on any failure not on the script's allow-list.

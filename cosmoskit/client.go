@@ -30,10 +30,10 @@ type Client struct {
 // request): the first New builds it, later ones take a reference, and the last Close closes it.
 //
 // Errors: a *ConfigError (matching ErrInvalidConfig) says which field is wrong and how to fix it;
-// ErrConfigConflict means a client for the account is already open with different regions,
-// application name or server certificate. New does no network I/O: a wrong key or unreachable
-// endpoint shows up on the first request. ClientOptions, Diagnostics and the policies of later New
-// calls for an open account are not compared: the first call's are in effect.
+// ErrConfigConflict means a client for the account is already open with a setting that differs
+// (every field but the credentials, which pick the client, and Database, which New does not use:
+// ClientOptions by content, funcs, interfaces and pointers by identity; see ErrConfigConflict). New
+// does no network I/O: a wrong key or unreachable endpoint shows up on the first request.
 func New(cfg Config) (*Client, error) {
 	r, err := resolve(cfg)
 	if err != nil {

@@ -13,8 +13,11 @@ var ErrInvalidConfig = errors.New("cosmoskit: invalid config")
 var ErrInvalidSpec = errors.New("cosmoskit: invalid container spec")
 
 // ErrConfigConflict is returned by New when a client for the same account and identity is already open
-// in the process with different settings (regions, application name, server certificate). cosmoskit
-// keeps one client per account per process, so configure it once, or Close the other Client first.
+// in the process with different settings: any option that changes behaviour (regions, application
+// name, server certificate, endpoint discovery, Logger, Diagnostics, Retry, ClientOptions, the
+// policies, DisableDiagnostics, DisableRetry). The message names the fields that differ (values only
+// where they are plain settings such as regions or durations; never a key). cosmoskit keeps one
+// client per account per process, so configure it once, or Close the other Client first.
 var ErrConfigConflict = errors.New("cosmoskit: conflicting config for an account that already has a client")
 
 // ErrClosed is returned by the methods of a Client that has been closed.

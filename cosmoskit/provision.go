@@ -10,7 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // EnsureDatabase creates database id if it does not exist and returns its handle. An existing database
@@ -45,7 +45,7 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOp
 			return db, nil
 		}
 	}
-	return nil, fmt.Errorf("cosmoskit: ensure database %q: %w", id, diagnostics.FromError(diagnostics.OpCreateDatabase, err))
+	return nil, provisionError(cosmoserr.OpCreateDatabase, id, "", err)
 }
 
 // EnsureContainer creates database db (without throughput) and then the container described by spec,
@@ -55,8 +55,8 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOp
 // If the container exists (409 Conflict, or 403 for an identity that may not create containers), it
 // is read back and returned without changes, unless its partition key or vector embeddings differ
 // from the spec; those cannot be changed, so EnsureContainer returns an error matching
-// ErrContainerMismatch. Other failures are an *Error (unwrapping to the SDK's *azcore.ResponseError),
-// wrapped with the ids.
+// ErrContainerMismatch. Other failures are an *Error naming the operation, database and container
+// (unwrapping to the SDK's *azcore.ResponseError).
 func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerSpec) (*azcosmos.ContainerClient, error) {
 	props, err := spec.Properties()
 	if err != nil {
@@ -80,14 +80,14 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 		return cc, nil
 	}
 	if status != http.StatusConflict && status != http.StatusForbidden {
-		return nil, fmt.Errorf("cosmoskit: ensure container %q in database %q: %w", spec.ID, db, diagnostics.FromError(diagnostics.OpCreateContainer, err))
+		return nil, provisionError(cosmoserr.OpCreateContainer, db, spec.ID, err)
 	}
 	resp, rerr := cc.Read(ctx, nil)
 	if rerr != nil {
 		if status == http.StatusForbidden {
-			return nil, fmt.Errorf("cosmoskit: ensure container %q in database %q: %w", spec.ID, db, diagnostics.FromError(diagnostics.OpCreateContainer, err))
+			return nil, provisionError(cosmoserr.OpCreateContainer, db, spec.ID, err)
 		}
-		return nil, fmt.Errorf("cosmoskit: ensure container %q in database %q: read existing: %w", spec.ID, db, diagnostics.FromError(diagnostics.OpReadContainer, rerr))
+		return nil, provisionError(cosmoserr.OpReadContainer, db, spec.ID, rerr)
 	}
 	if resp.ContainerProperties != nil {
 		if msg := mismatch(props, *resp.ContainerProperties); msg != "" {
@@ -95,6 +95,22 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 		}
 	}
 	return cc, nil
+}
+
+// provisionError is err as a *cosmoserr.Error for op that names the database and container once
+// (the container id of a create travels in the body, so the request path does not name it).
+func provisionError(op, db, container string, err error) error {
+	err = cosmoserr.FromError(op, err)
+	var e *cosmoserr.Error
+	if errors.As(err, &e) {
+		if e.Database == "" {
+			e.Database = db
+		}
+		if e.Container == "" {
+			e.Container = container
+		}
+	}
+	return err
 }
 
 // mismatch describes an immutable property of an existing container that differs from want.

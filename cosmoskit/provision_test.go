@@ -225,3 +225,23 @@ func TestEnsureContainerRefusesAnExistingContainerWithOtherVectors(t *testing.T)
 		t.Fatalf("other dimensions: %v, want ErrContainerMismatch", err)
 	}
 }
+
+// TestEnsureContainerErrorNamesEachThingOnce: a failed create names the operation, the database and
+// the container (whose id travels in the body) once, with the status and activity id.
+func TestEnsureContainerErrorNamesEachThingOnce(t *testing.T) {
+	ctx := context.Background()
+	s, c := newKit(t)
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceContainer, Status: 400, Times: 1})
+	_, err := c.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
+	var e *cosmoskit.Error
+	if !errors.As(err, &e) || e.ActivityID == "" {
+		t.Fatalf("EnsureContainer = %v", err)
+	}
+	want := "cosmoskit: create_container shop/orders: 400 Bad Request (sub-status 0, activity id " + e.ActivityID + ", 0 RU): " + e.Message
+	if err.Error() != want {
+		t.Errorf("Error()\n got %s\nwant %s", err.Error(), want)
+	}
+	if !errors.Is(err, cosmoskit.ErrBadRequest) {
+		t.Error("not ErrBadRequest")
+	}
+}

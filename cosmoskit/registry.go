@@ -3,7 +3,6 @@ package cosmoskit
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -21,46 +20,6 @@ type registryKey struct {
 	endpoint string
 	identity string
 	cred     any
-}
-
-// settings are the parts of a Config, beyond the account and identity, that shape the client. Two New
-// calls for the same account must agree on them.
-type settings struct {
-	preferred string // canonical, comma-joined, in order
-	excluded  string // canonical, comma-joined, in order
-	appName   string
-	cert      string // fingerprint
-	pinned    bool   // DisableEndpointDiscovery
-}
-
-func settingsOf(r *resolved) settings {
-	s := settings{
-		preferred: strings.Join(canonicalRegions(r.preferred), ","),
-		excluded:  strings.Join(canonicalRegions(r.excluded), ","),
-		appName:   r.appName,
-		pinned:    r.cfg.DisableEndpointDiscovery,
-	}
-	if r.cert != nil {
-		s.cert = certFingerprint(r.cert.Raw)
-	}
-	return s
-}
-
-// diff names the first setting that differs, for ErrConfigConflict.
-func (s settings) diff(o settings) string {
-	switch {
-	case s.preferred != o.preferred:
-		return fmt.Sprintf("PreferredRegions [%s] differ from the open client's [%s]", o.preferred, s.preferred)
-	case s.excluded != o.excluded:
-		return fmt.Sprintf("ExcludedRegions [%s] differ from the open client's [%s]", o.excluded, s.excluded)
-	case s.appName != o.appName:
-		return fmt.Sprintf("ApplicationName %q differs from the open client's %q", o.appName, s.appName)
-	case s.cert != o.cert:
-		return "ServerCertificate differs from the open client's"
-	case s.pinned != o.pinned:
-		return fmt.Sprintf("DisableEndpointDiscovery %v differs from the open client's %v", o.pinned, s.pinned)
-	}
-	return ""
 }
 
 // entry is one shared azcosmos client and its reference count.
@@ -124,7 +83,7 @@ func acquire(r *resolved) (*entry, error) {
 	defer registry.mu.Unlock()
 	if e, ok := registry.entries[k]; ok {
 		if d := e.settings.diff(s); d != "" {
-			return nil, fmt.Errorf("%w: %s: %s", ErrConfigConflict, r.ep.url, d)
+			return nil, fmt.Errorf("%w: %s: %s; configure the account's clients alike, or Close the open one first", ErrConfigConflict, r.ep.url, d)
 		}
 		e.refs++
 		return e, nil

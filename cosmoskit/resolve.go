@@ -16,6 +16,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // authKind is how a resolved config authenticates.
@@ -256,17 +258,8 @@ func checkRegions(c *Config, field string, regions []string) ([]string, error) {
 	return out, nil
 }
 
-// canonicalRegion is the SDK's canonical region name: whitespace removed, lower case.
-func canonicalRegion(name string) string {
-	var b strings.Builder
-	b.Grow(len(name))
-	for _, r := range name {
-		if !unicode.IsSpace(r) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
-}
+// canonicalRegion is the SDK's canonical region name (wire.CanonicalRegion).
+func canonicalRegion(name string) string { return wire.CanonicalRegion(name) }
 
 // canonicalRegions maps canonicalRegion over names.
 func canonicalRegions(names []string) []string {

@@ -9,11 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Change feed request headers (rest_protocol §9).
 const (
-	hdrAIM             = "A-IM"
+	hdrAIM             = wire.HeaderAIM
 	hdrIfNoneMatch     = "If-None-Match"
 	hdrIfModifiedSince = "If-Modified-Since"
 	// aimIncremental is the latest-version mode, the only one the Go SDK v1.5.0 reads.

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Operation is what a request does, as request counters and fault rules see it.
@@ -186,20 +188,20 @@ func classify(r *http.Request) (*classification, error) {
 
 // Header names.
 const (
-	hdrActivityID       = "x-ms-activity-id"
-	hdrCharge           = "x-ms-request-charge"
-	hdrSession          = "x-ms-session-token"
-	hdrSubstatus        = "x-ms-substatus"
-	hdrPK               = "x-ms-documentdb-partitionkey"
-	hdrPKRangeID        = "x-ms-documentdb-partitionkeyrangeid"
-	hdrIsUpsert         = "x-ms-documentdb-is-upsert"
-	hdrIsBatch          = "x-ms-cosmos-is-batch-request"
+	hdrActivityID       = wire.HeaderActivityID
+	hdrCharge           = wire.HeaderRequestCharge
+	hdrSession          = wire.HeaderSessionToken
+	hdrSubstatus        = wire.HeaderSubStatus
+	hdrPK               = wire.HeaderPartitionKey
+	hdrPKRangeID        = wire.HeaderPKRangeID
+	hdrIsUpsert         = wire.HeaderIsUpsert
+	hdrIsBatch          = wire.HeaderIsBatch
 	hdrMaxItemCount     = "x-ms-max-item-count"
-	hdrContinuation     = "x-ms-continuation"
-	hdrItemCount        = "x-ms-item-count"
+	hdrContinuation     = wire.HeaderContinuation
+	hdrItemCount        = wire.HeaderItemCount
 	hdrEnableCross      = "x-ms-documentdb-query-enablecrosspartition"
 	hdrQueryMetrics     = "x-ms-documentdb-query-metrics"
-	hdrIsQueryPlan      = "x-ms-cosmos-is-query-plan-request"
+	hdrIsQueryPlan      = wire.HeaderIsQueryPlan
 	hdrPopulateIndex    = "x-ms-cosmos-populateindexmetrics"
 	hdrIndexUtilization = "x-ms-cosmos-index-utilization"
 	hdrOfferThroughput  = "x-ms-offer-throughput"

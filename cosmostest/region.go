@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // region is one account region with its own listener; all regions share the server's store.
@@ -94,10 +96,8 @@ func (srv *server) region(name string) *region {
 	return nil
 }
 
-// canonicalRegion matches the SDK: whitespace removed, lower case.
-func canonicalRegion(name string) string {
-	return strings.ToLower(strings.Join(strings.Fields(name), ""))
-}
+// canonicalRegion matches the SDK (wire.CanonicalRegion).
+func canonicalRegion(name string) string { return wire.CanonicalRegion(name) }
 
 // SetRegionDown takes a region's listener down (its port refuses connections and open
 // connections are dropped) or brings it back up on the same port. Unknown names panic.

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Throughput enforcement (WithThroughputLimits), modelled on the service:
@@ -23,7 +25,7 @@ import (
 //     milliseconds until the partition has budget again.
 const (
 	subRUBudgetExceeded = 3200
-	hdrRetryAfterMs     = "x-ms-retry-after-ms"
+	hdrRetryAfterMs     = wire.HeaderRetryAfterMs
 	throttleMessage     = `Message: {"Errors":["Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later. Learn more: http://aka.ms/cosmosdb-error-429"]}`
 )
 

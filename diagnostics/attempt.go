@@ -3,12 +3,14 @@ package diagnostics
 import (
 	"context"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/opstate"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Stats is what the attempt policy learned about the HTTP attempts of one operation.
@@ -17,8 +19,8 @@ type Stats struct {
 	Attempts int
 	// Throttles is the number of attempts answered with 429.
 	Throttles int
-	// ThrottleWait is the time spent waiting before retrying throttled attempts, as reported with
-	// [AddThrottleWait] by the retry layer (azcore's own retry policy does not report it).
+	// ThrottleWait is the time spent waiting before retrying throttled attempts, as reported by
+	// the retry layer (azcore's own retry policy does not report it).
 	ThrottleWait time.Duration
 	// RequestCharge is the sum of x-ms-request-charge over all attempts.
 	RequestCharge float64
@@ -30,48 +32,14 @@ type Stats struct {
 	Region string
 }
 
-// callState is created by the per-call policy for each operation and updated by the attempt
-// policy below it, which may run concurrently for hedged attempts.
-type callState struct {
-	names *regionNames // the Policy's region map, for Stats.Region
-	mu    sync.Mutex
-	s     Stats
-	hosts [maxHosts]string // distinct hosts contacted, in order
-	nh    int
-}
-
-// maxHosts bounds the contacted endpoints remembered per operation.
-const maxHosts = 4
-
-// contacted returns the distinct hosts the attempts went to.
-func (st *callState) contacted() []string {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return append([]string(nil), st.hosts[:st.nh]...)
-}
-
-type stateKey struct{}
-
-func stateFrom(ctx context.Context) *callState {
-	st, _ := ctx.Value(stateKey{}).(*callState)
-	return st
-}
-
-func (st *callState) snapshot() Stats {
-	st.mu.Lock()
-	s := st.s
-	st.mu.Unlock()
-	s.Region = st.names.name(s.Host)
-	return s
-}
-
-func (st *callState) seen(host string) bool {
-	for _, h := range st.hosts[:st.nh] {
-		if h == host {
-			return true
-		}
+// snapshot returns st's counts as Stats, with the region name of the last host.
+func snapshot(st *opstate.State) Stats {
+	c := st.Snapshot()
+	s := Stats{Attempts: c.Attempts, Throttles: c.Throttles, ThrottleWait: c.ThrottleWait, RequestCharge: c.RequestCharge, Host: c.Host}
+	if st.Names != nil {
+		s.Region = st.Names.RegionName(c.Host)
 	}
-	return false
+	return s
 }
 
 // StatsFromContext returns the attempt statistics of the operation whose request context is ctx
@@ -81,26 +49,15 @@ func (st *callState) seen(host string) bool {
 // [Policy] starts an operation only when it has work to do: when its Options set a
 // TracerProvider, a MeterProvider (whose instruments it could create) or a Logger, or when the
 // request's context carries a [Meter] (see [WithMeter]). Otherwise it passes the request on
-// untouched, to stay free, and StatsFromContext returns false (and [AddThrottleWait] does
-// nothing) for every call made with a zero Options and no Meter. The counts are complete only with
+// untouched, to stay free, and StatsFromContext returns false (and the retry layer's throttle
+// waits are not recorded) for every call made with a zero Options and no Meter. The counts are complete only with
 // [NewAttemptPolicy] installed below the policies that retry; without it Attempts stays 0.
 func StatsFromContext(ctx context.Context) (Stats, bool) {
-	st := stateFrom(ctx)
+	st := opstate.From(ctx)
 	if st == nil {
 		return Stats{}, false
 	}
-	return st.snapshot(), true
-}
-
-// AddThrottleWait records that the retry layer waited d before retrying a throttled attempt of the
-// operation whose request context is ctx. It feeds the throttle wait metric and [Stats]; it does
-// nothing when ctx carries no operation started by [Policy].
-func AddThrottleWait(ctx context.Context, d time.Duration) {
-	if st := stateFrom(ctx); st != nil && d > 0 {
-		st.mu.Lock()
-		st.s.ThrottleWait += d
-		st.mu.Unlock()
-	}
+	return snapshot(st), true
 }
 
 // NewAttemptPolicy returns the per-retry half of the diagnostics: install it in
@@ -118,7 +75,7 @@ type attemptPolicy struct{}
 
 func (attemptPolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := req.Raw().Context()
-	st := stateFrom(ctx)
+	st := opstate.From(ctx)
 	if st == nil {
 		return req.Next()
 	}
@@ -128,27 +85,16 @@ func (attemptPolicy) Do(req *policy.Request) (*http.Response, error) {
 	var charge float64
 	if resp != nil {
 		throttled = resp.StatusCode == http.StatusTooManyRequests
-		charge = requestCharge(resp.Header)
+		charge = wire.RequestCharge(resp.Header)
 	}
-	st.mu.Lock()
-	st.s.Attempts++
-	st.s.RequestCharge += charge
-	st.s.Host = host
-	if st.nh < maxHosts && !st.seen(host) {
-		st.hosts[st.nh] = host
-		st.nh++
-	}
-	if throttled {
-		st.s.Throttles++
-	}
-	st.mu.Unlock()
+	attempts := st.Attempt(host, charge, throttled)
 	if throttled {
 		if span := trace.SpanFromContext(ctx); span.IsRecording() {
 			span.AddEvent("cosmoskit.throttled", trace.WithAttributes(
-				attribute.Int(keySubStatus, subStatus(resp.Header)),
-				attribute.Int64("cosmoskit.retry_after_ms", retryAfter(resp.Header).Milliseconds()),
+				attribute.Int(keySubStatus, wire.SubStatus(resp.Header)),
+				attribute.Int64("cosmoskit.retry_after_ms", wire.RetryAfter(resp.Header, time.Now).Milliseconds()),
 				attribute.String(keyServerAddress, host),
-				attribute.Int("cosmoskit.attempt", st.snapshot().Attempts),
+				attribute.Int("cosmoskit.attempt", attempts),
 			))
 		}
 	}

@@ -42,7 +42,7 @@ const (
 	// MetricThrottles counts attempts answered with 429, retried or not.
 	MetricThrottles = "cosmoskit.client.throttled_requests"
 	// MetricThrottleWait sums the seconds waited before retrying throttled attempts, as reported
-	// with AddThrottleWait.
+	// by the retry layer (package retry's PipelinePolicy).
 	MetricThrottleWait = "cosmoskit.client.throttle_wait"
 	// MetricRetries counts HTTP attempts beyond the first of each operation.
 	MetricRetries = "cosmoskit.client.retries"

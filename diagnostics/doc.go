@@ -1,8 +1,9 @@
 // Package diagnostics makes every Azure Cosmos DB call made through azcosmos visible: an
 // OpenTelemetry span and metrics per operation with the current database semantic conventions
 // (request charge, status, sub-status, region included), slog records for failed, slow and
-// expensive calls carrying the SDK's diagnostics string, a context-scoped request-unit [Meter],
-// and the typed [Error] that every cosmoskit package returns.
+// expensive calls carrying the SDK's diagnostics string, and a context-scoped request-unit
+// [Meter]. It re-exports the error model of package cosmoserr ([Error], the sentinels,
+// [FromError], [IsRetryable], [IsTimeout]) under the same values.
 //
 // Install [NewPolicy] as a per-call policy and [NewAttemptPolicy] as a per-retry policy on
 // azcosmos.ClientOptions (package cosmoskit does this for you):
@@ -29,5 +30,5 @@
 // package records or logs contains the account key, request headers or query parameter values;
 // query text is recorded only with Options.CaptureQueryText.
 //
-// The package imports none of cosmoskit's other packages.
+// Of cosmoskit's packages it imports only cosmoserr (and internal ones).
 package diagnostics

@@ -1,406 +1,59 @@
 package diagnostics
 
-import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"encoding/json"
-	"errors"
-	"io"
-	"math"
-	"net"
-	"net/http"
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
-	"time"
+import "github.com/cosmoskit/cosmoskit-go/cosmoserr"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-)
+// Error is cosmoserr.Error, the typed error every cosmoskit package returns for a failed Cosmos DB
+// call (the same type: errors.As works with either name).
+type Error = cosmoserr.Error
 
-// Sentinel errors. An [*Error] matches one of them with errors.Is by its status code, so callers
-// never compare status codes themselves. Packages above diagnostics re-export these same values.
+// Sentinel errors: the cosmoserr values themselves, so errors.Is works whichever package name the
+// caller uses.
 var (
-	// ErrBadRequest matches status 400 (a malformed request or query).
-	ErrBadRequest = errors.New("cosmoskit: bad request")
-	// ErrUnauthorized matches status 401 (wrong key or token).
-	ErrUnauthorized = errors.New("cosmoskit: unauthorized")
-	// ErrNotFound matches status 404, except sub-status 1002 (read session not available),
-	// which is a consistency condition, not a missing resource.
-	ErrNotFound = errors.New("cosmoskit: not found")
-	// ErrConflict matches status 409 (the id already exists in the partition).
-	ErrConflict = errors.New("cosmoskit: conflict")
-	// ErrPreconditionFailed matches status 412 (an If-Match ETag did not match).
-	ErrPreconditionFailed = errors.New("cosmoskit: precondition failed")
-	// ErrThrottled matches status 429 (request rate too large), after every retry was spent.
-	ErrThrottled = errors.New("cosmoskit: throttled")
-	// ErrUnavailable matches status 503 (service unavailable).
-	ErrUnavailable = errors.New("cosmoskit: service unavailable")
+	ErrBadRequest         = cosmoserr.ErrBadRequest         // 400
+	ErrUnauthorized       = cosmoserr.ErrUnauthorized       // 401: wrong key or token
+	ErrNotFound           = cosmoserr.ErrNotFound           // 404 (not 404/1002)
+	ErrConflict           = cosmoserr.ErrConflict           // 409
+	ErrPreconditionFailed = cosmoserr.ErrPreconditionFailed // 412
+	ErrThrottled          = cosmoserr.ErrThrottled          // 429 after every retry
+	ErrUnavailable        = cosmoserr.ErrUnavailable        // 503
 )
 
-// Error is the error every cosmoskit package returns for a failed Cosmos DB call. Use errors.As to
-// read it and errors.Is with the sentinels (ErrNotFound, ...) to test it. It unwraps to the error
-// the SDK returned, so errors.As(err, new(*azcore.ResponseError)) and errors.Is(err,
-// context.DeadlineExceeded) keep working. Its message never contains the account key, request
-// headers or query parameter values.
-type Error struct {
-	// Operation is the operation name, e.g. "read_item" (see the Op constants).
-	Operation string
-	// Database and Container are the resource ids, "" when not known.
-	Database, Container string
-	// StatusCode is the HTTP status of the final response; 0 when no response was received
-	// (transport error, cancellation).
-	StatusCode int
-	// SubStatus is the x-ms-substatus header of the final response (0 when absent).
-	SubStatus int
-	// ActivityID is the x-ms-activity-id of the operation, the id Azure support asks for.
-	ActivityID string
-	// RequestCharge is the request units the operation consumed: the sum over every attempt when
-	// the attempt policy is installed, else the final response's x-ms-request-charge.
-	RequestCharge float64
-	// RetryAfter is the server's retry hint (x-ms-retry-after-ms) on the final response, 0 if none.
-	RetryAfter time.Duration
-	// Attempts is the number of HTTP attempts the operation made, 0 when unknown (the attempt
-	// policy is not installed or no response came back).
-	Attempts int
-	// Message is the first line of the service's error message, "" if there is none.
-	Message string
-	// Diagnostics are the SDK's request diagnostics; Diagnostics.String() renders them as JSON.
-	Diagnostics azcosmos.Diagnostics
-	// Err is the wrapped error (usually an *azcore.ResponseError).
-	Err error
-}
+// FromError is cosmoserr.FromError: err as an *Error for operation op.
+func FromError(op string, err error) error { return cosmoserr.FromError(op, err) }
 
-// Error returns "cosmoskit: <op> <db>/<container>: <status> <text> (sub-status, activity id, RU)"
-// followed by the service's message, or by the wrapped error when no response was received.
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString("cosmoskit: ")
-	if e.Operation != "" {
-		b.WriteString(e.Operation)
-	} else {
-		b.WriteString("operation")
-	}
-	if e.Database != "" || e.Container != "" {
-		b.WriteByte(' ')
-		b.WriteString(e.Database)
-		if e.Container != "" {
-			b.WriteByte('/')
-			b.WriteString(e.Container)
-		}
-	}
-	b.WriteString(": ")
-	if e.StatusCode == 0 {
-		if e.Err != nil {
-			b.WriteString(e.Err.Error())
-		} else {
-			b.WriteString("failed")
-		}
-		return b.String()
-	}
-	b.WriteString(strconv.Itoa(e.StatusCode))
-	if t := http.StatusText(e.StatusCode); t != "" {
-		b.WriteByte(' ')
-		b.WriteString(t)
-	}
-	b.WriteString(" (sub-status ")
-	b.WriteString(strconv.Itoa(e.SubStatus))
-	if e.ActivityID != "" {
-		b.WriteString(", activity id ")
-		b.WriteString(e.ActivityID)
-	}
-	b.WriteString(", ")
-	b.WriteString(strconv.FormatFloat(e.RequestCharge, 'f', -1, 64))
-	b.WriteString(" RU")
-	if e.Attempts > 1 {
-		b.WriteString(", ")
-		b.WriteString(strconv.Itoa(e.Attempts))
-		b.WriteString(" attempts")
-	}
-	if e.RetryAfter > 0 {
-		b.WriteString(", retry after ")
-		b.WriteString(e.RetryAfter.String())
-	}
-	b.WriteByte(')')
-	if e.Message != "" {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
-	}
-	return b.String()
-}
+// IsRetryable is cosmoserr.IsRetryable.
+func IsRetryable(err error) bool { return cosmoserr.IsRetryable(err) }
 
-// Unwrap returns the wrapped error.
-func (e *Error) Unwrap() error { return e.Err }
+// IsTimeout is cosmoserr.IsTimeout.
+func IsTimeout(err error) bool { return cosmoserr.IsTimeout(err) }
 
-// Is reports whether target is the sentinel for e's status code (see ErrNotFound and the others).
-func (e *Error) Is(target error) bool {
-	s := sentinelFor(e.StatusCode, e.SubStatus)
-	return s != nil && s == target
-}
-
-// Retryable reports whether the failure is transient, so the same request may succeed later:
-// 408, 410, 429, 449, 500, 502, 503, 504, and transport errors that are not the caller's own
-// cancellation or deadline. It does not say a write is safe to repeat: after a timeout or a
-// dropped connection the write may have been applied.
-func (e *Error) Retryable() bool {
-	switch e.StatusCode {
-	case 0:
-		if e.Err == nil || errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
-			return false
-		}
-		// An error below that classifies itself (the retry package's "every region failed")
-		// knows better than the transport checks.
-		var r interface{ Retryable() bool }
-		if errors.As(e.Err, &r) {
-			return r.Retryable()
-		}
-		return retryableTransport(e.Err)
-	case http.StatusRequestTimeout, http.StatusGone, http.StatusTooManyRequests, 449,
-		http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
-		http.StatusGatewayTimeout:
-		return true
-	}
-	return false
-}
-
-// Timeout reports whether the operation timed out: status 408, or no response because a deadline
-// (the caller's or the transport's) expired.
-func (e *Error) Timeout() bool {
-	if e.StatusCode == http.StatusRequestTimeout {
-		return true
-	}
-	if e.StatusCode != 0 || e.Err == nil {
-		return false
-	}
-	var t interface{ Timeout() bool }
-	if errors.As(e.Err, &t) && t.Timeout() {
-		return true
-	}
-	return timeoutErr(e.Err)
-}
-
-func sentinelFor(status, sub int) error {
-	switch status {
-	case http.StatusBadRequest:
-		return ErrBadRequest
-	case http.StatusUnauthorized:
-		return ErrUnauthorized
-	case http.StatusNotFound:
-		if sub == 1002 {
-			return nil
-		}
-		return ErrNotFound
-	case http.StatusConflict:
-		return ErrConflict
-	case http.StatusPreconditionFailed:
-		return ErrPreconditionFailed
-	case http.StatusTooManyRequests:
-		return ErrThrottled
-	case http.StatusServiceUnavailable:
-		return ErrUnavailable
-	}
-	return nil
-}
-
-// IsRetryable reports whether err is a transient Cosmos DB failure that may succeed when retried
-// (see [Error.Retryable]). It looks for an error with a Retryable() bool method in the chain, then
-// for an *azcore.ResponseError, then for a network error; nil, context cancellation and deadline
-// errors are not retryable.
-func IsRetryable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var r interface{ Retryable() bool }
-	if errors.As(err, &r) {
-		return r.Retryable()
-	}
-	var re *azcore.ResponseError
-	if errors.As(err, &re) {
-		return (&Error{StatusCode: re.StatusCode}).Retryable()
-	}
-	return retryableTransport(err)
-}
-
-// IsTimeout reports whether err is a timeout: status 408, context.DeadlineExceeded, or a network
-// error whose Timeout() is true. It looks for an error with a Timeout() bool method in the chain.
-func IsTimeout(err error) bool {
-	if err == nil {
-		return false
-	}
-	var t interface{ Timeout() bool }
-	if errors.As(err, &t) && t.Timeout() {
-		return true
-	}
-	var re *azcore.ResponseError
-	if errors.As(err, &re) && re.StatusCode == http.StatusRequestTimeout {
-		return true
-	}
-	return timeoutErr(err)
-}
-
-func timeoutErr(err error) bool {
-	if err == nil {
-		return false
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// retryableTransport reports whether a failure without a response is worth retrying: network
-// errors, dropped connections (EOF, reset, refused), but not the caller's cancellation or deadline,
-// certificate failures, or a host name that does not exist.
-func retryableTransport(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var certErr *tls.CertificateVerificationError
-	var unknownAuth x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) || errors.As(err, &invalid) {
-		return false
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return !dnsErr.IsNotFound
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE) {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne)
-}
-
-// FromError returns err as an [*Error] for operation op, reading the status, sub-status, activity
-// id, request charge and retry-after from the SDK's *azcore.ResponseError and the diagnostics from
-// azcosmos.DiagnosticsFromError. op may be "" to name the operation from the failed request. It
-// returns nil for nil, and err unchanged when it already contains an *Error (so wrapping twice is
-// harmless). Any other error is wrapped too, with StatusCode 0.
-func FromError(op string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var existing *Error
-	if errors.As(err, &existing) {
-		return err
-	}
-	e := &Error{Operation: op, Err: err}
-	var re *azcore.ResponseError
-	if errors.As(err, &re) {
-		e.StatusCode = re.StatusCode
-		if resp := re.RawResponse; resp != nil {
-			fillFromResponse(e, resp)
-		}
-	}
-	if d, ok := azcosmos.DiagnosticsFromError(err); ok {
-		e.Diagnostics = d
-	}
-	return e
-}
-
-func fillFromResponse(e *Error, resp *http.Response) {
-	if e.StatusCode == 0 {
-		e.StatusCode = resp.StatusCode
-	}
-	h := resp.Header
-	e.SubStatus = subStatus(h)
-	e.ActivityID = h.Get(hdrActivityID)
-	e.RequestCharge = requestCharge(h)
-	e.RetryAfter = retryAfter(h)
-	e.Message = serviceMessage(resp)
-	if req := resp.Request; req != nil {
-		op := Classify(req)
-		if e.Operation == "" {
-			e.Operation = op.Name
-		}
-		e.Database, e.Container = op.Database, op.Container
-		if st := stateFrom(req.Context()); st != nil {
-			s := st.snapshot()
-			if s.Attempts > 0 {
-				e.Attempts = s.Attempts
-				e.RequestCharge = s.RequestCharge
-			}
-		}
-	}
-}
-
-func subStatus(h http.Header) int {
-	n, _ := strconv.Atoi(h.Get(hdrSubStatus))
-	return n
-}
-
-func requestCharge(h http.Header) float64 {
-	f, _ := strconv.ParseFloat(h.Get(hdrRequestCharge), 64)
-	return f
-}
-
-// retryAfter reads the retry hint the way azcore does: Retry-After-Ms, x-ms-retry-after-ms, then
-// Retry-After in seconds.
-func retryAfter(h http.Header) time.Duration {
-	for _, k := range [...]string{hdrRetryAfterMs2, hdrRetryAfterMs} {
-		if v := h.Get(k); v != "" {
-			if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-				return clampDuration(ms * float64(time.Millisecond))
-			}
-		}
-	}
-	if v := h.Get(hdrRetryAfter); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-			return clampDuration(s * float64(time.Second))
-		}
-	}
-	return 0
-}
-
-// clampDuration converts ns to a Duration, saturating instead of overflowing on a hostile or
-// absurd header (NaN and +Inf included), so a huge hint never turns into a negative wait.
-func clampDuration(ns float64) time.Duration {
-	if !(ns < float64(math.MaxInt64)) {
-		return time.Duration(math.MaxInt64)
-	}
-	return time.Duration(ns)
-}
-
-const maxMessageLen = 512
-
-// serviceMessage extracts the first line of the service's {"code","message"} error body, and the
-// first entry of a `Message: {"Errors":[...]}` wrapper inside it.
-func serviceMessage(resp *http.Response) string {
-	if resp.Body == nil || resp.StatusCode < 400 {
-		return ""
-	}
-	body, err := runtime.Payload(resp)
-	if err != nil || len(body) == 0 {
-		return ""
-	}
-	var v struct {
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(body, &v) != nil || v.Message == "" {
-		return ""
-	}
-	msg := v.Message
-	if i := strings.IndexAny(msg, "\r\n"); i >= 0 {
-		msg = msg[:i]
-	}
-	if rest, ok := strings.CutPrefix(msg, "Message: "); ok {
-		var inner struct {
-			Errors []string `json:"Errors"`
-		}
-		if json.Unmarshal([]byte(rest), &inner) == nil && len(inner.Errors) > 0 {
-			msg = inner.Errors[0]
-		}
-	}
-	msg = strings.TrimSpace(msg)
-	if len(msg) > maxMessageLen {
-		msg = msg[:maxMessageLen] + "…"
-	}
-	return msg
-}
+// Operation names (the values of Error.Operation and of the db.operation.name attribute); the
+// cosmoserr constants.
+const (
+	OpReadAccount            = cosmoserr.OpReadAccount
+	OpCreateDatabase         = cosmoserr.OpCreateDatabase
+	OpQueryDatabases         = cosmoserr.OpQueryDatabases
+	OpReadDatabase           = cosmoserr.OpReadDatabase
+	OpDeleteDatabase         = cosmoserr.OpDeleteDatabase
+	OpCreateContainer        = cosmoserr.OpCreateContainer
+	OpQueryContainers        = cosmoserr.OpQueryContainers
+	OpReadContainer          = cosmoserr.OpReadContainer
+	OpReplaceContainer       = cosmoserr.OpReplaceContainer
+	OpDeleteContainer        = cosmoserr.OpDeleteContainer
+	OpReadPartitionKeyRanges = cosmoserr.OpReadPartitionKeyRanges
+	OpCreateItem             = cosmoserr.OpCreateItem
+	OpUpsertItem             = cosmoserr.OpUpsertItem
+	OpReadItem               = cosmoserr.OpReadItem
+	OpReplaceItem            = cosmoserr.OpReplaceItem
+	OpPatchItem              = cosmoserr.OpPatchItem
+	OpDeleteItem             = cosmoserr.OpDeleteItem
+	OpQueryItems             = cosmoserr.OpQueryItems
+	OpQueryPlan              = cosmoserr.OpQueryPlan
+	OpExecuteBatch           = cosmoserr.OpExecuteBatch
+	OpReadChangeFeed         = cosmoserr.OpReadChangeFeed
+	OpReadAllItems           = cosmoserr.OpReadAllItems
+	OpQueryOffers            = cosmoserr.OpQueryOffers
+	OpReadThroughput         = cosmoserr.OpReadThroughput
+	OpReplaceThroughput      = cosmoserr.OpReplaceThroughput
+	OpOther                  = cosmoserr.OpOther
+)

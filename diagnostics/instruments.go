@@ -8,6 +8,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // durationBuckets are the bucket boundaries the conventions advise for db.client.operation.duration.
@@ -56,7 +58,7 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 	return &in, err
 }
 
-func (in *instruments) record(ctx context.Context, op Operation, out *outcome, d time.Duration) {
+func (in *instruments) record(ctx context.Context, op wire.Operation, out *outcome, d time.Duration) {
 	attrs := make([]attribute.KeyValue, 0, 10)
 	attrs = append(attrs,
 		attribute.String(keySystemName, valSystemName),

@@ -2,13 +2,14 @@ package diagnostics
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Log messages of the records the policy writes.
@@ -18,11 +19,11 @@ const (
 	msgExpensive = "cosmoskit: expensive operation"
 )
 
-// log writes at most one record per operation: a failure (Error for faults; Warn for 408, 429 and
-// deadlines; Debug for 404/409/412 with sub-status 0 and cancellations), else a slow or expensive
+// log writes at most one record per operation: a failure (Warn, since the caller gets the error
+// too; Debug for 404/409/412 with sub-status 0 and cancellations), else a slow or expensive
 // operation (Warn). Records carry the SDK's diagnostics string, never headers, keys or parameter
 // values.
-func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *outcome, d time.Duration, query string) {
+func (p *Policy) log(ctx context.Context, raw *http.Request, op wire.Operation, out *outcome, d time.Duration, query string) {
 	var level slog.Level
 	var msg string
 	var threshold time.Duration
@@ -79,7 +80,7 @@ func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *
 		attrs = append(attrs, slog.Duration("retry_after", out.retryAfter))
 	}
 	if out.resp != nil && out.status >= 400 {
-		if m := serviceMessage(out.resp); m != "" {
+		if m := wire.ResponseMessage(out.resp); m != "" {
 			attrs = append(attrs, slog.String("message", m))
 		}
 	}
@@ -93,17 +94,16 @@ func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *
 	p.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
+// failureLevel is the level of a failed operation's record. Every failure the policy sees is also
+// returned to the caller, who decides whether it is an error of theirs and may log it: a library
+// logging it at Error too would make each one appear twice at that level. So a failure is Warn at
+// most, and an expected answer (404, 409 and 412 with sub-status 0, the caller's cancellation) is
+// Debug. Error is left for what the caller cannot see.
 func failureLevel(out *outcome) slog.Level {
 	if out.expected() {
 		return slog.LevelDebug
 	}
-	switch {
-	case out.status == http.StatusTooManyRequests, out.status == http.StatusRequestTimeout:
-		return slog.LevelWarn
-	case out.status == 0 && errors.Is(out.err, context.DeadlineExceeded):
-		return slog.LevelWarn
-	}
-	return slog.LevelError
+	return slog.LevelWarn
 }
 
 // diagnosticsValue renders the SDK's diagnostics of the operation whose request is r, lazily: only

@@ -21,7 +21,7 @@ const (
 //
 // With none of TracerProvider, MeterProvider and Logger set, the policy does nothing for a request
 // whose context carries no [Meter]: it records no [Stats] for it, so [StatsFromContext] returns
-// false and [AddThrottleWait] is ignored in the policies below it. Set one of them, or call with a
+// false and the retry layer's throttle waits are not recorded. Set one of them, or call with a
 // [WithMeter] context, to get Stats for every call.
 type Options struct {
 	// TracerProvider receives one client span per operation. If nil, no spans are created (pass

@@ -18,6 +18,10 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/opstate"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Policy is the per-call azcore policy that observes each Cosmos DB operation: install it in
@@ -37,8 +41,9 @@ import (
 //     retries (see the Metric constants), by operation, database, container, status, sub-status
 //     and region;
 //   - logs a failed operation once with its status, sub-status, activity id, RU and the SDK's
-//     diagnostics string (level Error; Warn for 408, 429 and deadlines; Debug for 404, 409 and 412
-//     with sub-status 0, which are answers rather than faults, and for cancellations), and a slow
+//     diagnostics string (level Warn, never Error: the caller gets the same failure as an error
+//     and decides; Debug for 404, 409 and 412 with sub-status 0, which are answers rather than
+//     faults, and for cancellations), and a slow
 //     (see the latency thresholds) or expensive (RequestChargeThreshold) one at level Warn;
 //   - adds the request charge to every [Meter] in the context.
 //
@@ -92,9 +97,9 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		return req.Next()
 	}
-	op := Classify(raw)
-	st := &callState{names: &p.regions}
-	ctx = context.WithValue(ctx, stateKey{}, st)
+	op := wire.Classify(raw)
+	st := &opstate.State{Names: &p.regions}
+	ctx = opstate.With(ctx, st)
 	var span trace.Span
 	var query string
 	if p.opts.CaptureQueryText && (p.tracer != nil || p.logger != nil) && isQueryOp(op.Name) {
@@ -112,7 +117,7 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		p.regions.learn(out.resp)
 	}
 	if p.tracer != nil || p.inst != nil || p.logger != nil {
-		hosts := st.contacted()
+		hosts := st.Contacted()
 		if len(hosts) == 0 { // no attempt policy below
 			hosts = []string{out.hostport}
 		}
@@ -150,7 +155,7 @@ func (p *Policy) CircuitBreakerStateChanged(ctx context.Context, name, from, to 
 	}
 }
 
-func (p *Policy) startSpan(ctx context.Context, raw *http.Request, op Operation, query string) (context.Context, trace.Span) {
+func (p *Policy) startSpan(ctx context.Context, raw *http.Request, op wire.Operation, query string) (context.Context, trace.Span) {
 	name := op.Name
 	if op.Container != "" {
 		name += " " + op.Container
@@ -175,10 +180,10 @@ func (p *Policy) startSpan(ctx context.Context, raw *http.Request, op Operation,
 			attrs = append(attrs, attribute.Int(keyServerPort, port))
 		}
 	}
-	if cl := raw.Header.Get(hdrConsistency); cl != "" {
+	if cl := raw.Header.Get(wire.HeaderConsistency); cl != "" {
 		attrs = append(attrs, attribute.String(keyConsistency, cl))
 	}
-	if id := raw.Header.Get(hdrPKRangeID); id != "" {
+	if id := raw.Header.Get(wire.HeaderPKRangeID); id != "" {
 		attrs = append(attrs, attribute.String(keyPKRangeID, id))
 	}
 	if query != "" {
@@ -250,8 +255,8 @@ type outcome struct {
 	resp         *http.Response
 }
 
-func newOutcome(raw *http.Request, resp *http.Response, err error, st *callState) outcome {
-	out := outcome{rows: -1, err: err, consistency: raw.Header.Get(hdrConsistency)}
+func newOutcome(raw *http.Request, resp *http.Response, err error, st *opstate.State) outcome {
+	out := outcome{rows: -1, err: err, consistency: raw.Header.Get(wire.HeaderConsistency)}
 	final := resp
 	if final == nil && err != nil {
 		var re *azcore.ResponseError
@@ -260,7 +265,7 @@ func newOutcome(raw *http.Request, resp *http.Response, err error, st *callState
 			out.status = re.StatusCode
 		}
 	}
-	s := st.snapshot()
+	s := snapshot(st)
 	out.attempts, out.throttles, out.throttleWait = s.Attempts, s.Throttles, s.ThrottleWait
 	host := s.Host
 	if final != nil {
@@ -269,15 +274,15 @@ func newOutcome(raw *http.Request, resp *http.Response, err error, st *callState
 			out.status = final.StatusCode
 		}
 		h := final.Header
-		out.sub = subStatus(h)
-		out.activityID = h.Get(hdrActivityID)
-		out.retryAfter = retryAfter(h)
+		out.sub = wire.SubStatus(h)
+		out.activityID = h.Get(wire.HeaderActivityID)
+		out.retryAfter = wire.RetryAfter(h, time.Now)
 		if s.Attempts > 0 {
 			out.charge = s.RequestCharge
 		} else {
-			out.charge = requestCharge(h)
+			out.charge = wire.RequestCharge(h)
 		}
-		if v := h.Get(hdrItemCount); v != "" {
+		if v := h.Get(wire.HeaderItemCount); v != "" {
 			if n, err := strconv.Atoi(v); err == nil {
 				out.rows = n
 			}
@@ -289,7 +294,7 @@ func newOutcome(raw *http.Request, resp *http.Response, err error, st *callState
 		out.charge = s.RequestCharge
 	}
 	if out.activityID == "" {
-		out.activityID = raw.Header.Get(hdrActivityID)
+		out.activityID = raw.Header.Get(wire.HeaderActivityID)
 	}
 	if host == "" {
 		host = raw.URL.Host
@@ -330,7 +335,7 @@ func (o *outcome) errorType() string {
 		return ""
 	case errors.Is(o.err, context.Canceled):
 		return "canceled"
-	case timeoutErr(o.err):
+	case cosmoserr.IsTimeout(o.err):
 		return "timeout"
 	default:
 		var ne net.Error

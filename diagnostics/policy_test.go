@@ -28,6 +28,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/opstate"
 )
 
 // harness is a real azcosmos client against cosmostest with the diagnostics policies installed,
@@ -485,14 +486,14 @@ func TestPolicyThresholdLogs(t *testing.T) {
 }
 
 // waitReporter plays the retry package: for each 429 attempt it reports the wait the server asked
-// for with AddThrottleWait (azcore's retry policy above it then waits that long).
+// for with opstate.AddThrottleWait (azcore's retry policy above it then waits that long).
 type waitReporter struct{}
 
 func (waitReporter) Do(req *policy.Request) (*http.Response, error) {
 	resp, err := req.Next()
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
 		ms, _ := strconv.Atoi(resp.Header.Get("x-ms-retry-after-ms"))
-		diagnostics.AddThrottleWait(req.Raw().Context(), time.Duration(ms)*time.Millisecond)
+		opstate.AddThrottleWait(req.Raw().Context(), time.Duration(ms)*time.Millisecond)
 	}
 	return resp, err
 }
@@ -692,12 +693,12 @@ func TestPolicyTransportError(t *testing.T) {
 	}
 	var logged bool
 	for _, r := range h.logs.records(t) {
-		if r["msg"] == "cosmoskit: operation failed" && r["level"] == "ERROR" && r["db.operation.name"] == "upsert_item" && r["error"] != "" {
+		if r["msg"] == "cosmoskit: operation failed" && r["level"] == "WARN" && r["db.operation.name"] == "upsert_item" && r["error"] != "" {
 			logged = true
 		}
 	}
 	if !logged {
-		t.Errorf("no ERROR record for the dropped connection: %s", h.logs.String())
+		t.Errorf("no WARN record for the dropped connection (the caller gets the error): %s", h.logs.String())
 	}
 }
 
@@ -843,7 +844,8 @@ func TestPolicyDisableLatencyLog(t *testing.T) {
 }
 
 // TestPolicyUnavailable: a 503 the Cosmos retry policy gives up on reaches the per-call policy as
-// an error (not a response); it is still reported with its status and logged at ERROR.
+// an error (not a response); it is still reported with its status and logged at WARN (not ERROR:
+// the caller gets the error and may log it itself).
 func TestPolicyUnavailable(t *testing.T) {
 	h := newHarness(t, harnessConfig{})
 	h.setup(t)
@@ -866,12 +868,54 @@ func TestPolicyUnavailable(t *testing.T) {
 	}
 	var logged bool
 	for _, r := range h.logs.records(t) {
-		if r["msg"] == "cosmoskit: operation failed" && r["level"] == "ERROR" && r["status"] == float64(503) {
+		if r["msg"] == "cosmoskit: operation failed" && r["level"] == "WARN" && r["status"] == float64(503) {
 			logged = true
 		}
 	}
 	if !logged {
-		t.Errorf("no ERROR record for the 503: %s", h.logs.String())
+		t.Errorf("no WARN record for the 503: %s", h.logs.String())
+	}
+}
+
+// TestPolicyFailureLevels: a failure the caller also gets back is logged at most at WARN, an
+// expected answer (409, 412) at DEBUG; nothing the caller sees is logged at ERROR.
+func TestPolicyFailureLevels(t *testing.T) {
+	tests := []struct {
+		status int
+		want   string
+	}{
+		{http.StatusBadRequest, "WARN"},
+		{http.StatusUnauthorized, "WARN"},
+		{http.StatusForbidden, "WARN"},
+		{http.StatusConflict, "DEBUG"},
+		{http.StatusPreconditionFailed, "DEBUG"},
+		{http.StatusRequestEntityTooLarge, "WARN"},
+		{http.StatusServiceUnavailable, "WARN"},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			h := newHarness(t, harnessConfig{})
+			h.setup(t)
+			ctx := context.Background()
+			h.upsert(ctx, t, "a")
+			h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+				Status: tt.status, Times: 1})
+			if _, err := h.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil); err == nil {
+				t.Fatal("read succeeded")
+			}
+			var got []string
+			for _, r := range h.logs.records(t) {
+				if r["level"] == "ERROR" {
+					t.Errorf("ERROR record: %v", r)
+				}
+				if r["msg"] == "cosmoskit: operation failed" && r["status"] == float64(tt.status) {
+					got = append(got, r["level"].(string))
+				}
+			}
+			if len(got) != 1 || got[0] != tt.want {
+				t.Errorf("failure records at %v, want one at %s", got, tt.want)
+			}
+		})
 	}
 }
 

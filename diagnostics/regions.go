@@ -1,12 +1,12 @@
 package diagnostics
 
 import (
-	"encoding/json"
 	"net/http"
-	"net/url"
 	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // regionNames maps region endpoint hosts (host:port) to the account's region names ("West US"),
@@ -22,27 +22,19 @@ func (r *regionNames) learn(resp *http.Response) {
 	if err != nil {
 		return
 	}
-	var acct struct {
-		Write []accountRegion `json:"writableLocations"`
-		Read  []accountRegion `json:"readableLocations"`
-	}
-	if json.Unmarshal(body, &acct) != nil {
+	acct, ok := wire.ParseAccount(body)
+	if !ok {
 		return
 	}
-	m := make(map[string]string, len(acct.Write)+len(acct.Read))
-	for _, l := range append(acct.Write, acct.Read...) {
-		if u, err := url.Parse(l.Endpoint); err == nil && u.Host != "" && l.Name != "" {
-			m[u.Host] = l.Name
+	m := make(map[string]string, len(acct.Writable)+len(acct.Readable))
+	for _, l := range append(acct.Writable, acct.Readable...) {
+		if l.Name != "" {
+			m[l.Host] = l.Name
 		}
 	}
 	if len(m) > 0 {
 		r.m.Store(&m)
 	}
-}
-
-type accountRegion struct {
-	Name     string `json:"name"`
-	Endpoint string `json:"databaseAccountEndpoint"`
 }
 
 // names returns the region names of hosts, skipping hosts it does not know; nil if none is known.
@@ -60,8 +52,8 @@ func (r *regionNames) names(hosts []string) []string {
 	return out
 }
 
-// name returns the region name of host (host:port), "" if unknown or r is nil.
-func (r *regionNames) name(host string) string {
+// RegionName returns the region name of host (host:port), "" if unknown or r is nil.
+func (r *regionNames) RegionName(host string) string {
 	if r == nil || host == "" {
 		return ""
 	}

@@ -7,7 +7,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // MaxBatchOperations is the most operations one transactional batch may carry.
@@ -205,7 +206,7 @@ func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 	}
 	resp, err := tx.c.ExecuteTransactionalBatch(ctx, tx.b, &azcosmos.TransactionalBatchOptions{EnableContentResponseOnWrite: true})
 	if err != nil {
-		return nil, &OpError{Op: diagnostics.OpExecuteBatch, Type: typ, Err: diagnostics.FromError(diagnostics.OpExecuteBatch, err)}
+		return nil, &OpError{Op: cosmoserr.OpExecuteBatch, Type: typ, Err: cosmoserr.FromError(cosmoserr.OpExecuteBatch, err)}
 	}
 	if !resp.Success {
 		for i, res := range resp.OperationResults {
@@ -326,19 +327,9 @@ func (e *BatchError) Error() string {
 	return fmt.Sprintf("repository: batch rolled back: operation %d (%s) failed with %d %s", e.Index, e.Type, e.StatusCode, http.StatusText(e.StatusCode))
 }
 
-// Is matches the sentinel of the failing operation's status.
+// Is matches the sentinel of the failing operation's status, by the rule every cosmoskit error
+// follows (cosmoserr.Sentinel). The SDK's batch results carry no sub-status, so 0 is assumed.
 func (e *BatchError) Is(target error) bool {
-	switch e.StatusCode {
-	case http.StatusNotFound:
-		return target == ErrNotFound
-	case http.StatusConflict:
-		return target == ErrConflict
-	case http.StatusPreconditionFailed:
-		return target == ErrPreconditionFailed
-	case http.StatusTooManyRequests:
-		return target == ErrThrottled
-	case http.StatusBadRequest:
-		return target == ErrBadRequest
-	}
-	return false
+	s := cosmoserr.Sentinel(e.StatusCode, 0)
+	return s != nil && s == target
 }

@@ -25,9 +25,10 @@
 // partition unless CrossPartition is called, which is logged. Page returns a URL-safe token for
 // the next page; All and AllOf are iterators over every result.
 //
-// Errors from the service are *diagnostics.Error values (wrapped in *OpError, which names the
-// operation, type and id): use errors.Is with ErrNotFound, ErrConflict, ErrPreconditionFailed,
-// ... and errors.As to reach *diagnostics.Error or the SDK's *azcore.ResponseError. Rejections
+// Errors from the service are *cosmoserr.Error values ([Error]), wrapped in *OpError, which adds
+// the repository type and the item id to the message so that each part is printed once: use
+// errors.Is with ErrNotFound, ErrConflict, ErrPreconditionFailed, ... and errors.As to reach
+// *Error or the SDK's *azcore.ResponseError. Rejections
 // before any request are *ValidationError, matching ErrValidation and the rule's own sentinel.
 //
 // With a client from cosmoskit.New (NewFromClient, or Options.Diagnostics), every repository call

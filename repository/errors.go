@@ -3,27 +3,34 @@ package repository
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
-// Sentinels shared with every cosmoskit package: these are the same values as diagnostics' (and
-// cosmoskit's), so errors.Is works whichever package the caller imports.
+// Error is cosmoserr.Error, the error of a failed Cosmos DB call (an *OpError wraps it).
+type Error = cosmoserr.Error
+
+// Sentinels shared with every cosmoskit package: these are the cosmoserr values (re-exported by
+// cosmoskit and diagnostics too), so errors.Is works whichever package the caller imports.
 var (
 	// ErrNotFound: the item does not exist (404).
-	ErrNotFound = diagnostics.ErrNotFound
+	ErrNotFound = cosmoserr.ErrNotFound
 	// ErrConflict: Create found an item with the same id in the partition (409).
-	ErrConflict = diagnostics.ErrConflict
+	ErrConflict = cosmoserr.ErrConflict
 	// ErrPreconditionFailed: an If-Match ETag or a patch condition did not match (412).
-	ErrPreconditionFailed = diagnostics.ErrPreconditionFailed
+	ErrPreconditionFailed = cosmoserr.ErrPreconditionFailed
 	// ErrThrottled: the request rate was too large after every retry (429).
-	ErrThrottled = diagnostics.ErrThrottled
+	ErrThrottled = cosmoserr.ErrThrottled
 	// ErrBadRequest: the service rejected the request (400).
-	ErrBadRequest = diagnostics.ErrBadRequest
+	ErrBadRequest = cosmoserr.ErrBadRequest
 	// ErrUnauthorized: wrong key or token (401).
-	ErrUnauthorized = diagnostics.ErrUnauthorized
+	ErrUnauthorized = cosmoserr.ErrUnauthorized
 	// ErrUnavailable: the service was unavailable (503).
-	ErrUnavailable = diagnostics.ErrUnavailable
+	ErrUnavailable = cosmoserr.ErrUnavailable
+	// ErrCircuitOpen: every region the request could go to has an open circuit breaker; nothing
+	// was sent.
+	ErrCircuitOpen = cosmoserr.ErrCircuitOpen
 )
 
 // Errors of the repository itself. ErrTypeMismatch and ErrUnknownSchemaVersion describe a document
@@ -130,33 +137,51 @@ func (e *tooManyAttempts) Error() string {
 
 func (e *tooManyAttempts) Unwrap() []error { return []error{ErrTooManyAttempts, e.last} }
 
-// opError wraps err from the SDK as a diagnostics *Error for operation op and adds what the caller
+// opError wraps err from the SDK as a cosmoserr *Error for operation op and adds what the caller
 // needs to act: the repository type and the item id.
 func (r *core) opError(op, id string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &OpError{Op: op, Type: r.typeName, ID: id, Err: diagnostics.FromError(op, err)}
+	return &OpError{Op: op, Type: r.typeName, ID: id, Err: cosmoserr.FromError(op, err)}
 }
 
 // OpError is a failed call of a repository method: it names the operation, the repository type and
-// the item id, and unwraps to a *diagnostics.Error (and through it to the SDK's
+// the item id, and unwraps to a *cosmoserr.Error (and through it to the SDK's
 // *azcore.ResponseError), so errors.Is(err, ErrNotFound) and errors.As work.
 type OpError struct {
-	// Op is the operation, one of diagnostics' Op constants ("read_item", "replace_item", ...).
+	// Op is the operation, one of cosmoserr's Op constants ("read_item", "replace_item", ...).
 	Op string
 	// Type is the repository's type discriminator; ID the item id, "" for queries and batches.
 	Type, ID string
-	// Err is the *diagnostics.Error of the failed call.
+	// Err is the *cosmoserr.Error of the failed call.
 	Err error
 }
 
-// Error returns "repository: <op> <type> <id>: <cause>".
+// Error returns the message of the *cosmoserr.Error it wraps with the repository type and the item
+// id added, so that each of operation, resource, status, sub-status and activity id appears once:
+//
+//	cosmoskit: read_item shop/orders order "o-1": 404 Not Found (sub-status 0, activity id …, 1 RU): Entity with the specified id does not exist in the system.
+//
+// When Err is another error, it returns "cosmoskit: <op> <type> "<id>": <Err>".
 func (e *OpError) Error() string {
-	if e.ID == "" {
-		return "repository: " + e.Op + " " + e.Type + ": " + e.Err.Error()
+	var ce *cosmoserr.Error
+	if errors.As(e.Err, &ce) && ce.Error() == e.Err.Error() {
+		c := *ce
+		if c.Operation == "" {
+			c.Operation = e.Op
+		}
+		c.Type = e.Type
+		if e.ID != "" {
+			c.ID = e.ID
+		}
+		return c.Error()
 	}
-	return "repository: " + e.Op + " " + e.Type + " " + fmt.Sprintf("%q", e.ID) + ": " + e.Err.Error()
+	msg := "cosmoskit: " + e.Op + " " + e.Type
+	if e.ID != "" {
+		msg += " " + strconv.Quote(e.ID)
+	}
+	return msg + ": " + e.Err.Error()
 }
 
 // Unwrap returns the cause.

@@ -7,7 +7,7 @@ import (
 	"iter"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Entity is a repository seen without its type parameter; every *Repository[T] is one. Mixed uses
@@ -82,7 +82,7 @@ func (m *Mixed) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (_
 	}
 	resp, err := m.core.c.ReadItem(ctx, pk, id, nil)
 	if err != nil {
-		return nil, m.core.opError(diagnostics.OpReadItem, id, err)
+		return nil, m.core.opError(cosmoserr.OpReadItem, id, err)
 	}
 	return m.decode(resp.Value)
 }

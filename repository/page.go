@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // DefaultPageSize is the page size of Page when size is 0 or less, and of All.
@@ -304,7 +304,7 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 	for pager.More() {
 		resp, err := pager.NextPage(ctx)
 		if err != nil {
-			return "", c.opError(diagnostics.OpQueryItems, "", err)
+			return "", c.opError(cosmoserr.OpQueryItems, "", err)
 		}
 		if reserve != nil && len(resp.Items) > 0 {
 			reserve(len(resp.Items))

@@ -13,7 +13,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 	"go.opentelemetry.io/otel/attribute"
@@ -141,11 +141,20 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	return r, nil
 }
 
-// NewFromClient returns a repository over container id of database db of a cosmoskit client
-// (whose pipeline carries cosmoskit's diagnostics and retry policies), with Options.Diagnostics
-// defaulting to the client's, so each repository call is one span. Errors are those of New and of
-// cosmoskit.Client.Container.
-func NewFromClient[T any](client *cosmoskit.Client, db, container string, opts Options[T]) (*Repository[T], error) {
+// Client is what NewFromClient needs of a client: a container handle and the diagnostics policy
+// installed on the client (nil for none). *cosmoskit.Client satisfies it; package repository does
+// not import cosmoskit, so code that wraps a plain *azcosmos.ContainerClient with New never links
+// the client factory and its credentials (azidentity, MSAL).
+type Client interface {
+	Container(db, id string) (*azcosmos.ContainerClient, error)
+	Diagnostics() *diagnostics.Policy
+}
+
+// NewFromClient returns a repository over container id of database db of a client such as a
+// *cosmoskit.Client (whose pipeline carries cosmoskit's diagnostics and retry policies), with
+// Options.Diagnostics defaulting to the client's, so each repository call is one span. Errors are
+// those of New and of the client's Container.
+func NewFromClient[T any](client Client, db, container string, opts Options[T]) (*Repository[T], error) {
 	c, err := client.Container(db, container)
 	if err != nil {
 		return nil, err
@@ -183,7 +192,7 @@ func (r *Repository[T]) Get(ctx context.Context, pk azcosmos.PartitionKey, id st
 	}
 	resp, err := r.c.ReadItem(ctx, pk, id, nil)
 	if err != nil {
-		return zero, r.opError(diagnostics.OpReadItem, id, err)
+		return zero, r.opError(cosmoserr.OpReadItem, id, err)
 	}
 	item, upgraded, err := decode[T](&r.core, resp.Value)
 	if err != nil {
@@ -207,7 +216,7 @@ func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.Partit
 	defer body.release()
 	resp, err := r.c.ReplaceItem(ctx, pk, id, body.b, &azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: &etag})
 	if err != nil {
-		if err := diagnostics.FromError(diagnostics.OpReplaceItem, err); !errors.Is(err, ErrPreconditionFailed) {
+		if err := cosmoserr.FromError(cosmoserr.OpReplaceItem, err); !errors.Is(err, ErrPreconditionFailed) {
 			r.log.WarnContext(ctx, "cosmoskit: schema upgrade not written back", "type", r.typeName, "id", id, "error", err)
 		}
 		return item
@@ -229,7 +238,7 @@ func (r *Repository[T]) Exists(ctx context.Context, pk azcosmos.PartitionKey, id
 	}
 	resp, err := r.c.ReadItem(ctx, pk, id, nil)
 	if err != nil {
-		err = r.opError(diagnostics.OpReadItem, id, err)
+		err = r.opError(cosmoserr.OpReadItem, id, err)
 		if errors.Is(err, ErrNotFound) {
 			return false, nil
 		}
@@ -274,19 +283,19 @@ func applyWriteOptions(opts []WriteOption) writeOptions {
 // e.g. by embedding Meta). There is no upsert fallback: an existing id in the partition is an
 // error matching ErrConflict. A *ValidationError means nothing was sent.
 func (r *Repository[T]) Create(ctx context.Context, item T) (T, error) {
-	return r.write(ctx, "repository.Create", diagnostics.OpCreateItem, item, writeOptions{})
+	return r.write(ctx, "repository.Create", cosmoserr.OpCreateItem, item, writeOptions{})
 }
 
 // Upsert creates or replaces an item and returns it as stored. With IfMatch, a changed item
 // fails with ErrPreconditionFailed.
 func (r *Repository[T]) Upsert(ctx context.Context, item T, opts ...WriteOption) (T, error) {
-	return r.write(ctx, "repository.Upsert", diagnostics.OpUpsertItem, item, applyWriteOptions(opts))
+	return r.write(ctx, "repository.Upsert", cosmoserr.OpUpsertItem, item, applyWriteOptions(opts))
 }
 
 // Replace replaces an existing item and returns it as stored: ErrNotFound if it does not exist,
 // ErrPreconditionFailed if IfMatch is given and the item changed.
 func (r *Repository[T]) Replace(ctx context.Context, item T, opts ...WriteOption) (T, error) {
-	return r.write(ctx, "repository.Replace", diagnostics.OpReplaceItem, item, applyWriteOptions(opts))
+	return r.write(ctx, "repository.Replace", cosmoserr.OpReplaceItem, item, applyWriteOptions(opts))
 }
 
 func (r *Repository[T]) write(ctx context.Context, name, op string, item T, o writeOptions) (_ T, err error) {
@@ -305,9 +314,9 @@ func (r *Repository[T]) write(ctx context.Context, name, op string, item T, o wr
 	io := azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: o.ifMatch}
 	var resp azcosmos.ItemResponse
 	switch op {
-	case diagnostics.OpCreateItem:
+	case cosmoserr.OpCreateItem:
 		resp, err = r.c.CreateItem(ctx, pk, body.b, &io)
-	case diagnostics.OpUpsertItem:
+	case cosmoserr.OpUpsertItem:
 		resp, err = r.c.UpsertItem(ctx, pk, body.b, &io)
 	default:
 		resp, err = r.c.ReplaceItem(ctx, pk, id, body.b, &io)
@@ -346,21 +355,21 @@ func (r *Repository[T]) Delete(ctx context.Context, pk azcosmos.PartitionKey, id
 	o := applyWriteOptions(opts)
 	if o.ifMatch != nil {
 		_, err := r.c.DeleteItem(ctx, pk, id, &azcosmos.ItemOptions{IfMatchEtag: o.ifMatch})
-		return r.opError(diagnostics.OpDeleteItem, id, err)
+		return r.opError(cosmoserr.OpDeleteItem, id, err)
 	}
 	attempts := 0
 	err = retry.Do(ctx, r.policy, func(ctx context.Context) error {
 		attempts++
 		resp, err := r.c.ReadItem(ctx, pk, id, nil)
 		if err != nil {
-			return r.opError(diagnostics.OpReadItem, id, err)
+			return r.opError(cosmoserr.OpReadItem, id, err)
 		}
 		if h, _ := scanHeader(resp.Value, false); !bytes.Equal(h.typ, r.typeJSON) {
 			return r.docError(ErrTypeMismatch, h, "the document's type differs; not deleted")
 		}
 		etag := resp.ETag
 		_, err = r.c.DeleteItem(ctx, pk, id, &azcosmos.ItemOptions{IfMatchEtag: &etag})
-		return r.opError(diagnostics.OpDeleteItem, id, err)
+		return r.opError(cosmoserr.OpDeleteItem, id, err)
 	})
 	return loopError(err, attempts)
 }

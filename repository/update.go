@@ -8,7 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -32,7 +32,7 @@ func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id
 		attempts++
 		resp, err := r.c.ReadItem(ctx, pk, id, nil)
 		if err != nil {
-			return r.opError(diagnostics.OpReadItem, id, err)
+			return r.opError(cosmoserr.OpReadItem, id, err)
 		}
 		item, _, err := decode[T](&r.core, resp.Value)
 		if err != nil {
@@ -54,7 +54,7 @@ func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id
 		etag := resp.ETag
 		wr, err := r.c.ReplaceItem(ctx, pk, id, body.b, &azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: &etag})
 		if err != nil {
-			return r.opError(diagnostics.OpReplaceItem, id, err)
+			return r.opError(cosmoserr.OpReplaceItem, id, err)
 		}
 		out, err = r.stored(item, wr.Value)
 		return err
@@ -184,7 +184,7 @@ func (r *Repository[T]) Patch(ctx context.Context, pk azcosmos.PartitionKey, id 
 	io := azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: o.ifMatch}
 	resp, err := r.c.PatchItem(ctx, pk, id, ops, &io)
 	if err != nil {
-		err = r.opError(diagnostics.OpPatchItem, id, err)
+		err = r.opError(cosmoserr.OpPatchItem, id, err)
 		if !errors.Is(err, ErrPreconditionFailed) {
 			return zero, err
 		}
@@ -193,7 +193,7 @@ func (r *Repository[T]) Patch(ctx context.Context, pk azcosmos.PartitionKey, id 
 			return zero, why
 		}
 		if resp, err = r.c.PatchItem(ctx, pk, id, ops, &io); err != nil {
-			return zero, r.opError(diagnostics.OpPatchItem, id, err)
+			return zero, r.opError(cosmoserr.OpPatchItem, id, err)
 		}
 	}
 	if len(resp.Value) == 0 {

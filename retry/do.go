@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Defaults of [Policy].
@@ -48,10 +48,10 @@ type Policy struct {
 }
 
 // DefaultRetryable is the Retryable of a zero [Policy]: transient Cosmos DB failures
-// ([diagnostics.IsRetryable]: 408, 410, 429, 449, 5xx, transport errors) and 412 Precondition
+// ([cosmoserr.IsRetryable]: 408, 410, 429, 449, 5xx, transport errors) and 412 Precondition
 // Failed, the outcome that makes an ETag read-modify-write start over.
 func DefaultRetryable(err error) bool {
-	return errors.Is(err, diagnostics.ErrPreconditionFailed) || diagnostics.IsRetryable(err)
+	return errors.Is(err, cosmoserr.ErrPreconditionFailed) || cosmoserr.IsRetryable(err)
 }
 
 // AttemptsError is the error [Do] returns when it stops: it wraps the last error fn returned
@@ -81,12 +81,12 @@ func (e *AttemptsError) Unwrap() []error {
 
 // Do calls fn until it returns nil, returns an error that p.Retryable rejects, or p.MaxAttempts
 // calls were made, waiting with exponential backoff in between. A wait is at least the server's
-// retry hint when the error carries one (a [diagnostics.Error] with RetryAfter, as after
+// retry hint when the error carries one (a [cosmoserr.Error] with RetryAfter, as after
 // throttling). Waits honour ctx: Do stops when ctx is done, and does not start a wait that would
 // end after ctx's deadline. Context errors are never retried.
 //
 // Do returns nil on success; otherwise an [*AttemptsError] wrapping fn's last error, so
-// errors.Is(err, ErrPreconditionFailed) and errors.As(err, new(*diagnostics.Error)) keep working.
+// errors.Is(err, ErrPreconditionFailed) and errors.As(err, new(*cosmoserr.Error)) keep working.
 // Use it for work that must be repeated as a whole, such as read, modify, replace with If-Match;
 // single requests are already retried by the pipeline policy.
 func Do(ctx context.Context, p Policy, fn func(ctx context.Context) error) error {
@@ -112,7 +112,7 @@ func Do(ctx context.Context, p Policy, fn func(ctx context.Context) error) error
 			return giveUp
 		}
 		wait := p.backoff(attempt)
-		var de *diagnostics.Error
+		var de *cosmoserr.Error
 		if errors.As(err, &de) && de.RetryAfter > wait {
 			wait = de.RetryAfter
 		}

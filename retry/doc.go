@@ -14,7 +14,7 @@
 //   - 429 retries ([ThrottleOptions]): up to 9 retries and 30 s of cumulative waiting per
 //     operation, each wait exactly the server's x-ms-retry-after-ms, cut short by the context, and
 //     no retry when the next wait would pass the budget or the deadline. Then an error matching
-//     [ErrThrottled]: a *diagnostics.Error with status, sub-status, activity id, request charge,
+//     [ErrThrottled]: a *cosmoserr.Error with status, sub-status, activity id, request charge,
 //     last retry-after and attempts, which unwraps to the *azcore.ResponseError. Throttles and
 //     waits are reported to package diagnostics.
 //   - Circuit breakers ([BreakerOptions], sony/gobreaker): per region endpoint, and per

@@ -1,19 +1,17 @@
 package retry
 
 import (
-	"errors"
-
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 var (
-	// ErrCircuitOpen matches the error returned without a network call when every region a
-	// request may go to has an open circuit breaker (for its partition key range or the whole
-	// region). Use errors.Is.
-	ErrCircuitOpen = errors.New("cosmoskit: circuit breaker open")
-	// ErrThrottled is diagnostics.ErrThrottled: it matches a request still answered with 429 after
+	// ErrCircuitOpen is cosmoserr.ErrCircuitOpen: it matches the error returned without a network
+	// call when every region a request may go to has an open circuit breaker (for its partition
+	// key range or the whole region). Use errors.Is.
+	ErrCircuitOpen = cosmoserr.ErrCircuitOpen
+	// ErrThrottled is cosmoserr.ErrThrottled: it matches a request still answered with 429 after
 	// the throttle budget was spent.
-	ErrThrottled = diagnostics.ErrThrottled
+	ErrThrottled = cosmoserr.ErrThrottled
 )
 
 // finalError marks an error the policy has finished with, so that neither azcore's retry policy
@@ -45,7 +43,7 @@ func (e *regionsError) Timeout() bool { return e.timeout }
 func (e *regionsError) Retryable() bool { return true }
 
 // circuitOpenError is ErrCircuitOpen with the regions that were skipped. The policy returns it
-// inside a *diagnostics.Error, whose message adds the "cosmoskit: <operation> <db>/<container>: "
+// inside a *cosmoserr.Error, whose message adds the "cosmoskit: <operation> <db>/<container>: "
 // prefix.
 type circuitOpenError struct{ regions []string }
 

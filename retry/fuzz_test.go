@@ -30,17 +30,3 @@ func FuzzLearnTopology(f *testing.F) {
 		}
 	})
 }
-
-// FuzzRetryAfter: any header value gives a non-negative wait without panicking.
-func FuzzRetryAfter(f *testing.F) {
-	for _, s := range []string{"50", "0.5", "-1", "1e309", "NaN", "", "abc"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, v string) {
-		for _, k := range []string{"x-ms-retry-after-ms", "Retry-After-Ms", "Retry-After"} {
-			if d := retryAfter(http.Header{http.CanonicalHeaderKey(k): {v}}); d < 0 {
-				t.Fatalf("%s: %q gave %v", k, v, d)
-			}
-		}
-	})
-}

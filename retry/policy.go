@@ -11,7 +11,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // PipelinePolicy is the per-retry azcore policy that makes an azcosmos client resilient: it
@@ -168,8 +169,8 @@ func (p *PipelinePolicy) Regions(ctx context.Context) []string {
 // Do implements policy.Policy.
 func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	raw := req.Raw()
-	op := diagnostics.Classify(raw)
-	if op.Name == diagnostics.OpReadAccount {
+	op := wire.Classify(raw)
+	if op.Name == wire.OpReadAccount {
 		// No routing and no breaker for the account metadata, but the same throttle budget
 		// (azcore no longer retries 429).
 		resp, err := p.sendThrottled(req, &throttleState{})
@@ -275,7 +276,7 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	return nil, last.giveUp()
 }
 
-const hdrPartitionKeyRangeID = "x-ms-documentdb-partitionkeyrangeid"
+const hdrPartitionKeyRangeID = wire.HeaderPKRangeID
 
 // opState is what the policy remembers across the attempts of one operation: the Cosmos retry
 // policy and azcore's retry policy call it again for their retries, with the same operation values.
@@ -301,16 +302,14 @@ func (s *opState) noteSDKRetry(resp *http.Response) {
 	if resp == nil {
 		return
 	}
-	sub := resp.Header.Get("x-ms-substatus")
-	if (resp.StatusCode == http.StatusNotFound && sub == "1002") ||
-		(resp.StatusCode == http.StatusForbidden && (sub == "3" || sub == "1008")) {
+	if wire.SDKRetries(resp.StatusCode, wire.SubStatus(resp.Header)) {
 		s.followSDK = true
 	}
 }
 
 // route is what the policy needs to know about a request.
 type route struct {
-	op        diagnostics.Operation
+	op        wire.Operation
 	write     bool
 	document  bool
 	partition string // "" when the request does not name its partition key range
@@ -318,9 +317,9 @@ type route struct {
 
 func isDocumentOp(name string) bool {
 	switch name {
-	case diagnostics.OpCreateItem, diagnostics.OpUpsertItem, diagnostics.OpReadItem, diagnostics.OpReplaceItem,
-		diagnostics.OpPatchItem, diagnostics.OpDeleteItem, diagnostics.OpQueryItems, diagnostics.OpExecuteBatch,
-		diagnostics.OpReadChangeFeed, diagnostics.OpReadAllItems:
+	case wire.OpCreateItem, wire.OpUpsertItem, wire.OpReadItem, wire.OpReplaceItem,
+		wire.OpPatchItem, wire.OpDeleteItem, wire.OpQueryItems, wire.OpExecuteBatch,
+		wire.OpReadChangeFeed, wire.OpReadAllItems:
 		return true
 	}
 	return false
@@ -373,9 +372,9 @@ func (p *PipelinePolicy) order(t *topology, write bool, ex *excludedRegions, req
 }
 
 // circuitOpen is the error of a request every candidate region's breaker refused: a
-// *diagnostics.Error (status 0) for the operation, wrapping a *circuitOpenError that matches
+// *cosmoserr.Error (status 0) for the operation, wrapping a *circuitOpenError that matches
 // ErrCircuitOpen.
-func circuitOpen(op diagnostics.Operation, regions []region) error {
+func circuitOpen(op wire.Operation, regions []region) error {
 	names := make([]string, 0, len(regions))
 	for _, r := range regions {
 		n := r.name
@@ -385,7 +384,7 @@ func circuitOpen(op diagnostics.Operation, regions []region) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return &diagnostics.Error{Operation: op.Name, Database: op.Database, Container: op.Container, Err: &circuitOpenError{regions: names}}
+	return &cosmoserr.Error{Operation: op.Name, Database: op.Database, Container: op.Container, Err: &circuitOpenError{regions: names}}
 }
 
 // result is the outcome of one attempt on one region.
@@ -412,7 +411,7 @@ func (r *result) giveUp() error {
 		}
 		var ne net.Error
 		timeout := errors.As(r.err, &ne) && ne.Timeout()
-		return &finalError{&regionsError{msg: "cosmoskit: every region failed; last, " + r.region + ": " + r.err.Error(), timeout: timeout}}
+		return &finalError{&regionsError{msg: "every region failed; last, " + r.region + ": " + r.err.Error(), timeout: timeout}}
 	}
 	return &finalError{newResponseError(r.resp)}
 }

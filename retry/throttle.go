@@ -3,15 +3,15 @@ package retry
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/opstate"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // throttleState is the throttle budget spent by one request so far.
@@ -25,7 +25,7 @@ type throttleState struct {
 
 // sendThrottled sends req and retries it while it is answered with 429 and the budget allows:
 // each wait is the server's retry hint, cut short by the request's context. When the budget is
-// spent it returns a final *diagnostics.Error matching ErrThrottled.
+// spent it returns a final *cosmoserr.Error matching ErrThrottled.
 func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (*http.Response, error) {
 	ctx := req.Raw().Context()
 	for {
@@ -37,11 +37,11 @@ func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (
 		if err != nil {
 			return nil, err
 		}
-		st.charge += headerFloat(resp.Header, "x-ms-request-charge")
+		st.charge += wire.RequestCharge(resp.Header)
 		if resp.StatusCode != http.StatusTooManyRequests {
 			return resp, nil
 		}
-		wait := retryAfter(resp.Header)
+		wait := wire.RetryAfter(resp.Header, p.clock.Now)
 		if wait <= 0 {
 			wait = p.throttle.DefaultRetryAfter
 		}
@@ -55,20 +55,20 @@ func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (
 		if err := p.clock.Sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("cosmoskit: waiting %v to retry a throttled request: %w", wait, err)
 		}
-		diagnostics.AddThrottleWait(ctx, wait)
+		opstate.AddThrottleWait(ctx, wait)
 		st.waited += wait
 		st.retries++
 	}
 }
 
-// throttled builds the error for a request still throttled after the budget: a *diagnostics.Error
+// throttled builds the error for a request still throttled after the budget: a *cosmoserr.Error
 // (matching ErrThrottled) with the status, sub-status, activity id and message of the last 429,
 // the request charge and number of attempts of every try, and the last retry hint; it unwraps to
 // the *azcore.ResponseError the SDK would have returned.
 func (p *PipelinePolicy) throttled(resp *http.Response, st *throttleState) error {
-	var de *diagnostics.Error
-	if !errors.As(diagnostics.FromError("", newResponseError(resp)), &de) {
-		de = &diagnostics.Error{StatusCode: resp.StatusCode, Err: newResponseError(resp)}
+	var de *cosmoserr.Error
+	if !errors.As(cosmoserr.FromError("", newResponseError(resp)), &de) {
+		de = &cosmoserr.Error{StatusCode: resp.StatusCode, Err: newResponseError(resp)}
 	}
 	de.Attempts = st.attempts
 	de.RequestCharge = st.charge
@@ -79,33 +79,4 @@ func (p *PipelinePolicy) throttled(resp *http.Response, st *throttleState) error
 // newResponseError is the error azcosmos returns for a failed response.
 func newResponseError(resp *http.Response) error {
 	return runtime.NewResponseErrorWithErrorCode(resp, resp.Status)
-}
-
-func headerFloat(h http.Header, k string) float64 {
-	f, _ := strconv.ParseFloat(h.Get(k), 64)
-	return f
-}
-
-// retryAfter reads the retry hint like azcore does: Retry-After-Ms, x-ms-retry-after-ms (both in
-// milliseconds), then Retry-After in seconds.
-func retryAfter(h http.Header) time.Duration {
-	for _, k := range [...]string{"Retry-After-Ms", "x-ms-retry-after-ms"} {
-		if v := h.Get(k); v != "" {
-			if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-				if ms >= float64(math.MaxInt64/int64(time.Millisecond)) {
-					return time.Duration(math.MaxInt64) // longer than any budget: not retried
-				}
-				return time.Duration(ms * float64(time.Millisecond))
-			}
-		}
-	}
-	if v := h.Get("Retry-After"); v != "" {
-		if s, err := strconv.Atoi(v); err == nil && s > 0 {
-			if int64(s) >= math.MaxInt64/int64(time.Second) {
-				return time.Duration(math.MaxInt64)
-			}
-			return time.Duration(s) * time.Second
-		}
-	}
-	return 0
 }

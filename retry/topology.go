@@ -2,18 +2,16 @@ package retry
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
-	"strings"
-	"unicode"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // region is one of the account's regions.
 type region struct {
 	name string // as the account spells it, e.g. "West US"
-	key  string // canonical: lower case, no spaces
+	key  string // canonical (wire.CanonicalRegion)
 	host string // host[:port] of its endpoint
 }
 
@@ -25,16 +23,8 @@ type topology struct {
 	byHost     map[string]region
 }
 
-// canonical returns a region name the way the SDK compares them: spaces removed, lower case.
-func canonical(name string) string {
-	var b strings.Builder
-	for _, r := range name {
-		if !unicode.IsSpace(r) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
-}
+// canonical returns a region name the way the SDK compares them.
+func canonical(name string) string { return wire.CanonicalRegion(name) }
 
 func canonicalSet(names []string) map[string]bool {
 	if len(names) == 0 {
@@ -49,17 +39,6 @@ func canonicalSet(names []string) map[string]bool {
 	return m
 }
 
-type accountRegion struct {
-	Name     string `json:"name"`
-	Endpoint string `json:"databaseAccountEndpoint"`
-}
-
-type accountProperties struct {
-	Readable   []accountRegion `json:"readableLocations"`
-	Writable   []accountRegion `json:"writableLocations"`
-	MultiWrite bool            `json:"enableMultipleWriteLocations"`
-}
-
 // learnTopology reads the account metadata from a successful GET / response, leaving the body
 // readable for the SDK. It returns nil when the body is not account metadata.
 func learnTopology(resp *http.Response) *topology {
@@ -72,29 +51,22 @@ func learnTopology(resp *http.Response) *topology {
 	if err != nil {
 		return nil
 	}
-	var props accountProperties
-	if json.Unmarshal(body, &props) != nil || len(props.Writable)+len(props.Readable) == 0 {
+	acct, ok := wire.ParseAccount(body)
+	if !ok {
 		return nil
 	}
-	t := &topology{multiWrite: props.MultiWrite, byHost: map[string]region{}}
-	convert := func(in []accountRegion) []region {
+	t := &topology{multiWrite: acct.MultiWrite, byHost: map[string]region{}}
+	convert := func(in []wire.Region) []region {
 		out := make([]region, 0, len(in))
 		for _, ar := range in {
-			u, err := url.Parse(ar.Endpoint)
-			if err != nil || u.Host == "" {
-				continue
-			}
-			r := region{name: ar.Name, key: canonical(ar.Name), host: u.Host}
+			r := region{name: ar.Name, key: ar.Key, host: ar.Host}
 			out = append(out, r)
 			t.byHost[r.host] = r
 		}
 		return out
 	}
-	t.writable = convert(props.Writable)
-	t.readable = convert(props.Readable)
-	if len(t.readable) == 0 {
-		t.readable = t.writable
-	}
+	t.writable = convert(acct.Writable)
+	t.readable = convert(acct.Readable)
 	return t
 }
 

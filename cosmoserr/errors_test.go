@@ -1,4 +1,4 @@
-package diagnostics
+package cosmoserr
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -56,7 +55,7 @@ func TestFromErrorReadsResponse(t *testing.T) {
 	if !errors.As(err, &e) {
 		t.Fatalf("FromError returned %T, want *Error", err)
 	}
-	want := Error{Operation: OpReadItem, Database: "db1", Container: "c1", StatusCode: 429, SubStatus: 3200,
+	want := Error{Operation: OpReadItem, Database: "db1", Container: "c1", ID: "item1", StatusCode: 429, SubStatus: 3200,
 		ActivityID: "8b4b3bd2-0000-0000-0000-000000000001", RequestCharge: 0.5, RetryAfter: 250 * time.Millisecond,
 		Message: "Request rate is large. More Request Units may be needed, so no changes were made."}
 	got := *e
@@ -71,14 +70,9 @@ func TestFromErrorReadsResponse(t *testing.T) {
 	if !errors.As(err, &raw) || raw.StatusCode != 429 {
 		t.Errorf("errors.As(*azcore.ResponseError) = %v", raw)
 	}
-	msg := err.Error()
-	for _, s := range []string{"cosmoskit: read_item db1/c1: 429 Too Many Requests", "sub-status 3200", "8b4b3bd2-0000-0000-0000-000000000001", "0.5 RU", "retry after 250ms", "Request rate is large"} {
-		if !strings.Contains(msg, s) {
-			t.Errorf("Error() = %q, missing %q", msg, s)
-		}
-	}
-	if strings.Contains(msg, "\n") {
-		t.Errorf("Error() is multi-line: %q", msg)
+	const wantMsg = `cosmoskit: read_item db1/c1 "item1": 429 Too Many Requests (sub-status 3200, activity id 8b4b3bd2-0000-0000-0000-000000000001, 0.5 RU, retry after 250ms): Request rate is large. More Request Units may be needed, so no changes were made.`
+	if msg := err.Error(); msg != wantMsg {
+		t.Errorf("Error()\n got %s\nwant %s", msg, wantMsg)
 	}
 	if !IsRetryable(err) || IsTimeout(err) {
 		t.Errorf("IsRetryable=%v IsTimeout=%v, want true false", IsRetryable(err), IsTimeout(err))
@@ -210,23 +204,27 @@ func TestPredicates(t *testing.T) {
 	}
 }
 
-func TestRetryAfterHeaders(t *testing.T) {
+// TestRetryAfterSemantics: the retry hint of an *Error is read like azcore and the retry layer read
+// it (internal/wire): Retry-After is whole seconds or an HTTP date, the millisecond headers plain
+// decimals; an exponent or a fractional Retry-After is not a hint. (diagnostics used to read
+// "2.5" seconds and "1e3" milliseconds while the retry layer ignored them.)
+func TestRetryAfterSemantics(t *testing.T) {
 	tests := []struct {
-		h    http.Header
-		want time.Duration
+		headers map[string]string
+		want    time.Duration
 	}{
-		{http.Header{}, 0},
-		{http.Header{"X-Ms-Retry-After-Ms": {"50"}}, 50 * time.Millisecond},
-		{http.Header{"Retry-After-Ms": {"12.5"}}, 12500 * time.Microsecond},
-		{http.Header{"Retry-After": {"2"}}, 2 * time.Second},
-		{http.Header{"X-Ms-Retry-After-Ms": {"junk"}}, 0},
-		{http.Header{"X-Ms-Retry-After-Ms": {"NaN"}}, 0},
-		{http.Header{"X-Ms-Retry-After-Ms": {"1e300"}}, time.Duration(math.MaxInt64)},
-		{http.Header{"Retry-After": {"99999999999999"}}, time.Duration(math.MaxInt64)},
+		{map[string]string{"Retry-After": "2.5"}, 0},
+		{map[string]string{"Retry-After-Ms": "1e3"}, 0},
+		{map[string]string{"Retry-After": "2"}, 2 * time.Second},
+		{map[string]string{"x-ms-retry-after-ms": "12.5"}, 12500 * time.Microsecond},
 	}
 	for _, tt := range tests {
-		if got := retryAfter(tt.h); got != tt.want {
-			t.Errorf("retryAfter(%v) = %v, want %v", tt.h, got, tt.want)
+		var e *Error
+		if !errors.As(FromError(OpReadItem, responseError(t, "GET", itemURL, 429, tt.headers, "")), &e) {
+			t.Fatal("no *Error")
+		}
+		if e.RetryAfter != tt.want {
+			t.Errorf("%v: RetryAfter = %v, want %v", tt.headers, e.RetryAfter, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package diagnostics
+package wire
 
 import (
 	"net/http"
@@ -30,11 +30,11 @@ func TestClassify(t *testing.T) {
 		{"batch", "POST", "dbs/db1/colls/c1/docs", map[string]string{"x-ms-cosmos-is-batch-request": "True"}, Operation{Name: OpExecuteBatch, Database: "db1", Container: "c1", Write: true}},
 		{"change feed", "GET", "dbs/db1/colls/c1/docs", map[string]string{"A-IM": "Incremental feed"}, Operation{Name: OpReadChangeFeed, Database: "db1", Container: "c1"}},
 		{"read feed", "GET", "dbs/db1/colls/c1/docs", nil, Operation{Name: OpReadAllItems, Database: "db1", Container: "c1"}},
-		{"read item", "GET", "dbs/db1/colls/c1/docs/a", nil, Operation{Name: OpReadItem, Database: "db1", Container: "c1", Point: true}},
-		{"replace item", "PUT", "dbs/db1/colls/c1/docs/a", nil, Operation{Name: OpReplaceItem, Database: "db1", Container: "c1", Point: true, Write: true}},
-		{"patch item", "PATCH", "dbs/db1/colls/c1/docs/a", nil, Operation{Name: OpPatchItem, Database: "db1", Container: "c1", Point: true, Write: true}},
-		{"delete item", "DELETE", "dbs/db1/colls/c1/docs/a", nil, Operation{Name: OpDeleteItem, Database: "db1", Container: "c1", Point: true, Write: true}},
-		{"escaped ids", "GET", "dbs/my%20db/colls/c%2F1/docs/a%3Fb", nil, Operation{Name: OpReadItem, Database: "my db", Container: "c/1", Point: true}},
+		{"read item", "GET", "dbs/db1/colls/c1/docs/a", nil, Operation{Name: OpReadItem, Database: "db1", Container: "c1", Point: true, Item: "a"}},
+		{"replace item", "PUT", "dbs/db1/colls/c1/docs/a", nil, Operation{Name: OpReplaceItem, Database: "db1", Container: "c1", Point: true, Item: "a", Write: true}},
+		{"patch item", "PATCH", "dbs/db1/colls/c1/docs/a", nil, Operation{Name: OpPatchItem, Database: "db1", Container: "c1", Point: true, Item: "a", Write: true}},
+		{"delete item", "DELETE", "dbs/db1/colls/c1/docs/a", nil, Operation{Name: OpDeleteItem, Database: "db1", Container: "c1", Point: true, Item: "a", Write: true}},
+		{"escaped ids", "GET", "dbs/my%20db/colls/c%2F1/docs/a%3Fb", nil, Operation{Name: OpReadItem, Database: "my db", Container: "c/1", Point: true, Item: "a?b"}},
 		{"query offers", "POST", "offers", map[string]string{"Content-Type": "application/query+json"}, Operation{Name: OpQueryOffers}},
 		{"read offer", "GET", "offers/HFln/", nil, Operation{Name: OpReadThroughput}},
 		{"replace offer", "PUT", "offers/HFln/", nil, Operation{Name: OpReplaceThroughput, Write: true}},

@@ -1,4 +1,4 @@
-package diagnostics
+package wire
 
 import (
 	"net/http"
@@ -49,29 +49,10 @@ type Operation struct {
 	Point bool
 	// Write reports an operation that may change state (anything but reads and queries).
 	Write bool
+	// Item is the item id of a point operation other than create and upsert (from the path),
+	// "" otherwise.
+	Item string
 }
-
-// Canonical header names used to tell requests apart (http.Header.Get does not allocate for these).
-const (
-	hdrContentType    = "Content-Type"
-	hdrIsQuery        = "X-Ms-Documentdb-Query"
-	hdrIsQueryOld     = "X-Ms-Documentdb-Isquery"
-	hdrIsQueryPlan    = "X-Ms-Cosmos-Is-Query-Plan-Request"
-	hdrIsBatch        = "X-Ms-Cosmos-Is-Batch-Request"
-	hdrIsUpsert       = "X-Ms-Documentdb-Is-Upsert"
-	hdrAIM            = "A-Im"
-	hdrConsistency    = "X-Ms-Consistency-Level"
-	hdrPKRangeID      = "X-Ms-Documentdb-Partitionkeyrangeid"
-	hdrActivityID     = "X-Ms-Activity-Id"
-	hdrRequestCharge  = "X-Ms-Request-Charge"
-	hdrSubStatus      = "X-Ms-Substatus"
-	hdrRetryAfterMs   = "X-Ms-Retry-After-Ms"
-	hdrRetryAfterMs2  = "Retry-After-Ms"
-	hdrRetryAfter     = "Retry-After"
-	hdrItemCount      = "X-Ms-Item-Count"
-	queryContentType  = "application/query+json"
-	changeFeedAIMHint = "Incremental feed"
-)
 
 // Classify names the Cosmos DB operation an HTTP request performs, from its method, resource path
 // and the headers azcosmos sets (§3.1 of the REST notes). It never reads the body and never fails:
@@ -165,16 +146,17 @@ func Classify(r *http.Request) Operation {
 	case "pkranges":
 		op.Name = OpReadPartitionKeyRanges
 	case "docs":
-		classifyDocs(&op, m, id != "", h)
+		classifyDocs(&op, m, id, h)
 	default:
 		op.Name, op.Write = OpOther, isWriteMethod(m)
 	}
 	return op
 }
 
-func classifyDocs(op *Operation, m string, hasID bool, h http.Header) {
-	if hasID {
+func classifyDocs(op *Operation, m string, id string, h http.Header) {
+	if id != "" {
 		op.Point = true
+		op.Item = unescape(id)
 		switch m {
 		case http.MethodGet:
 			op.Name = OpReadItem
@@ -185,26 +167,26 @@ func classifyDocs(op *Operation, m string, hasID bool, h http.Header) {
 		case http.MethodDelete:
 			op.Name, op.Write = OpDeleteItem, true
 		default:
-			op.Name, op.Write, op.Point = OpOther, isWriteMethod(m), false
+			op.Name, op.Write, op.Point, op.Item = OpOther, isWriteMethod(m), false, ""
 		}
 		return
 	}
 	switch m {
 	case http.MethodPost:
 		switch {
-		case strings.EqualFold(h.Get(hdrIsQueryPlan), "true"):
+		case strings.EqualFold(h.Get(HeaderIsQueryPlan), "true"):
 			op.Name = OpQueryPlan
 		case isQuery(h):
 			op.Name = OpQueryItems
-		case strings.EqualFold(h.Get(hdrIsBatch), "true"):
+		case strings.EqualFold(h.Get(HeaderIsBatch), "true"):
 			op.Name, op.Write = OpExecuteBatch, true
-		case strings.EqualFold(h.Get(hdrIsUpsert), "true"):
+		case strings.EqualFold(h.Get(HeaderIsUpsert), "true"):
 			op.Name, op.Write, op.Point = OpUpsertItem, true, true
 		default:
 			op.Name, op.Write, op.Point = OpCreateItem, true, true
 		}
 	case http.MethodGet:
-		if h.Get(hdrAIM) != "" {
+		if h.Get(HeaderAIM) != "" {
 			op.Name = OpReadChangeFeed
 		} else {
 			op.Name = OpReadAllItems
@@ -215,11 +197,11 @@ func classifyDocs(op *Operation, m string, hasID bool, h http.Header) {
 }
 
 func isQuery(h http.Header) bool {
-	ct := h.Get(hdrContentType)
+	ct := h.Get(HeaderContentType)
 	if len(ct) >= len(queryContentType) && strings.EqualFold(ct[:len(queryContentType)], queryContentType) {
 		return true
 	}
-	return strings.EqualFold(h.Get(hdrIsQuery), "true") || strings.EqualFold(h.Get(hdrIsQueryOld), "true")
+	return strings.EqualFold(h.Get(HeaderIsQuery), "true") || strings.EqualFold(h.Get(HeaderIsQueryOld), "true")
 }
 
 func isWriteMethod(m string) bool {

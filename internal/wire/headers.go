@@ -1,0 +1,27 @@
+package wire
+
+// Header names, in Go's canonical form (http.Header.Get and Set do not allocate for these).
+const (
+	HeaderActivityID      = "X-Ms-Activity-Id"
+	HeaderRequestCharge   = "X-Ms-Request-Charge"
+	HeaderSubStatus       = "X-Ms-Substatus"
+	HeaderRetryAfterMs    = "X-Ms-Retry-After-Ms"
+	HeaderRetryAfterMsStd = "Retry-After-Ms" // azcore reads it first
+	HeaderRetryAfter      = "Retry-After"    // seconds or an HTTP date
+	HeaderContinuation    = "X-Ms-Continuation"
+	HeaderSessionToken    = "X-Ms-Session-Token"
+	HeaderItemCount       = "X-Ms-Item-Count"
+	HeaderPKRangeID       = "X-Ms-Documentdb-Partitionkeyrangeid"
+	HeaderPartitionKey    = "X-Ms-Documentdb-Partitionkey"
+	HeaderConsistency     = "X-Ms-Consistency-Level"
+	HeaderIsQuery         = "X-Ms-Documentdb-Query"
+	HeaderIsQueryOld      = "X-Ms-Documentdb-Isquery"
+	HeaderIsQueryPlan     = "X-Ms-Cosmos-Is-Query-Plan-Request"
+	HeaderIsBatch         = "X-Ms-Cosmos-Is-Batch-Request"
+	HeaderIsUpsert        = "X-Ms-Documentdb-Is-Upsert"
+	HeaderAIM             = "A-Im" // "Incremental feed": a change feed read
+	HeaderContentType     = "Content-Type"
+)
+
+// queryContentType is the Content-Type of a query request.
+const queryContentType = "application/query+json"
