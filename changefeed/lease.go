@@ -106,7 +106,7 @@ func newIDs(name, containerRID string) ids {
 	return ids{base: name + "_" + clean}
 }
 
-func (i ids) leasePrefix() string      { return i.base + ".." }
+func (i ids) leasePrefix() string       { return i.base + ".." }
 func (i ids) lease(token string) string { return i.base + ".." + token }
 func (i ids) info() string              { return i.base + ".info" }
 func (i ids) lock() string              { return i.base + ".lock" }

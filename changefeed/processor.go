@@ -477,3 +477,22 @@ func (p *Processor) checkpoint(ctx context.Context, o *owned, etag string, seq u
 	}
 	return err
 }
+
+// kill stops the processor as a crash would: goroutines end without releasing leases or
+// checkpointing in-flight batches (tests use it to simulate a dead instance).
+func (p *Processor) kill() {
+	p.mu.Lock()
+	if p.state != 2 {
+		p.mu.Unlock()
+		return
+	}
+	p.state = 3
+	p.mu.Unlock()
+	p.runCancel()
+	p.hardCancel()
+	close(p.renewStop)
+	<-p.renewDone
+	p.loops.Wait()
+	p.workers.Wait()
+	p.metrics.close()
+}
