@@ -52,15 +52,27 @@ func TestValidation(t *testing.T) {
 		field string
 		make  func() error
 	}{
-		{"name", func() error { _, err := changefeed.New("", "a", e.monitored, lc, nop, changefeed.Options{}); return err }},
-		{"name", func() error { _, err := changefeed.New("a/b", "a", e.monitored, lc, nop, changefeed.Options{}); return err }},
-		{"instance", func() error { _, err := changefeed.New("p", "", e.monitored, lc, nop, changefeed.Options{}); return err }},
+		{"name", func() error {
+			_, err := changefeed.New("", "a", e.monitored, lc, nop, changefeed.Options{})
+			return err
+		}},
+		{"name", func() error {
+			_, err := changefeed.New("a/b", "a", e.monitored, lc, nop, changefeed.Options{})
+			return err
+		}},
+		{"instance", func() error {
+			_, err := changefeed.New("p", "", e.monitored, lc, nop, changefeed.Options{})
+			return err
+		}},
 		{"monitored", func() error { _, err := changefeed.New("p", "a", nil, lc, nop, changefeed.Options{}); return err }},
 		{"leases", func() error {
 			_, err := changefeed.New("p", "a", e.monitored, changefeed.LeaseContainer{}, nop, changefeed.Options{})
 			return err
 		}},
-		{"handler", func() error { _, err := changefeed.New("p", "a", e.monitored, lc, nil, changefeed.Options{}); return err }},
+		{"handler", func() error {
+			_, err := changefeed.New("p", "a", e.monitored, lc, nil, changefeed.Options{})
+			return err
+		}},
 		{"Options.LeaseExpirationInterval", func() error {
 			_, err := changefeed.New("p", "a", e.monitored, lc, nop, changefeed.Options{LeaseRenewInterval: time.Minute, LeaseExpirationInterval: time.Second})
 			return err

@@ -389,6 +389,7 @@ func (p *Processor) drop(o *owned) {
 func (p *Processor) release(ctx context.Context, o *owned) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.lost.Store(true) // manual checkpoints of its batches now fail with ErrLeaseLost
 	me := p.instance
 	_, err := p.store.update(ctx, o.l, func(cur *lease) error {
 		if cur.owner() != me {
