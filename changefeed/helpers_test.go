@@ -125,11 +125,14 @@ func (tl *tally) distinct() int {
 }
 
 // waitFor polls cond every few milliseconds until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
+func waitFor(t testing.TB, what string, d time.Duration, cond func() bool, dump ...func()) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
+			for _, f := range dump {
+				f()
+			}
 			t.Fatalf("timed out after %v waiting for %s", d, what)
 		}
 		time.Sleep(3 * time.Millisecond)
@@ -160,3 +163,18 @@ func stop(t testing.TB, p *changefeed.Processor) {
 func id(i int) string { return fmt.Sprintf("d%05d", i) }
 
 func azPK() azcosmos.PartitionKey { return azcosmos.NewPartitionKey() }
+
+// scaled is n, or a third of it under the race detector or -short.
+func scaled(n int) int {
+	if raceEnabled || testing.Short() {
+		return n / 3
+	}
+	return n
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}

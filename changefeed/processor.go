@@ -335,7 +335,9 @@ func (p *Processor) balanceOnce(ctx context.Context) {
 // acquire takes lease l if ok still holds for its current version, and starts its worker.
 func (p *Processor) acquire(ctx context.Context, l *lease, ok func(*lease) bool) {
 	me := p.instance
-	nl, err := p.store.update(ctx, l, func(cur *lease) error {
+	// Not ctx: Stop must not cancel a replace the service may already have applied, or the lease
+	// would stay owned (until it expires) by an instance that never learnt it won it.
+	nl, err := p.store.update(p.hardCtx, l, func(cur *lease) error {
 		if !ok(cur) {
 			return fmt.Errorf("%w: another instance took lease %s first", ErrLeaseLost, cur.LeaseToken)
 		}

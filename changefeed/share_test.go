@@ -74,10 +74,7 @@ func even(counts []int, total int) bool {
 
 func TestThreeInstancesShareTheWork(t *testing.T) {
 	e := newEnv(t, 4)
-	n := 10000
-	if testing.Short() {
-		n = 2000
-	}
+	n := scaled(10000)
 	tl := newTally()
 	var ps []*changefeed.Processor
 	var moves atomic.Int64
@@ -117,7 +114,7 @@ func TestThreeInstancesShareTheWork(t *testing.T) {
 
 func TestDeadInstanceLeasesAreTakenOver(t *testing.T) {
 	e := newEnv(t, 4)
-	n := 3000
+	n := scaled(3000)
 	tl := newTally()
 	a := newProc(t, e, "a", tl.handle, fast())
 	b := newProc(t, e, "b", tl.handle, fast())

@@ -18,16 +18,17 @@ func TestSplitMidRun(t *testing.T) {
 	var acquired atomic.Int64
 	o.OnLeaseAcquired = func(string) { acquired.Add(1) }
 	p := newProc(t, e, "a", tl.handle, o)
-	writeConcurrently(t, e, 0, 1500, 4)
+	n := scaled(3000)
+	writeConcurrently(t, e, 0, n/2, 4)
 	waitFor(t, "some changes handled", 10*time.Second, func() bool { return tl.distinct() > 200 })
 	if err := e.srv.SplitRange("db", "items", "1"); err != nil {
 		t.Fatal(err)
 	}
-	writeConcurrently(t, e, 1500, 1500, 4)
-	waitFor(t, "every change handled", 30*time.Second, func() bool { return tl.distinct() == 3000 })
+	writeConcurrently(t, e, n/2, n/2, 4)
+	waitFor(t, "every change handled", 30*time.Second, func() bool { return tl.distinct() == n })
 	waitFor(t, "three leases", 10*time.Second, func() bool { return len(p.State()) == 3 })
 	stop(t, p)
-	if dup := tl.total - 3000; dup != 0 {
+	if dup := tl.total - n; dup != 0 {
 		t.Errorf("%d changes delivered twice by a single instance", dup)
 	}
 	if tl.outOfOrd != 0 {
@@ -55,17 +56,26 @@ func TestSplitWithThreeInstances(t *testing.T) {
 	for _, name := range []string{"a", "b", "c"} {
 		ps = append(ps, newProc(t, e, name, tl.handle, fast()))
 	}
-	writeConcurrently(t, e, 0, 2000, 4)
+	n := scaled(4000) &^ 1 // even: written in two halves
+	writeConcurrently(t, e, 0, n/2, 4)
 	for _, r := range []string{"0", "3"} {
 		if err := e.srv.SplitRange("db", "items", r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	writeConcurrently(t, e, 2000, 2000, 4)
-	waitFor(t, "every change handled", 30*time.Second, func() bool { return tl.distinct() == 4000 })
+	writeConcurrently(t, e, n/2, n/2, 4)
+	waitFor(t, "every change handled", 30*time.Second, func() bool { return tl.distinct() == n }, func() {
+		t.Logf("handled %d of %d", tl.distinct(), n)
+		for _, p := range ps {
+			t.Logf("%s: %+v", p.Instance(), p.State())
+		}
+		for _, l := range leaseDocs(t, e) {
+			t.Logf("lease %s owner %v cont %s ts %s", l.LeaseToken, deref(l.Owner), l.ContinuationToken, l.Timestamp)
+		}
+	})
 	waitFor(t, "six leases spread evenly", 10*time.Second, func() bool { return even(spread(ps...), 6) })
 	for _, p := range ps {
 		stop(t, p)
 	}
-	t.Logf("%d deliveries of 4000 changes", tl.total)
+	t.Logf("%d deliveries of %d changes", tl.total, n)
 }
