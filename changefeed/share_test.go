@@ -18,7 +18,7 @@ import (
 // of up to 50 per partition key (fewer requests, so the test spends its time in the processor);
 // each partition key is written by one goroutine with increasing seq, so its changes have one
 // order.
-func writeConcurrently(t *testing.T, e *env, from, n, w int) {
+func writeConcurrently(t testing.TB, e *env, from, n, w int) {
 	t.Helper()
 	var wg sync.WaitGroup
 	for g := range w {
@@ -159,4 +159,12 @@ func leaseDocs(t *testing.T, e *env) []leaseDoc {
 		}
 	}
 	return out
+}
+
+// writeBench writes n documents for a benchmark, outside its timer.
+func writeBench(b *testing.B, e *env, n int) {
+	b.Helper()
+	b.StopTimer()
+	writeConcurrently(b, e, 0, n, 8)
+	b.StartTimer()
 }
