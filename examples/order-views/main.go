@@ -108,7 +108,9 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	}
 	orders, err := repository.New(ordersC, repository.Options[order]{
 		Type: "order",
-		Key:  func(o order) (string, azcosmos.PartitionKey) { return o.ID, azcosmos.NewPartitionKeyString(o.CustomerID) },
+		Key: func(o order) (string, azcosmos.PartitionKey) {
+			return o.ID, azcosmos.NewPartitionKeyString(o.CustomerID)
+		},
 	})
 	if err != nil {
 		return err
