@@ -178,3 +178,5 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+func azPKString(s string) azcosmos.PartitionKey { return azcosmos.NewPartitionKeyString(s) }

@@ -120,3 +120,29 @@ func TestEnsureLeases(t *testing.T) {
 		t.Errorf("lease container partitioned by %v", paths)
 	}
 }
+
+// Deletes advance the partition's LSN without adding changes to the latest-version feed; the
+// checkpoint follows, so a new owner does not re-read the empty stretch.
+func TestEmptyPagesAdvanceTheCheckpoint(t *testing.T) {
+	e := newEnv(t, 1)
+	for i := range 10 {
+		write(t, e.monitored, doc{ID: id(i), PK: "p", Seq: i})
+	}
+	tl := newTally()
+	p := newProc(t, e, "a", tl.handle, fast())
+	waitFor(t, "ten changes", 10*time.Second, func() bool { return tl.distinct() == 10 })
+	var before string
+	waitFor(t, "a checkpoint", 10*time.Second, func() bool {
+		before = p.State()[0].ContinuationToken
+		return before != ""
+	})
+	for i := range 5 {
+		if _, err := e.monitored.DeleteItem(context.Background(), azPKString("p"), id(i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the checkpoint to move past the deletes", 10*time.Second, func() bool {
+		return p.State()[0].ContinuationToken != before
+	})
+	stop(t, p)
+}

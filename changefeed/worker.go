@@ -112,8 +112,14 @@ func (p *Processor) process(o *owned) exitReason {
 		clean := o.cpSeq == o.delivered
 		cur := o.l.continuation()
 		o.mu.Unlock()
+		// After a batch, checkpoint it (auto mode); after an empty page, persist the position if
+		// everything delivered is checkpointed (seq 0: not a batch, never stale).
+		seq := uint64(0)
+		if len(resp.Items) > 0 {
+			seq = o.delivered
+		}
 		if next != "" && next != cur && (!p.opts.ManualCheckpoint || clean) {
-			if err := p.checkpoint(p.hardCtx, o, next, o.delivered); err != nil {
+			if err := p.checkpoint(p.hardCtx, o, next, seq); err != nil {
 				if errors.Is(err, ErrLeaseLost) {
 					return exitLost
 				}
