@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -85,12 +86,14 @@ func On[T any](d *Dispatcher, repo *repository.Repository[T], fn func(ctx contex
 	return d
 }
 
-// Handler returns the dispatcher as a Handler, or the first registration error.
+// Handler returns the dispatcher as a Handler, or the first registration error. The handler is a
+// snapshot: registrations made afterwards do not change it, so it is safe for concurrent use.
 func (d *Dispatcher) Handler() (Handler, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	return d.handle, nil
+	snap := &Dispatcher{opts: d.opts, byType: maps.Clone(d.byType)}
+	return snap.handle, nil
 }
 
 func (d *Dispatcher) handle(ctx context.Context, b Batch) error {
