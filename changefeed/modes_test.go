@@ -146,3 +146,31 @@ func TestEmptyPagesAdvanceTheCheckpoint(t *testing.T) {
 	})
 	stop(t, p)
 }
+
+// StartFromTime starts at changes whose last write is at or after the time (the server's clock).
+func TestStartFromTime(t *testing.T) {
+	e := newEnv(t, 2)
+	for i := range 20 {
+		write(t, e.monitored, doc{ID: id(i), PK: id(i % 3), Seq: i})
+	}
+	e.srv.Advance(2 * time.Hour)
+	for i := 20; i < 30; i++ {
+		write(t, e.monitored, doc{ID: id(i), PK: id(i % 3), Seq: i})
+	}
+	tl := newTally()
+	o := fast()
+	o.StartFrom = changefeed.StartFromTime(time.Now().Add(time.Hour))
+	if ts, ok := o.StartFrom.Time(); !ok || ts.IsZero() {
+		t.Fatal("StartFromTime does not read back")
+	}
+	p := newProc(t, e, "a", tl.handle, o)
+	waitFor(t, "ten changes", 10*time.Second, func() bool { return tl.distinct() == 10 })
+	est := p.Estimator()
+	waitFor(t, "lag 0", 10*time.Second, func() bool { n, err := est.Total(context.Background()); return err == nil && n == 0 })
+	stop(t, p)
+	for i := range 20 {
+		if tl.seen[id(i)] != 0 {
+			t.Fatalf("%s, written before the start time, was delivered", id(i))
+		}
+	}
+}
