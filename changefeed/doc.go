@@ -76,6 +76,9 @@
 // Dispatcher routes each change to a function per document type by the "type" discriminator
 // that repository.Repository writes, decoding it to the repository's Go type and upgrading older
 // schema versions through the repository; everything else can go to a raw function.
+// MigrateHandler runs repository's schema migration on the change feed instead of a
+// cross-partition query: a processor of its own rewrites every document below the current
+// version, once, spread over instances and resumable.
 //
 // # Not supported
 //
