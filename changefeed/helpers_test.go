@@ -164,10 +164,10 @@ func id(i int) string { return fmt.Sprintf("d%05d", i) }
 
 func azPK() azcosmos.PartitionKey { return azcosmos.NewPartitionKey() }
 
-// scaled is n, or a third of it under the race detector or -short.
+// scaled is n, or a fifth of it under the race detector or -short.
 func scaled(n int) int {
 	if raceEnabled || testing.Short() {
-		return n / 3
+		return n / 5
 	}
 	return n
 }
