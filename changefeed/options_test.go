@@ -94,3 +94,19 @@ func TestValidation(t *testing.T) {
 		}
 	}
 }
+
+// A ready lease container must be partitioned by /id: Start says so before writing anything.
+func TestLeaseContainerPartitionKey(t *testing.T) {
+	e := newEnv(t, 1)
+	p, err := changefeed.New("proc", "a", e.monitored, changefeed.Leases(e.monitored), nop, changefeed.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ve *changefeed.ValidationError
+	if err := p.Start(context.Background()); !errors.As(err, &ve) || ve.Field != "leases" {
+		t.Fatalf("Start with a lease container partitioned by /pk: %v", err)
+	}
+	if err := p.Stop(context.Background()); err != nil {
+		t.Error(err)
+	}
+}

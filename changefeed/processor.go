@@ -39,6 +39,13 @@ func EnsureLeases(client *cosmoskit.Client, database, id string) LeaseContainer 
 
 func (lc LeaseContainer) open(ctx context.Context) (*azcosmos.ContainerClient, error) {
 	if lc.c != nil {
+		props, err := lc.c.Read(ctx, nil)
+		if err != nil {
+			return nil, diagnostics.FromError(diagnostics.OpReadContainer, err)
+		}
+		if paths := props.ContainerProperties.PartitionKeyDefinition.Paths; len(paths) != 1 || paths[0] != "/id" {
+			return nil, invalid("leases", fmt.Sprintf("container %s is partitioned by %v; a lease container must be partitioned by /id", lc.c.ID(), paths))
+		}
 		return lc.c, nil
 	}
 	return lc.client.EnsureContainer(ctx, lc.database, cosmoskit.ContainerSpec{
