@@ -1,0 +1,160 @@
+package changefeed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/repository"
+)
+
+// Dispatcher is a Handler that routes each change to a function for its document type, using
+// the "type" discriminator and "schemaVersion" that repository.Repository writes (the shape
+// repository.Mixed reads): register a typed function per repository with On, and optionally a
+// raw function for everything else. The changes of a batch are dispatched in order, one at a
+// time; the first error fails the whole batch (it is delivered again, so typed functions must be
+// idempotent like any handler).
+//
+// A change at the repository's current schema version is decoded directly. An older one is read
+// again through the repository (Repository.Get: one point read, with the registered upgrades),
+// which needs Options.PartitionKeyPaths to find its partition key; if it has been deleted since,
+// it is skipped (a later version, if any, follows in the feed). A newer version than the code
+// knows fails the batch with the repository's ErrUnknownSchemaVersion.
+type Dispatcher struct {
+	opts   DispatchOptions
+	byType map[string]func(ctx context.Context, doc []byte, version int, hasVersion bool) error
+	err    error
+}
+
+// DispatchOptions configure a Dispatcher; zero values are the defaults.
+type DispatchOptions struct {
+	// PartitionKeyPaths are the monitored container's partition key paths ("/customerId"),
+	// needed only to re-read changes written at an older schema version. Default: none (such a
+	// change fails the batch with an error saying so).
+	PartitionKeyPaths []string
+	// Raw receives changes whose type has no registered function (including documents without a
+	// "type"). Default: nil, such changes are skipped.
+	Raw func(ctx context.Context, doc []byte) error
+}
+
+// NewDispatcher returns an empty dispatcher.
+func NewDispatcher(opts DispatchOptions) *Dispatcher {
+	return &Dispatcher{opts: opts, byType: map[string]func(context.Context, []byte, int, bool) error{}}
+}
+
+// On registers fn for the documents of repo's type and returns d. Registering a type twice, or a
+// nil repo or fn, is recorded and returned by Handler.
+func On[T any](d *Dispatcher, repo *repository.Repository[T], fn func(ctx context.Context, item T) error) *Dispatcher {
+	if d.err != nil {
+		return d
+	}
+	if repo == nil || fn == nil {
+		d.err = invalid("On", "nil repository or function")
+		return d
+	}
+	typ := repo.Type()
+	if _, dup := d.byType[typ]; dup {
+		d.err = invalid("On", fmt.Sprintf("type %q registered twice", typ))
+		return d
+	}
+	d.byType[typ] = func(ctx context.Context, doc []byte, version int, hasVersion bool) error {
+		var item T
+		if hasVersion && version == repo.SchemaVersion() {
+			if err := json.Unmarshal(doc, &item); err != nil {
+				return fmt.Errorf("changefeed: decoding a %s change: %w", typ, err)
+			}
+			return fn(ctx, item)
+		}
+		id, pk, err := d.key(doc)
+		if err != nil {
+			return fmt.Errorf("changefeed: a %s change at schema version %d needs an upgrade: %w", typ, version, err)
+		}
+		item, err = repo.Get(ctx, pk, id)
+		if errors.Is(err, repository.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return fn(ctx, item)
+	}
+	return d
+}
+
+// Handler returns the dispatcher as a Handler, or the first registration error. The handler is a
+// snapshot: registrations made afterwards do not change it, so it is safe for concurrent use.
+func (d *Dispatcher) Handler() (Handler, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	snap := &Dispatcher{opts: d.opts, byType: maps.Clone(d.byType)}
+	return snap.handle, nil
+}
+
+func (d *Dispatcher) handle(ctx context.Context, b Batch) error {
+	for _, doc := range b.Items {
+		var h struct {
+			Type    *string          `json:"type"`
+			Version *json.RawMessage `json:"schemaVersion"`
+		}
+		_ = json.Unmarshal(doc, &h) // a change that is not an object goes to Raw
+		var fn func(context.Context, []byte, int, bool) error
+		if h.Type != nil {
+			fn = d.byType[*h.Type]
+		}
+		if fn == nil {
+			if d.opts.Raw != nil {
+				if err := d.opts.Raw(ctx, doc); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		version, hasVersion := 0, false
+		if h.Version != nil {
+			hasVersion = json.Unmarshal(*h.Version, &version) == nil
+		}
+		if err := fn(ctx, doc, version, hasVersion); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// key reads a change's id and partition key at DispatchOptions.PartitionKeyPaths.
+func (d *Dispatcher) key(doc []byte) (string, azcosmos.PartitionKey, error) {
+	if len(d.opts.PartitionKeyPaths) == 0 {
+		return "", azcosmos.PartitionKey{}, errors.New("DispatchOptions.PartitionKeyPaths is not set")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return "", azcosmos.PartitionKey{}, err
+	}
+	id, _ := m["id"].(string)
+	pk := azcosmos.NewPartitionKey()
+	for _, path := range d.opts.PartitionKeyPaths {
+		var v any = m
+		for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
+			obj, _ := v.(map[string]any)
+			v = obj[seg]
+		}
+		switch x := v.(type) {
+		case string:
+			pk = pk.AppendString(x)
+		case float64:
+			pk = pk.AppendNumber(x)
+		case bool:
+			pk = pk.AppendBool(x)
+		case nil:
+			pk = pk.AppendNull()
+		default:
+			return "", azcosmos.PartitionKey{}, fmt.Errorf("the value at partition key path %s is not a string, number, boolean or null", path)
+		}
+	}
+	return id, pk, nil
+}

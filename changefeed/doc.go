@@ -1,0 +1,93 @@
+// Package changefeed is a change feed processor for Azure Cosmos DB on top of azcosmos's pull
+// model (ReadChangeFeed with composite continuation tokens), which is all the Go SDK offers:
+// the .NET and Java SDKs' processor, rebuilt with the same lease documents, intervals and
+// balancing, plus typed dispatch through package repository and a lag estimator.
+//
+// Use it for what the change feed is for: materialized views and projections, event-driven
+// pipelines, data migration. Delivery is at least once, so handlers must be idempotent (upsert
+// by id; compare a version or _lsn before overwriting a newer view).
+//
+//	p, err := changefeed.New("order-views", hostname, orders, changefeed.EnsureLeases(client, "shop", "leases"),
+//		func(ctx context.Context, b changefeed.Batch) error {
+//			for _, doc := range b.Items { /* update the view, idempotently */ }
+//			return nil
+//		}, changefeed.Options{StartFrom: changefeed.StartFromBeginning()})
+//	if err := p.Start(ctx); err != nil { ... }
+//	defer p.Stop(context.WithoutCancel(ctx))
+//
+// # Leases
+//
+// A lease is a document in the lease container (partitioned by /id; EnsureLeases provisions it),
+// one per feed range of the monitored container, with the .NET/Java field names and meaning:
+// id ("<name>_<container rid>..<LeaseToken>"), version (1: EPK range lease), LeaseToken
+// ("<min>-<max>"), FeedRange ({"Range":{"min","max"}}), Owner (the instance name, null when
+// free), ContinuationToken (the etag of the last change checkpointed), timestamp (last acquire,
+// renewal or checkpoint; a lease not renewed within LeaseExpirationInterval is free for others),
+// properties and Mode. Every change is a replace with If-Match on the lease's _etag, so two
+// instances never own one lease: the loser of a race re-reads and gives up. The first instance
+// to start creates the leases under a "<name>_<rid>.lock" document and marks the store ready with
+// "<name>_<rid>.info".
+//
+// # Balancing
+//
+// Every LeaseAcquireInterval each instance lists the leases and applies the equal-partitions
+// strategy: the live instances are the owners of unexpired leases; each aims for
+// ceil(leases/instances), clamped by MinLeases and MaxLeases; it takes free or expired leases up
+// to its share, and when there are none, steals one lease per round from the busiest instance if
+// that one holds more than its share. An instance that dies stops renewing, and its leases are
+// taken over once they expire. A stolen lease's old owner finds out at its next renewal or
+// checkpoint (412, owner changed) and stops; the batch it was handling is delivered again by the
+// new owner.
+//
+// # Batches, checkpoints and errors
+//
+// Each lease is read by one goroutine: a page of up to MaxItems changes is handed to the handler
+// and, when the handler returns nil, the lease is checkpointed (ManualCheckpoint leaves that to
+// Batch.Checkpoint). An empty page waits PollInterval. A handler error (or panic) is reported to
+// OnError as a *HandlerError and the same batch is delivered again after a backoff (RetryBackoff
+// doubling up to MaxRetryBackoff); nothing after it is read or checkpointed first. The
+// poison-batch policy is explicit: with MaxDeliveries set, a batch failing that many times goes
+// to OnPoison (which may take custody, e.g. write it to a dead-letter container, and the lease
+// moves on) or, without OnPoison or when it fails, the lease stops and reports a *PoisonError
+// (still owned, so no other instance spins on it; Processor.State shows it). A batch is never
+// skipped silently. Failed reads (throttling beyond the SDK's retries, timeouts) are reported
+// and retried with the same backoff.
+//
+// # Splits
+//
+// When a lease's range is split, azcosmos answers 410/1002 and expands the continuation into the
+// child ranges. The processor then creates one lease per child, each starting at the parent's
+// checkpoint, and deletes the parent, without handing over the page it just read (the children's
+// owners read it): nothing is lost, and only a batch in flight but not checkpointed can be
+// repeated.
+//
+// # Lag
+//
+// Estimator (Processor.Estimator or NewEstimator) estimates per lease and in total how many
+// changes follow each checkpoint, like the .NET estimator (the partition's LSN from the session
+// token minus the _lsn of the first change after the checkpoint); RegisterGauge exports it as the
+// OpenTelemetry gauge cosmoskit.changefeed.estimated_lag. The processor also exports per batch a
+// span "changefeed.batch <container>" (with Options.Diagnostics) and, with Options.MeterProvider,
+// cosmoskit.changefeed.items, cosmoskit.changefeed.request_charge and the gauge
+// cosmoskit.changefeed.lag (per held lease, as of its last read, no extra reads).
+//
+// # Typed dispatch
+//
+// Dispatcher routes each change to a function per document type by the "type" discriminator
+// that repository.Repository writes, decoding it to the repository's Go type and upgrading older
+// schema versions through the repository; everything else can go to a raw function.
+// MigrateHandler runs repository's schema migration on the change feed instead of a
+// cross-partition query: a processor of its own rewrites every document below the current
+// version, once, spread over instances and resumable.
+//
+// # Not supported
+//
+//   - The all-versions-and-deletes mode: azcosmos v1.5.0 reads the latest-version feed only
+//     (deletes are not in it; use a soft-delete flag with TTL).
+//   - Merges: azcosmos v1.5.0 does not send the EPK bounds of a range narrower than its physical
+//     partition, so a lease whose range is narrower than its partition after a merge would read
+//     its neighbours' changes too. Splits are handled.
+//   - Lease containers partitioned by /partitionKey, and sharing a lease store with .NET or Java
+//     processors (the field names and meaning are theirs, the ids are not: they embed the account
+//     host and database rid).
+package changefeed

@@ -1,0 +1,83 @@
+package changefeed_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+)
+
+// A processor over an in-process cosmostest server: the lease container is provisioned on Start,
+// every change is handed to the handler, and Stop releases the leases.
+func ExampleNew() {
+	srv, err := cosmostest.Start(cosmostest.WithHTTP(), cosmostest.WithPartitionCount(2))
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	client, err := cosmoskit.New(cosmoskit.Config{Endpoint: srv.Endpoint(), Key: srv.Key()})
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+	orders, err := client.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
+	if err != nil {
+		panic(err)
+	}
+
+	var mu sync.Mutex
+	perLease := map[string]int{}
+	total := 0
+	handle := func(_ context.Context, b changefeed.Batch) error {
+		mu.Lock()
+		defer mu.Unlock()
+		perLease[b.LeaseToken] += len(b.Items)
+		total += len(b.Items)
+		return nil // the batch is checkpointed
+	}
+	p, err := changefeed.New("order-events", "instance-1", orders, changefeed.EnsureLeases(client, "shop", "leases"), handle,
+		changefeed.Options{StartFrom: changefeed.StartFromBeginning(), PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		panic(err)
+	}
+	if err := p.Start(ctx); err != nil {
+		panic(err)
+	}
+	for _, c := range []string{"ada", "bob", "eve"} {
+		doc := fmt.Sprintf(`{"id":"order-1","customerId":%q}`, c)
+		if _, err := orders.CreateItem(ctx, azcosmos.NewPartitionKeyString(c), []byte(doc), nil); err != nil {
+			panic(err)
+		}
+	}
+	est := p.Estimator()
+	for {
+		mu.Lock()
+		n := total
+		mu.Unlock()
+		if lag, err := est.Total(ctx); err == nil && lag == 0 && n == 3 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := p.Stop(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println(len(p.State()), "leases held after Stop; the handler saw:")
+	for _, lease := range slices.Sorted(maps.Keys(perLease)) {
+		fmt.Printf("%d change(s) from lease %s\n", perLease[lease], lease)
+	}
+	fmt.Println("defaults:", p.Options().LeaseRenewInterval, p.Options().LeaseAcquireInterval, p.Options().LeaseExpirationInterval, p.Options().MaxItems)
+	// Output:
+	// 0 leases held after Stop; the handler saw:
+	// 3 change(s) from lease -20
+	// defaults: 17s 13s 1m0s 100
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package changefeed_test
+
+const raceEnabled = false
