@@ -90,8 +90,7 @@ func (m *Mixed) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (_
 // Partition returns every document of the registered types in partition pk, each decoded to its
 // Go type, with one single-partition query. It stops at the first error, yielded with a nil value.
 func (m *Mixed) Partition(ctx context.Context, pk azcosmos.PartitionKey) iter.Seq2[any, error] {
-	q := m.query.clone()
-	q.Partition(pk)
+	q := m.query.Partition(pk)
 	return func(yield func(any, error) bool) {
 		rq, err := q.render("", 0, nil)
 		if err != nil {
@@ -125,11 +124,4 @@ func (m *Mixed) Partition(ctx context.Context, pk azcosmos.PartitionKey) iter.Se
 			token = next
 		}
 	}
-}
-
-// clone returns a copy of q without its render cache.
-func (q *Query) clone() *Query {
-	c := &Query{text: q.text, params: q.params, built: q.built, filters: q.filters, orders: q.orders,
-		top: q.top, fields: q.fields, pk: q.pk, hasPK: q.hasPK, cross: q.cross, err: q.err}
-	return c
 }
