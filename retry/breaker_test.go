@@ -156,6 +156,9 @@ func TestBreakerClassification(t *testing.T) {
 		{"412", cosmostest.Fault{Status: http.StatusPreconditionFailed}, false},
 		{"413", cosmostest.Fault{Status: http.StatusRequestEntityTooLarge}, false},
 		{"409", cosmostest.Fault{Status: http.StatusConflict}, false},
+		{"400", cosmostest.Fault{Status: http.StatusBadRequest}, false},
+		{"401", cosmostest.Fault{Status: http.StatusUnauthorized}, false},
+		{"403", cosmostest.Fault{Status: http.StatusForbidden}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

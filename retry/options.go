@@ -100,8 +100,11 @@ func (o ThrottleOptions) withDefaults() ThrottleOptions {
 // x-ms-documentdb-partitionkeyrangeid header), each separately for reads and writes.
 //
 // Failures are 5xx, 408, and transport errors and timeouts that are not the caller's own
-// cancellation or deadline. Everything else is a success (404, 409, 412, 413 and other 4xx show a
-// healthy service), except 429, which is throttling and counts as neither. A breaker opens after
+// cancellation or deadline. A 4xx other than 408 and 429 is a success (404, 409, 412, 413 and the
+// others show a healthy service). Nothing that says nothing about a region's health counts either
+// way: 429 (throttling), the caller's cancellation or deadline, and a request that cannot be sent
+// at all (a header no HTTP request may carry, such as a continuation token with a newline; it
+// fails at once with an error matching diagnostics.ErrBadRequest). A breaker opens after
 // the threshold of consecutive failures; while it is open its region (or its range in that region)
 // is left out of routing; after OpenInterval it lets probe requests through (half-open), and
 // closes again when they succeed.

@@ -180,6 +180,9 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
+	if h := unsendable(raw.Header); h != "" {
+		return nil, unsendableRequest(op, h)
+	}
 	r := route{op: op, write: op.Write, document: isDocumentOp(op.Name)}
 	ctx := raw.Context()
 	if id := rangeFromContext(ctx); id != "" && r.document {
@@ -428,6 +431,14 @@ func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *thr
 	raw.URL.Host = c.host
 	resp, err := p.sendThrottled(req, st) //nolint:bodyclose // the response goes back to the caller in the result
 	ctx := raw.Context()
+	if err != nil {
+		// Headers from policy.WithHTTPHeader are added below this policy, into this request's
+		// header map: a request they made unsendable failed for its own sake, not the region's.
+		if h := unsendable(raw.Header); h != "" {
+			done(outcomeNeutral)
+			return result{err: unsendableRequest(r.op, h), final: true, region: c.name}
+		}
+	}
 	o := classify(ctx, resp, err)
 	done(o)
 	final := o == outcomeSuccess || (o == outcomeNeutral && (err != nil || ctx.Err() != nil))
