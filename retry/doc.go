@@ -17,13 +17,13 @@
 //     [ErrThrottled]: a *diagnostics.Error with status, sub-status, activity id, request charge,
 //     last retry-after and attempts, which unwraps to the *azcore.ResponseError. Throttles and
 //     waits are reported to package diagnostics.
-//   - Circuit breakers ([BreakerOptions], sony/gobreaker): per region endpoint, and per
-//     partition key range in a region for requests that name their range
-//     ([WithPartitionKeyRange]); reads open after 10 consecutive failures, writes after 5; 5xx,
-//     408 and transport errors are failures, other 4xx are not, 429 and the caller's cancellation
-//     are not counted. An open breaker takes its region (or range) out of routing until a probe
-//     succeeds; when nothing is left the request fails with [ErrCircuitOpen] without a network
-//     call.
+//   - Circuit breakers ([BreakerOptions]): per region endpoint, and per partition key range in a
+//     region for requests that name their range ([WithPartitionKeyRange]); reads open after 10
+//     consecutive failures, writes after 5; 5xx, 408 and transport errors are failures, other 4xx
+//     are not, and 429, the caller's cancellation or deadline and requests that cannot be sent
+//     are not counted. An open breaker takes its region (or range) out of routing for the open
+//     interval (on [Options].Clock) until a probe succeeds; when every candidate is open, the one
+//     that opened first is tried half-open: the breakers reorder routes but never refuse them all.
 //   - Regions: the effective order is the preferred regions minus the client's excluded regions
 //     ([PipelinePolicy.SetExcludedRegions], changeable at runtime) and the request's
 //     ([WithExcludedRegions]); when everything is excluded, the write region. Reads fail over along

@@ -121,7 +121,7 @@ func (p *PipelinePolicy) hedge(ctx context.Context, arms []*policy.Request, canc
 		i := started
 		started++
 		go func() {
-			results <- armResult{arm: i, res: p.attempt(arms[i], regions[i], r, &throttleState{})}
+			results <- armResult{arm: i, res: p.attempt(arms[i], regions[i], r, &throttleState{}, false)}
 		}()
 	}
 	cancelAll := func(pending int) {

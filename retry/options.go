@@ -55,8 +55,8 @@ type Options struct {
 	// Reporter receives every circuit breaker state change, e.g. the *diagnostics.Policy of the
 	// client (which records a metric and a log record). If nil, changes are not reported.
 	Reporter StateReporter
-	// Clock is the time source of the throttle waits. If nil, the system clock is used. (Hedge
-	// thresholds and the breakers' open interval always run on the system clock.)
+	// Clock is the time source of the throttle waits and of the circuit breakers' open interval.
+	// If nil, the system clock is used. (Hedge thresholds always run on the system clock.)
 	Clock Clock
 }
 
@@ -106,8 +106,11 @@ func (o ThrottleOptions) withDefaults() ThrottleOptions {
 // at all (a header no HTTP request may carry, such as a continuation token with a newline; it
 // fails at once with an error matching diagnostics.ErrBadRequest). A breaker opens after
 // the threshold of consecutive failures; while it is open its region (or its range in that region)
-// is left out of routing; after OpenInterval it lets probe requests through (half-open), and
-// closes again when they succeed.
+// is left out of routing; after OpenInterval (on Options.Clock) it lets probe requests through
+// (half-open), and closes again when they succeed. The breakers never refuse every route: when
+// every region a request may go to is open, the one whose breaker opened first is tried at once,
+// half-open (a read that fails there is final; the next request tries the next one), so an account
+// with one region, or writes to the single write region, are never failed fast.
 type BreakerOptions struct {
 	// ReadFailureThreshold is the number of consecutive failed reads that opens a breaker. If 0 or
 	// negative, DefaultReadFailureThreshold (10) is used (to turn breakers off, set Disable).

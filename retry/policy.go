@@ -69,7 +69,7 @@ func NewPipelinePolicy(o Options) *PipelinePolicy {
 		}
 	}
 	if !o.Breaker.Disable {
-		p.br = newBreakers(o.Breaker, o.Reporter)
+		p.br = newBreakers(o.Breaker, o.Reporter, p.clock)
 	}
 	p.SetExcludedRegions(o.ExcludedRegions...)
 	p.opts = o
@@ -217,21 +217,7 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	default: // single write region: the SDK's choice
 		regions = []region{current}
 	}
-	avail := regions // shared with the route cache: filtered into a copy only when a breaker is open
-	for i, c := range regions {
-		if p.br.open(c, r.partition, r.write) {
-			avail = append(make([]region, 0, len(regions)), regions[:i]...)
-			for _, c := range regions[i+1:] {
-				if !p.br.open(c, r.partition, r.write) {
-					avail = append(avail, c)
-				}
-			}
-			break
-		}
-	}
-	if len(avail) == 0 {
-		return nil, &finalError{circuitOpen(r.op, regions)}
-	}
+	avail, force := p.available(regions, r)
 	h := p.hedging
 	if hc, ok := hedgingFromContext(ctx); ok {
 		h = hc
@@ -246,17 +232,19 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	st := &ops.throttle
 	if r.write {
 		// Writes go to one region; failures are the SDK's to retry.
-		res := p.attempt(req, avail[0], r, st)
-		if res.skipped {
-			return nil, &finalError{circuitOpen(r.op, regions)}
+		res := p.attempt(req, avail[0], r, st, force)
+		if res.skipped { // half-open with its probe in flight: this is the only route, so go anyway
+			res = p.attempt(req, avail[0], r, st, true)
 		}
 		ops.noteSDKRetry(res.resp)
 		return res.resp, res.err
 	}
 	var last result
 	tried := 0
-	for _, c := range avail {
-		res := p.attempt(req, c, r, st)
+	for i, c := range avail {
+		// The last region is forced when every one before it was skipped: the breakers may
+		// reorder the routes but never refuse them all.
+		res := p.attempt(req, c, r, st, force || (tried == 0 && i == len(avail)-1))
 		if res.skipped {
 			continue
 		}
@@ -269,13 +257,35 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		last.close()
 		last = res
 	}
-	if tried == 0 {
-		return nil, &finalError{circuitOpen(r.op, regions)}
-	}
-	if tried == 1 {
+	if tried == 1 && !(force && len(regions) > 1) {
 		return last.resp, last.err
 	}
+	// Several regions were tried, or every one is open and the probe of the least recently
+	// opened failed: final, so that the SDK does not walk the regions again with its sleeps.
 	return nil, last.giveUp()
+}
+
+// available returns the regions of regions whose breakers are not open, in order. When every one
+// is open it returns the one whose breaker opened first, with force set: it is tried half-open,
+// since refusing every route would turn a partial outage into a full one (the other SDKs' circuit
+// breakers likewise reorder regions but never leave none).
+func (p *PipelinePolicy) available(regions []region, r route) (avail []region, force bool) {
+	avail = regions // shared with the route cache: filtered into a copy only when a breaker is open
+	for i, c := range regions {
+		if isOpen, _ := p.br.open(c, r.partition, r.write); isOpen {
+			avail = append(make([]region, 0, len(regions)), regions[:i]...)
+			for _, c := range regions[i+1:] {
+				if isOpen, _ := p.br.open(c, r.partition, r.write); !isOpen {
+					avail = append(avail, c)
+				}
+			}
+			break
+		}
+	}
+	if len(avail) == 0 && len(regions) > 0 {
+		return []region{p.br.leastRecentlyOpened(regions, r.partition, r.write)}, true
+	}
+	return avail, false
 }
 
 const hdrPartitionKeyRangeID = "x-ms-documentdb-partitionkeyrangeid"
@@ -420,9 +430,10 @@ func (r *result) giveUp() error {
 	return &finalError{newResponseError(r.resp)}
 }
 
-// attempt sends req to region c through the breaker and the throttle loop.
-func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState) result {
-	done, ok := p.br.allow(c, r.partition, r.write)
+// attempt sends req to region c through the breaker and the throttle loop;
+// force lets it through whatever the breakers say (the last route).
+func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState, force bool) result {
+	done, ok := p.br.allow(c, r.partition, r.write, force)
 	if !ok {
 		return result{skipped: true}
 	}
