@@ -2,10 +2,13 @@ package repository
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
@@ -34,8 +37,13 @@ type TxResult struct {
 	StatusCode int
 	// ETag is the item's ETag after the operation ("" for delete).
 	ETag azcore.ETag
-	// Item is the item as stored, a T of the operation's repository (not *T); nil for delete.
+	// Item is the item as stored, a T of the operation's repository (not *T); nil for delete and
+	// when Err is set.
 	Item any
+	// Err is set when the batch committed but this operation's result could not be decoded: it
+	// matches ErrCommittedResult (and the decode failure's sentinel, such as ErrTypeMismatch). The
+	// operation was applied all the same.
+	Err error
 }
 
 // NewTx starts a transactional batch in partition pk of container c.
@@ -176,10 +184,18 @@ func (r *Repository[T]) PatchIn(tx *Tx, id string, p *Patch, opts ...WriteOption
 	return tx
 }
 
-// Execute runs the batch. If any operation fails nothing is applied, and the error is a
-// *BatchError naming the failing operation, matching the sentinel of its status (ErrConflict,
-// ErrNotFound, ErrPreconditionFailed, ...). Results are in the order the operations were added,
-// each item decoded by its repository (type and version checked).
+// Execute runs the batch. An error means nothing was committed: the batch was refused before
+// anything was sent (a *ValidationError), the service rolled it back because one operation failed
+// (a *BatchError naming it, matching the sentinel of its status: ErrConflict, ErrNotFound,
+// ErrPreconditionFailed, ...), or the request as a whole failed (an *OpError). The one exception is
+// an error with no status at all (a timeout or dropped connection, diagnostics.IsTimeout or a
+// *diagnostics.Error with StatusCode 0): then no answer came back and the outcome is unknown, as for
+// any write.
+//
+// Once the batch committed, Execute returns no error. Results are in the order the operations were
+// added, each item decoded by its repository (type and version checked); an operation whose result
+// cannot be decoded, or every operation when the SDK could not read the response, has
+// TxResult.Err set, matching ErrCommittedResult.
 func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 	if tx.rep != nil {
 		var end func(error)
@@ -205,15 +221,18 @@ func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 	}
 	resp, err := tx.c.ExecuteTransactionalBatch(ctx, tx.b, &azcosmos.TransactionalBatchOptions{EnableContentResponseOnWrite: true})
 	if err != nil {
+		if raw := resp.RawResponse; raw != nil && raw.StatusCode < 300 {
+			// The service committed the batch but the SDK could not parse its results.
+			out := make([]TxResult, len(tx.dec))
+			for i := range out {
+				out[i] = TxResult{StatusCode: raw.StatusCode, Err: &CommittedResultError{Index: i, Type: tx.typeAt(i), Err: err}}
+			}
+			return out, nil
+		}
 		return nil, &OpError{Op: diagnostics.OpExecuteBatch, Type: typ, Err: diagnostics.FromError(diagnostics.OpExecuteBatch, err)}
 	}
 	if !resp.Success {
-		for i, res := range resp.OperationResults {
-			if res.StatusCode != http.StatusFailedDependency && res.StatusCode >= 300 {
-				return nil, &BatchError{Index: i, StatusCode: int(res.StatusCode), Type: tx.typeAt(i)}
-			}
-		}
-		return nil, &BatchError{Index: -1, StatusCode: http.StatusMultiStatus, Type: typ}
+		return nil, tx.batchError(resp, typ)
 	}
 	out := make([]TxResult, len(resp.OperationResults))
 	for i, res := range resp.OperationResults {
@@ -221,12 +240,52 @@ func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 		if len(res.ResourceBody) > 0 && i < len(tx.dec) && tx.dec[i] != nil {
 			item, err := tx.dec[i].decodeAny(res.ResourceBody)
 			if err != nil {
-				return out, err
+				out[i].Err = &CommittedResultError{Index: i, Type: tx.typeAt(i), Err: err}
+				continue
 			}
 			out[i].Item = item
 		}
 	}
 	return out, nil
+}
+
+// batchError is the error of a rolled-back batch: the first operation whose status is not 424
+// (failed dependency) caused it.
+func (tx *Tx) batchError(resp azcosmos.TransactionalBatchResponse, typ string) error {
+	be := &BatchError{Index: -1, StatusCode: http.StatusMultiStatus, Type: typ,
+		ActivityID: resp.ActivityID, RequestCharge: float64(resp.RequestCharge)}
+	if raw := resp.RawResponse; raw != nil {
+		be.SubStatus, _ = strconv.Atoi(raw.Header.Get("x-ms-substatus"))
+	}
+	for i, res := range resp.OperationResults {
+		if res.StatusCode != http.StatusFailedDependency && res.StatusCode >= 300 {
+			be.Index, be.StatusCode, be.Type = i, int(res.StatusCode), tx.typeAt(i)
+			be.SubStatus = opSubStatus(resp.RawResponse, i)
+			break
+		}
+	}
+	be.err = &diagnostics.Error{Operation: diagnostics.OpExecuteBatch, StatusCode: be.StatusCode, SubStatus: be.SubStatus,
+		ActivityID: be.ActivityID, RequestCharge: be.RequestCharge, Diagnostics: resp.Diagnostics}
+	return be
+}
+
+// opSubStatus reads the subStatusCode of operation i from a batch response's JSON (the SDK's
+// TransactionalBatchResult has none); 0 if absent.
+func opSubStatus(raw *http.Response, i int) int {
+	if raw == nil {
+		return 0
+	}
+	body, err := runtime.Payload(raw)
+	if err != nil {
+		return 0
+	}
+	var ops []struct {
+		SubStatus int `json:"subStatusCode"`
+	}
+	if json.Unmarshal(body, &ops) != nil || i >= len(ops) {
+		return 0
+	}
+	return ops[i].SubStatus
 }
 
 func (tx *Tx) typeAt(i int) string {
@@ -252,8 +311,11 @@ type BatchResult[T any] struct {
 	StatusCode int
 	// ETag is the item's ETag after the operation ("" for delete).
 	ETag azcore.ETag
-	// Item is the item as stored (read, written or patched); zero for delete.
+	// Item is the item as stored (read, written or patched); zero for delete and when Err is set.
 	Item T
+	// Err is set when the batch committed but this operation's result could not be decoded (see
+	// TxResult.Err): it matches ErrCommittedResult.
+	Err error
 }
 
 // NewBatch starts a transactional batch in partition pk.
@@ -300,7 +362,7 @@ func (b *Batch[T]) Execute(ctx context.Context) ([]BatchResult[T], error) {
 	res, err := b.tx.Execute(ctx)
 	out := make([]BatchResult[T], len(res))
 	for i, r := range res {
-		out[i] = BatchResult[T]{StatusCode: r.StatusCode, ETag: r.ETag}
+		out[i] = BatchResult[T]{StatusCode: r.StatusCode, ETag: r.ETag, Err: r.Err}
 		if v, ok := r.Item.(T); ok {
 			out[i].Item = v
 		}
@@ -311,20 +373,66 @@ func (b *Batch[T]) Execute(ctx context.Context) ([]BatchResult[T], error) {
 	return out, nil
 }
 
-// BatchError is a transactional batch that was rolled back because one operation failed.
+// BatchError is a transactional batch that was rolled back because one operation failed: nothing
+// was applied. Like every error of a call the service answered, it carries the activity id, status,
+// sub-status and request charge, and unwraps to a *diagnostics.Error with the same values.
 type BatchError struct {
 	// Index is the failing operation's position, -1 if the response named none.
 	Index int
 	// StatusCode is the failing operation's status.
 	StatusCode int
+	// SubStatus is the failing operation's sub-status (0 when the service gave none).
+	SubStatus int
 	// Type is the type discriminator of the failing operation's repository.
 	Type string
+	// ActivityID is the batch's x-ms-activity-id, the id Azure support asks for.
+	ActivityID string
+	// RequestCharge is the request units the batch consumed.
+	RequestCharge float64
+
+	err *diagnostics.Error
 }
 
-// Error returns "repository: batch rolled back: operation <i> (<type>) failed with <status>".
+// Error returns "repository: batch rolled back: operation <i> (<type>) failed with <status>
+// (sub-status, activity id, RU)".
 func (e *BatchError) Error() string {
-	return fmt.Sprintf("repository: batch rolled back: operation %d (%s) failed with %d %s", e.Index, e.Type, e.StatusCode, http.StatusText(e.StatusCode))
+	return fmt.Sprintf("repository: batch rolled back: operation %d (%s) failed with %d %s (sub-status %d, activity id %s, %s RU)",
+		e.Index, e.Type, e.StatusCode, http.StatusText(e.StatusCode), e.SubStatus, e.ActivityID,
+		strconv.FormatFloat(e.RequestCharge, 'f', -1, 64))
 }
+
+// Unwrap returns the *diagnostics.Error of the failing operation (nil for a BatchError built by
+// hand).
+func (e *BatchError) Unwrap() error {
+	if e.err == nil {
+		return nil
+	}
+	return e.err
+}
+
+// CommittedResultError is the per-operation error of a batch that committed but whose result for
+// that operation could not be decoded (TxResult.Err). It matches ErrCommittedResult and unwraps to
+// the decode failure.
+type CommittedResultError struct {
+	// Index is the operation's position in the batch.
+	Index int
+	// Type is the type discriminator of the operation's repository ("" for a delete).
+	Type string
+	// Err is the decode failure.
+	Err error
+}
+
+// Error returns "repository: batch committed, but the result of operation <i> (<type>) cannot be
+// read: <cause>".
+func (e *CommittedResultError) Error() string {
+	return fmt.Sprintf("repository: batch committed, but the result of operation %d (%s) cannot be read: %v", e.Index, e.Type, e.Err)
+}
+
+// Is matches ErrCommittedResult.
+func (e *CommittedResultError) Is(target error) bool { return target == ErrCommittedResult }
+
+// Unwrap returns the decode failure.
+func (e *CommittedResultError) Unwrap() error { return e.Err }
 
 // Is matches the sentinel of the failing operation's status.
 func (e *BatchError) Is(target error) bool {

@@ -55,6 +55,12 @@ var (
 	// ErrInvalidPatch: more than 10 patch operations, or one on id, type, schemaVersion or a
 	// system property.
 	ErrInvalidPatch = errors.New("cosmoskit: invalid patch")
+	// ErrCommittedResult matches the per-operation error (TxResult.Err, BatchResult.Err) of a
+	// transactional batch that committed but whose result for that operation could not be read
+	// or decoded (a document of another type or a newer schema version, a response the SDK could
+	// not parse). The batch was applied: do not run it again. The error also matches the decode
+	// failure's own sentinel (ErrTypeMismatch, ErrUnknownSchemaVersion, ...).
+	ErrCommittedResult = errors.New("cosmoskit: batch committed; operation result unreadable")
 	// ErrInvalidToken: a page token that was not returned by Page for the same query.
 	ErrInvalidToken = errors.New("cosmoskit: invalid continuation token")
 	// ErrTooManyAttempts: Update lost the ETag race on every attempt. It also matches
