@@ -31,8 +31,11 @@ type Stats struct {
 }
 
 // callState is created by the per-call policy for each operation and updated by the attempt
-// policy below it, which may run concurrently for hedged attempts.
+// policy below it, which may run concurrently for hedged attempts. It is also the operation's
+// request context: the caller's context, plus itself as the value of stateKey (one allocation
+// where context.WithValue would add a second).
 type callState struct {
+	context.Context
 	names *regionNames // the Policy's region map, for Stats.Region
 	mu    sync.Mutex
 	s     Stats
@@ -43,14 +46,40 @@ type callState struct {
 // maxHosts bounds the contacted endpoints remembered per operation.
 const maxHosts = 4
 
-// contacted returns the distinct hosts the attempts went to.
-func (st *callState) contacted() []string {
+// contactedNames returns the region names of the distinct hosts the attempts went to, skipping
+// hosts that are not known region endpoints; nil if none is known.
+func (st *callState) contactedNames() []string {
+	mp := st.names.m.Load()
+	if mp == nil {
+		return nil
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return append([]string(nil), st.hosts[:st.nh]...)
+	var out []string
+	for _, h := range st.hosts[:st.nh] {
+		if n, ok := (*mp)[h]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// attempted reports whether an attempt policy recorded any host.
+func (st *callState) attempted() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.nh > 0
 }
 
 type stateKey struct{}
+
+// Value returns st for stateKey, else the caller's context's value.
+func (st *callState) Value(key any) any {
+	if _, ok := key.(stateKey); ok {
+		return st
+	}
+	return st.Context.Value(key)
+}
 
 func stateFrom(ctx context.Context) *callState {
 	st, _ := ctx.Value(stateKey{}).(*callState)

@@ -331,13 +331,23 @@ func fillFromResponse(e *Error, resp *http.Response) {
 	}
 }
 
+// subStatus and requestCharge skip the parse of an absent header: strconv's error for "" would
+// allocate on every response without one.
 func subStatus(h http.Header) int {
-	n, _ := strconv.Atoi(h.Get(hdrSubStatus))
+	v := h.Get(hdrSubStatus)
+	if v == "" {
+		return 0
+	}
+	n, _ := strconv.Atoi(v)
 	return n
 }
 
 func requestCharge(h http.Header) float64 {
-	f, _ := strconv.ParseFloat(h.Get(hdrRequestCharge), 64)
+	v := h.Get(hdrRequestCharge)
+	if v == "" {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(v, 64)
 	return f
 }
 

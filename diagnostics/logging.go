@@ -22,7 +22,7 @@ const (
 // deadlines; Debug for 404/409/412 with sub-status 0 and cancellations), else a slow or expensive
 // operation (Warn). Records carry the SDK's diagnostics string, never headers, keys or parameter
 // values.
-func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *outcome, d time.Duration, query string) {
+func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *outcome, d time.Duration, query string, st *callState) {
 	var level slog.Level
 	var msg string
 	var threshold time.Duration
@@ -47,6 +47,9 @@ func (p *Policy) log(ctx context.Context, raw *http.Request, op Operation, out *
 	}
 	if !p.logger.Enabled(ctx, level) {
 		return
+	}
+	if out.regions == nil {
+		out.regions = p.contactedRegions(st, out)
 	}
 	attrs := make([]slog.Attr, 0, 16)
 	attrs = append(attrs,

@@ -45,21 +45,6 @@ type accountRegion struct {
 	Endpoint string `json:"databaseAccountEndpoint"`
 }
 
-// names returns the region names of hosts, skipping hosts it does not know; nil if none is known.
-func (r *regionNames) names(hosts []string) []string {
-	mp := r.m.Load()
-	if mp == nil {
-		return nil
-	}
-	var out []string
-	for _, h := range hosts {
-		if n, ok := (*mp)[h]; ok {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // name returns the region name of host (host:port), "" if unknown or r is nil.
 func (r *regionNames) name(host string) string {
 	if r == nil || host == "" {

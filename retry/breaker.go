@@ -161,7 +161,7 @@ func (b *breaker) stateNow() (State, time.Time) {
 // breaker goes half-open at once and the attempt is its probe): the policy forces the last route
 // it has rather than refusing every one. It returns the function that records the attempt's
 // outcome, or false when the breaker refuses.
-func (b *breaker) allow(force bool) (func(outcome), bool) {
+func (b *breaker) allow(force bool) (ticket, bool) {
 	var tr transition
 	b.mu.Lock()
 	now := b.clock.Now()
@@ -170,7 +170,7 @@ func (b *breaker) allow(force bool) (func(outcome), bool) {
 		if !force {
 			b.mu.Unlock()
 			b.notify(&tr)
-			return nil, false
+			return ticket{}, false
 		}
 		b.change(StateHalfOpen, now, &tr)
 	}
@@ -178,14 +178,27 @@ func (b *breaker) allow(force bool) (func(outcome), bool) {
 		if b.inFlight >= b.probes && !force {
 			b.mu.Unlock()
 			b.notify(&tr)
-			return nil, false
+			return ticket{}, false
 		}
 		b.inFlight++
 	}
 	gen := b.gen
 	b.mu.Unlock()
 	b.notify(&tr)
-	return func(o outcome) { b.record(gen, o) }, true
+	return ticket{b: b, gen: gen}, true
+}
+
+// ticket records the outcome of one attempt a breaker let through (a value, so that letting an
+// attempt through allocates nothing). The zero ticket records nothing.
+type ticket struct {
+	b   *breaker
+	gen uint64
+}
+
+func (t ticket) done(o outcome) {
+	if t.b != nil {
+		t.b.record(t.gen, o)
+	}
 }
 
 func (b *breaker) record(gen uint64, o outcome) {
@@ -318,15 +331,15 @@ func (b *breakers) leastRecentlyOpened(regions []region, partition string, write
 // range, else the region's) to let it through; ok is false when it refuses (open, or half-open
 // with its probes in flight). The region breaker is consulted for partition requests as well.
 // force lets the request through whatever the breakers say (see breaker.allow).
-func (b *breakers) allow(r region, partition string, write, force bool) (done func(outcome), ok bool) {
+func (b *breakers) allow(r region, partition string, write, force bool) (t ticket, ok bool) {
 	if b == nil {
-		return func(outcome) {}, true
+		return ticket{}, true
 	}
 	region := b.get(breakerKey{host: r.host, write: write}, r.name)
 	counted := region
 	if partition != "" {
 		if s, _ := region.cb.stateNow(); s == StateOpen && !force {
-			return nil, false
+			return ticket{}, false
 		}
 		counted = b.get(breakerKey{host: r.host, partition: partition, write: write}, r.name)
 	}

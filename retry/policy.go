@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -183,6 +184,25 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	if h := unsendable(raw.Header); h != "" {
 		return nil, unsendableRequest(op, h)
 	}
+	// The state of the operation's earlier attempts, if any; a first attempt keeps its state
+	// locally and stores it only when the SDK may call again (an error or an error status).
+	ops, saved := lookupOpState(req)
+	var local opState
+	if !saved {
+		ops = &local
+	}
+	resp, err := p.do(req, op, ops)
+	if !saved && (err != nil || resp.StatusCode >= 400) {
+		s := new(opState)
+		*s = local
+		req.SetOperationValue(s)
+	}
+	return resp, err
+}
+
+// do routes one attempt of the SDK (see Do).
+func (p *PipelinePolicy) do(req *policy.Request, op diagnostics.Operation, ops *opState) (*http.Response, error) {
+	raw := req.Raw()
 	r := route{op: op, write: op.Write, document: isDocumentOp(op.Name)}
 	ctx := raw.Context()
 	if id := rangeFromContext(ctx); id != "" && r.document {
@@ -198,7 +218,6 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			current = known
 		}
 	}
-	ops := operationState(req)
 	var regions []region
 	switch {
 	case t == nil, ops.followSDK:
@@ -288,7 +307,12 @@ func (p *PipelinePolicy) available(regions []region, r route) (avail []region, f
 	return avail, false
 }
 
-const hdrPartitionKeyRangeID = "x-ms-documentdb-partitionkeyrangeid"
+// Header names in canonical form: http.Header.Get allocates to canonicalise any other spelling.
+const (
+	hdrPartitionKeyRangeID = "X-Ms-Documentdb-Partitionkeyrangeid"
+	hdrSubStatus           = "X-Ms-Substatus"
+	hdrRequestCharge       = "X-Ms-Request-Charge"
+)
 
 // opState is what the policy remembers across the attempts of one operation: the Cosmos retry
 // policy and azcore's retry policy call it again for their retries, with the same operation values.
@@ -300,21 +324,26 @@ type opState struct {
 	followSDK bool
 }
 
-func operationState(req *policy.Request) *opState {
-	var s *opState
-	if req.OperationValue(&s) && s != nil {
-		return s
-	}
-	s = &opState{}
-	req.SetOperationValue(s)
-	return s
+// lookups holds the **opState that OperationValue fills, so that looking the state up on every
+// request allocates nothing.
+var lookups = sync.Pool{New: func() any { return new(*opState) }}
+
+// lookupOpState returns the state an earlier attempt of the operation stored, if any.
+func lookupOpState(req *policy.Request) (*opState, bool) {
+	h := lookups.Get().(**opState)
+	*h = nil
+	ok := req.OperationValue(h)
+	s := *h
+	*h = nil
+	lookups.Put(h)
+	return s, ok && s != nil
 }
 
 func (s *opState) noteSDKRetry(resp *http.Response) {
 	if resp == nil {
 		return
 	}
-	sub := resp.Header.Get("x-ms-substatus")
+	sub := resp.Header.Get(hdrSubStatus)
 	if (resp.StatusCode == http.StatusNotFound && sub == "1002") ||
 		(resp.StatusCode == http.StatusForbidden && (sub == "3" || sub == "1008")) {
 		s.followSDK = true
@@ -433,7 +462,7 @@ func (r *result) giveUp() error {
 // attempt sends req to region c through the breaker and the throttle loop;
 // force lets it through whatever the breakers say (the last route).
 func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState, force bool) result {
-	done, ok := p.br.allow(c, r.partition, r.write, force)
+	tk, ok := p.br.allow(c, r.partition, r.write, force)
 	if !ok {
 		return result{skipped: true}
 	}
@@ -446,12 +475,12 @@ func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *thr
 		// Headers from policy.WithHTTPHeader are added below this policy, into this request's
 		// header map: a request they made unsendable failed for its own sake, not the region's.
 		if h := unsendable(raw.Header); h != "" {
-			done(outcomeNeutral)
+			tk.done(outcomeNeutral)
 			return result{err: unsendableRequest(r.op, h), final: true, region: c.name}
 		}
 	}
 	o := classify(ctx, resp, err)
-	done(o)
+	tk.done(o)
 	final := o == outcomeSuccess || (o == outcomeNeutral && (err != nil || ctx.Err() != nil))
 	name := c.name
 	if name == "" {

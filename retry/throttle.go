@@ -37,7 +37,7 @@ func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (
 		if err != nil {
 			return nil, err
 		}
-		st.charge += headerFloat(resp.Header, "x-ms-request-charge")
+		st.charge += headerFloat(resp.Header, hdrRequestCharge)
 		if resp.StatusCode != http.StatusTooManyRequests {
 			return resp, nil
 		}
@@ -82,14 +82,18 @@ func newResponseError(resp *http.Response) error {
 }
 
 func headerFloat(h http.Header, k string) float64 {
-	f, _ := strconv.ParseFloat(h.Get(k), 64)
+	v := h.Get(k)
+	if v == "" {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(v, 64)
 	return f
 }
 
 // retryAfter reads the retry hint like azcore does: Retry-After-Ms, x-ms-retry-after-ms (both in
 // milliseconds), then Retry-After in seconds.
 func retryAfter(h http.Header) time.Duration {
-	for _, k := range [...]string{"Retry-After-Ms", "x-ms-retry-after-ms"} {
+	for _, k := range [...]string{"Retry-After-Ms", "X-Ms-Retry-After-Ms"} {
 		if v := h.Get(k); v != "" {
 			if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
 				if ms >= float64(math.MaxInt64/int64(time.Millisecond)) {
