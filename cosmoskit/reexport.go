@@ -21,7 +21,7 @@ var (
 	ErrPreconditionFailed = diagnostics.ErrPreconditionFailed // 412
 	ErrThrottled          = diagnostics.ErrThrottled          // 429 after every retry
 	ErrUnavailable        = diagnostics.ErrUnavailable        // 503
-	ErrCircuitOpen        = retry.ErrCircuitOpen              // Deprecated: the breakers never refuse every region; nothing returns it
+	ErrCircuitOpen        = retry.ErrCircuitOpen              //nolint:staticcheck // deprecated there: the breakers never refuse every region, so nothing returns it
 )
 
 // IsRetryable reports whether err is a transient Cosmos DB failure (see diagnostics.IsRetryable).

@@ -86,9 +86,11 @@ func TestBreakerThroughNew(t *testing.T) {
 }
 
 func TestHedgingThroughNew(t *testing.T) {
-	s, _, cc := twoRegions(t, cosmoskit.Config{Retry: retry.Options{Hedging: retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond}}})
+	s, c, cc := twoRegions(t, cosmoskit.Config{Retry: retry.Options{Hedging: retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond}}})
 	s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpRead, Delay: time.Minute})
-	if _, err := cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("a"), "1", nil); err != nil {
+	if _, err := retry.Hedge(context.Background(), c.Retry(), func(ctx context.Context) (azcosmos.ItemResponse, error) {
+		return cc.ReadItem(ctx, azcosmos.NewPartitionKeyString("a"), "1", nil)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpRead}); n != 1 {

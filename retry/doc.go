@@ -28,17 +28,12 @@
 //     ([PipelinePolicy.SetExcludedRegions], changeable at runtime) and the request's
 //     ([WithExcludedRegions]); when everything is excluded, the write region. Reads fail over along
 //     that order at once, with no sleeps.
-//   - Hedging ([HedgingOptions], off by default, per request with [WithHedging]): a read with no
-//     final answer after a threshold is also sent to the next region; the first final answer wins
-//     and the other attempts are cancelled. Writes are hedged only when asked, on multi-write
-//     accounts. Risk: the hedged attempts are clones of the request running concurrently through
-//     the rest of the pipeline, and azcore gives a clone no way to get its own per-operation values
-//     map, which policies below (azcore's log policy) write to. The policy therefore copies that
-//     unexported map with reflect and unsafe, as checked against azcore v1.23. If a future azcore
-//     changes policy.Request's fields in any way (renames, new fields, other kinds), hedging turns
-//     itself off and reads take the ordinary region walk; only a change of meaning behind the same
-//     fields could make hedged attempts race. Run your tests with -race after upgrading azcore,
-//     or leave hedging off.
+//   - Hedging ([HedgingOptions], off by default, per call with [WithHedging]) works at the
+//     operation level, with [Hedge]: a read with no final answer after a threshold is run again,
+//     as a whole operation of its own, pinned to the next region through the request context; the
+//     first final answer wins and the other attempts are cancelled. Writes are hedged only when
+//     asked, on multi-write accounts. The pipeline policy itself never sends a request twice at
+//     once, so no two attempts share a request's state.
 //
 // azcosmos fixes its routing when the client is built, and keeping one client per account is
 // the SDK's guidance. The policy therefore runs after the SDK's own region retry policy and

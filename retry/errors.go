@@ -19,6 +19,10 @@ var (
 	ErrThrottled = diagnostics.ErrThrottled
 )
 
+// errHedgedWrite refuses a write run through Hedge without HedgingOptions.Writes on a multi-write
+// account: each hedged attempt would apply it once more.
+var errHedgedWrite = errors.New("cosmoskit: a write is hedged only with HedgingOptions.Writes, on a multi-write account")
+
 // finalError marks an error the policy has finished with, so that neither azcore's retry policy
 // nor the Cosmos retry policy above it retries it again (azcore recognises the NonRetriable
 // method). It unwraps to the error it carries.
@@ -46,25 +50,3 @@ func (e *regionsError) Timeout() bool { return e.timeout }
 
 // Retryable reports true: a transport failure may succeed later.
 func (e *regionsError) Retryable() bool { return true }
-
-// circuitOpenError is ErrCircuitOpen with the regions that were skipped. The policy returns it
-// inside a *diagnostics.Error, whose message adds the "cosmoskit: <operation> <db>/<container>: "
-// prefix.
-type circuitOpenError struct{ regions []string }
-
-func (e *circuitOpenError) Error() string {
-	msg := "circuit breaker open for every region"
-	if len(e.regions) > 0 {
-		msg += " ("
-		for i, r := range e.regions {
-			if i > 0 {
-				msg += ", "
-			}
-			msg += r
-		}
-		msg += ")"
-	}
-	return msg
-}
-
-func (e *circuitOpenError) Is(target error) bool { return target == ErrCircuitOpen }

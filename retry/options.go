@@ -50,7 +50,8 @@ type Options struct {
 	Throttle ThrottleOptions
 	// Breaker configures the circuit breakers.
 	Breaker BreakerOptions
-	// Hedging configures cross-region read hedging; off unless Hedging.Enable is set.
+	// Hedging configures cross-region hedging of the operations run through Hedge; off unless
+	// Hedging.Enable is set.
 	Hedging HedgingOptions
 	// Reporter receives every circuit breaker state change, e.g. the *diagnostics.Policy of the
 	// client (which records a metric and a log record). If nil, changes are not reported.
@@ -143,12 +144,14 @@ func (o BreakerOptions) withDefaults() BreakerOptions {
 	return o
 }
 
-// HedgingOptions configures cross-region hedging (the other SDKs' availability strategy): when a
-// read has no final answer after Threshold, the same read is also sent to the next region in the
-// effective order, then to the one after every Step. The first final answer wins (any status below
-// 500 except 408 and 429, as in .NET's hedging) and the other attempts are cancelled. A hedged
-// attempt does not fail over on its own; an attempt that fails transiently makes the next hedge
-// start at once. Hedging needs at least two regions to go to.
+// HedgingOptions configures cross-region hedging (the other SDKs' availability strategy) of the
+// operations run through [Hedge]: when a read has no final answer after Threshold, the same read is
+// run again pinned to the next region in the effective order, then to the one after every Step.
+// The first final answer wins (a success, or an error diagnostics.IsRetryable rejects: statuses
+// below 500 except 408, 410, 429 and 449, as in .NET's hedging) and the other attempts are
+// cancelled. A hedged attempt does not fail over on its own; an attempt that fails transiently
+// makes the next hedge start at once. Hedging needs at least two regions to go to. Requests sent
+// without Hedge are never hedged.
 type HedgingOptions struct {
 	// Enable turns hedging on. Off by default.
 	Enable bool
@@ -156,8 +159,8 @@ type HedgingOptions struct {
 	Threshold time.Duration
 	// Step is the wait between further hedges. If 0 or negative, DefaultHedgeStep (100 ms).
 	Step time.Duration
-	// Writes also hedges document writes, on multi-write accounts only (expect extra 409s and
-	// 412s). Writes are never hedged otherwise.
+	// Writes lets Hedge run document writes, on multi-write accounts only (expect extra 409s and
+	// 412s). Otherwise a write passed to Hedge fails before anything is sent.
 	Writes bool
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -18,8 +17,8 @@ import (
 // PipelinePolicy is the per-retry azcore policy that makes an azcosmos client resilient: it
 // retries 429s within a budget, keeps circuit breakers per region endpoint and partition key
 // range, routes each request to the first region of the effective order (preferred regions minus
-// excluded ones and those whose breaker is open), fails reads over to the next region, and
-// optionally hedges reads. Install it with [PipelinePolicy.Install] (package cosmoskit does this
+// excluded ones and those whose breaker is open), fails reads over to the next region, and pins
+// the attempts of a hedged operation ([Hedge]) to their regions. Install it with [PipelinePolicy.Install] (package cosmoskit does this
 // for you); one PipelinePolicy serves one client, and is safe for concurrent use.
 //
 // # Where it sits and who retries what
@@ -236,18 +235,27 @@ func (p *PipelinePolicy) do(req *policy.Request, op diagnostics.Operation, ops *
 	default: // single write region: the SDK's choice
 		regions = []region{current}
 	}
-	avail, force := p.available(regions, r)
-	h := p.hedging
-	if hc, ok := hedgingFromContext(ctx); ok {
-		h = hc
-	}
-	if h.Enable && len(avail) > 1 && (!r.write || (h.Writes && r.document && t != nil && t.multiWrite)) {
-		if arms, cancels, ok := hedgeArms(req, len(avail)); ok {
-			resp, err := p.hedge(ctx, arms, cancels, avail, r, h.withDefaults())
-			ops.noteSDKRetry(resp)
-			return resp, err
+	pinned := false
+	if key := pinnedFromContext(ctx); key != "" && r.write {
+		h := p.hedging
+		if hc, ok := hedgingFromContext(ctx); ok {
+			h = hc
+		}
+		if !h.Writes || !r.document || t == nil || !t.multiWrite {
+			return nil, &finalError{&diagnostics.Error{Operation: op.Name, Database: op.Database, Container: op.Container,
+				Err: errHedgedWrite}}
 		}
 	}
+	if key := pinnedFromContext(ctx); key != "" && !ops.followSDK {
+		// A hedged attempt (see Hedge): this region only; the hedge is its failover.
+		for _, c := range regions {
+			if c.key == key {
+				regions, pinned = []region{c}, true
+				break
+			}
+		}
+	}
+	avail, force := p.available(regions, r)
 	st := &ops.throttle
 	if r.write {
 		// Writes go to one region; failures are the SDK's to retry.
@@ -276,7 +284,7 @@ func (p *PipelinePolicy) do(req *policy.Request, op diagnostics.Operation, ops *
 		last.close()
 		last = res
 	}
-	if tried == 1 && !(force && len(regions) > 1) {
+	if tried == 1 && !pinned && (!force || len(regions) <= 1) {
 		return last.resp, last.err
 	}
 	// Several regions were tried, or every one is open and the probe of the least recently
@@ -412,22 +420,6 @@ func (p *PipelinePolicy) order(t *topology, write bool, ex *excludedRegions, req
 		out = append(out, all...)
 	}
 	return out
-}
-
-// circuitOpen is the error of a request every candidate region's breaker refused: a
-// *diagnostics.Error (status 0) for the operation, wrapping a *circuitOpenError that matches
-// ErrCircuitOpen.
-func circuitOpen(op diagnostics.Operation, regions []region) error {
-	names := make([]string, 0, len(regions))
-	for _, r := range regions {
-		n := r.name
-		if n == "" {
-			n = r.host
-		}
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return &diagnostics.Error{Operation: op.Name, Database: op.Database, Container: op.Container, Err: &circuitOpenError{regions: names}}
 }
 
 // result is the outcome of one attempt on one region.
