@@ -24,6 +24,7 @@ const MaxBatchOperations = 100
 type Tx struct {
 	c   *azcosmos.ContainerClient
 	pk  azcosmos.PartitionKey
+	key PartitionKey // as the caller gave it
 	b   azcosmos.TransactionalBatch
 	dec []Entity // per operation: the repository that decodes its result (nil for delete)
 	err error
@@ -46,10 +47,16 @@ type TxResult struct {
 	Err error
 }
 
-// NewTx starts a transactional batch in partition pk of container c.
-func NewTx(c *azcosmos.ContainerClient, pk azcosmos.PartitionKey) *Tx {
-	tx := &Tx{c: c, pk: pk, b: c.NewTransactionalBatch(pk)}
-	if n, ok := keyLen(pk); ok && (n == 0 || n > 3) {
+// NewTx starts a transactional batch in partition pk of container c. With a Key, every item
+// written must have that key at Options.PartitionKeyPaths (checked before sending); with an
+// azcosmos.PartitionKey the service checks it.
+func NewTx(c *azcosmos.ContainerClient, pk PartitionKey) *Tx {
+	sdk, k, typed, err := resolve(pk)
+	tx := &Tx{c: c, pk: sdk, key: pk, b: c.NewTransactionalBatch(sdk)}
+	switch {
+	case err != nil:
+		tx.setError(err)
+	case typed && k.n == 0:
 		tx.setError(invalid(ErrInvalidPartitionKey, "partitionKey", "must have 1 to 3 components"))
 	}
 	return tx
@@ -75,14 +82,16 @@ func (tx *Tx) add(e Entity) bool {
 		return false
 	case c.c != tx.c:
 		tx.setError(invalid(ErrValidation, "batch", "repository "+c.typeName+" uses another container client"))
+		return false
 	case len(tx.dec) == MaxBatchOperations:
 		tx.setError(invalid(ErrValidation, "batch", fmt.Sprintf("more than %d operations", MaxBatchOperations)))
-	case c.checkKey(tx.pk, false) != nil:
-		tx.setError(c.checkKey(tx.pk, false))
-	default:
-		return true
+		return false
 	}
-	return false
+	if _, _, err := c.checkKey(tx.key, false); err != nil {
+		tx.setError(err)
+		return false
+	}
+	return true
 }
 
 // txBody validates and encodes an item joining tx.
@@ -91,15 +100,12 @@ func (r *Repository[T]) txBody(tx *Tx, item T) (string, []byte, bool) {
 		return "", nil, false
 	}
 	id, pk := r.key(item)
-	if err := r.checkPoint(pk, id); err != nil {
+	if _, err := r.checkPoint(pk, id); err != nil {
 		tx.setError(err)
 		return "", nil, false
 	}
-	if !keyEqual(pk, tx.pk) {
-		tx.setError(invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("item %q is not in the batch's partition", id)))
-		return "", nil, false
-	}
-	e, err := r.encodeFor(context.Background(), item, id, pk)
+	// With PartitionKeyPaths and a Key for the batch, the item's own key must be the batch's.
+	e, err := r.encodeFor(context.Background(), item, id, tx.key)
 	if err != nil {
 		tx.setError(err)
 		return "", nil, false
@@ -319,7 +325,7 @@ type BatchResult[T any] struct {
 }
 
 // NewBatch starts a transactional batch in partition pk.
-func (r *Repository[T]) NewBatch(pk azcosmos.PartitionKey) *Batch[T] {
+func (r *Repository[T]) NewBatch(pk PartitionKey) *Batch[T] {
 	return &Batch[T]{r: r, tx: NewTx(r.c, pk)}
 }
 

@@ -3,6 +3,7 @@ package repository
 import (
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
@@ -167,3 +168,14 @@ func (e *OpError) Error() string {
 
 // Unwrap returns the cause.
 func (e *OpError) Unwrap() error { return e.Err }
+
+// Is matches ErrInvalidPartitionKey when the service refused the item because its partition key
+// properties differ from the key it was sent with (400, sub-status 1001): the check the repository
+// makes itself before sending when it can read both keys (see PartitionKey).
+func (e *OpError) Is(target error) bool {
+	if target != ErrInvalidPartitionKey {
+		return false
+	}
+	var de *diagnostics.Error
+	return errors.As(e.Err, &de) && de.StatusCode == http.StatusBadRequest && de.SubStatus == 1001
+}

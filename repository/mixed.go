@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
@@ -74,13 +73,14 @@ func (m *Mixed) decode(doc []byte) (any, error) {
 }
 
 // Get reads the item with id in partition pk by a point read and decodes it to its registered type.
-func (m *Mixed) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (_ any, err error) {
+func (m *Mixed) Get(ctx context.Context, pk PartitionKey, id string) (_ any, err error) {
 	ctx, end := m.core.start(ctx, "repository.Mixed.Get")
 	defer func() { end(err) }()
-	if err := m.core.checkPoint(pk, id); err != nil {
+	sdk, err := m.core.checkPoint(pk, id)
+	if err != nil {
 		return nil, err
 	}
-	resp, err := m.core.c.ReadItem(ctx, pk, id, nil)
+	resp, err := m.core.c.ReadItem(ctx, sdk, id, nil)
 	if err != nil {
 		return nil, m.core.opError(diagnostics.OpReadItem, id, err)
 	}
@@ -89,7 +89,7 @@ func (m *Mixed) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (_
 
 // Partition returns every document of the registered types in partition pk, each decoded to its
 // Go type, with one single-partition query. It stops at the first error, yielded with a nil value.
-func (m *Mixed) Partition(ctx context.Context, pk azcosmos.PartitionKey) iter.Seq2[any, error] {
+func (m *Mixed) Partition(ctx context.Context, pk PartitionKey) iter.Seq2[any, error] {
 	q := m.query.Partition(pk)
 	return func(yield func(any, error) bool) {
 		rq, err := q.render("", 0, nil)

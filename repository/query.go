@@ -57,7 +57,7 @@ type Query struct {
 	orders  []order
 	top     int
 	fields  []string
-	pk      azcosmos.PartitionKey
+	pk      PartitionKey
 	hasPK   bool
 	cross   bool
 	err     error
@@ -231,7 +231,7 @@ func (q *Query) Select(fields ...string) *Query {
 
 // Partition returns q scoped to partition key pk (all components, or a prefix of a hierarchical
 // key). This is the default and the cheap case. It replaces any earlier scope.
-func (q *Query) Partition(pk azcosmos.PartitionKey) *Query {
+func (q *Query) Partition(pk PartitionKey) *Query {
 	q = q.derive(true)
 	q.pk, q.hasPK, q.cross = pk, true, false
 	return q
@@ -242,7 +242,7 @@ func (q *Query) Partition(pk azcosmos.PartitionKey) *Query {
 // replaces any earlier scope.
 func (q *Query) CrossPartition() *Query {
 	q = q.derive(true)
-	q.pk, q.hasPK, q.cross = azcosmos.PartitionKey{}, false, true
+	q.pk, q.hasPK, q.cross = nil, false, true
 	return q
 }
 
@@ -385,11 +385,14 @@ func writeField(b *strings.Builder, path string) {
 func (c *core) scope(q *Query) (azcosmos.PartitionKey, bool, error) {
 	switch {
 	case q.hasPK:
-		if err := c.checkKey(q.pk, true); err != nil {
-			return q.pk, false, err
+		sdk, n, err := c.checkKey(q.pk, true)
+		if err != nil {
+			return sdk, false, err
 		}
-		n, _ := keyLen(q.pk)
-		return q.pk, c.pkLevels > 0 && n < c.pkLevels, nil
+		// A prefix of a hierarchical key fans out over the partitions under it. An
+		// azcosmos.PartitionKey's length cannot be read (n < 0): allow the fan-out whenever the
+		// container has levels; for a full key the gateway still serves one partition.
+		return sdk, c.pkLevels > 1 && n < c.pkLevels, nil
 	case q.cross:
 		return azcosmos.NewPartitionKey(), true, nil
 	default:
