@@ -83,3 +83,36 @@ func TestSingleReadRegionNeverFailsFast(t *testing.T) {
 		t.Fatalf("read once the region recovered: %v", err)
 	}
 }
+
+// Hedge a point read: when the first region has not answered after the threshold, the same read
+// runs again pinned to the next region, and the first answer wins.
+func ExampleHedge() {
+	s, _ := cosmostest.Start(cosmostest.WithRegions("West US", "East US"))
+	defer s.Close()
+
+	opts := s.ClientOptions()
+	opts.PreferredRegions = []string{"East US", "West US"}
+	p := retry.NewPipelinePolicy(retry.Options{PreferredRegions: opts.PreferredRegions,
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: 20 * time.Millisecond}})
+	p.Install(opts)
+	client, _ := azcosmos.NewClientFromConnectionString(s.ConnectionString(), opts)
+	defer client.Close()
+
+	ctx := context.Background()
+	_, _ = client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "shop"}, nil)
+	db, _ := client.NewDatabase("shop")
+	_, _ = db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "orders",
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/customer"}}}, nil)
+	orders, _ := db.NewContainer("orders")
+	pk := azcosmos.NewPartitionKeyString("alice")
+	_, _ = orders.CreateItem(ctx, pk, []byte(`{"id":"o1","customer":"alice"}`), nil)
+
+	// East US, the preferred region, stalls.
+	s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	resp, err := retry.Hedge(ctx, p, func(ctx context.Context) (azcosmos.ItemResponse, error) {
+		return orders.ReadItem(ctx, pk, "o1", nil)
+	})
+	fmt.Println(err, len(resp.Value) > 0, s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}))
+	// Output:
+	// <nil> true 1
+}
