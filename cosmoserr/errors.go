@@ -46,9 +46,12 @@ var (
 	ErrThrottled = errors.New("cosmoskit: throttled")
 	// ErrUnavailable matches status 503 (service unavailable).
 	ErrUnavailable = errors.New("cosmoskit: service unavailable")
-	// ErrCircuitOpen matches the error returned without a network call when every region a
-	// request may go to has an open circuit breaker (for its partition key range or the whole
-	// region).
+	// ErrCircuitOpen was returned without a network call when every region a request could go
+	// to had an open circuit breaker.
+	//
+	// Deprecated: the breakers reorder regions but never refuse every one (when all are open,
+	// the least recently opened is tried half-open), so no error matches it any more. It is kept
+	// so that code testing for it still compiles.
 	ErrCircuitOpen = errors.New("cosmoskit: circuit breaker open")
 )
 

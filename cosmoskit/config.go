@@ -114,7 +114,7 @@ type Config struct {
 	// Retry configures the resilience policy New installs on every client (package retry): 429
 	// retries following x-ms-retry-after-ms (9 retries within 30 s by default, with azcore's own 429
 	// retry turned off so there is one layer), circuit breakers per region and partition key range,
-	// routing by PreferredRegions minus ExcludedRegions, and opt-in read hedging. Leave
+	// routing by PreferredRegions minus ExcludedRegions, and the hedging options of retry.Hedge. Leave
 	// Retry.PreferredRegions and Retry.ExcludedRegions empty: New fills them from this Config. The
 	// zero value is the documented default. Breaker state changes go to the diagnostics policy unless
 	// Retry.Reporter is set.

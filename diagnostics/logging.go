@@ -49,6 +49,9 @@ func (p *Policy) log(ctx context.Context, raw *http.Request, op wire.Operation, 
 	if !p.logger.Enabled(ctx, level) {
 		return
 	}
+	if out.regions == nil {
+		out.regions = p.contactedRegions(st, out)
+	}
 	attrs := make([]slog.Attr, 0, 16)
 	attrs = append(attrs,
 		slog.String(keyOperation, op.Name),

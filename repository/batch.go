@@ -2,13 +2,17 @@ package repository
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // MaxBatchOperations is the most operations one transactional batch may carry.
@@ -22,6 +26,7 @@ const MaxBatchOperations = 100
 type Tx struct {
 	c   *azcosmos.ContainerClient
 	pk  azcosmos.PartitionKey
+	key PartitionKey // as the caller gave it
 	b   azcosmos.TransactionalBatch
 	dec []Entity // per operation: the repository that decodes its result (nil for delete)
 	err error
@@ -35,14 +40,25 @@ type TxResult struct {
 	StatusCode int
 	// ETag is the item's ETag after the operation ("" for delete).
 	ETag azcore.ETag
-	// Item is the item as stored, a T of the operation's repository (not *T); nil for delete.
+	// Item is the item as stored, a T of the operation's repository (not *T); nil for delete and
+	// when Err is set.
 	Item any
+	// Err is set when the batch committed but this operation's result could not be decoded: it
+	// matches ErrCommittedResult (and the decode failure's sentinel, such as ErrTypeMismatch). The
+	// operation was applied all the same.
+	Err error
 }
 
-// NewTx starts a transactional batch in partition pk of container c.
-func NewTx(c *azcosmos.ContainerClient, pk azcosmos.PartitionKey) *Tx {
-	tx := &Tx{c: c, pk: pk, b: c.NewTransactionalBatch(pk)}
-	if n, ok := keyLen(pk); ok && (n == 0 || n > 3) {
+// NewTx starts a transactional batch in partition pk of container c. With a Key, every item
+// written must have that key at Options.PartitionKeyPaths (checked before sending); with an
+// azcosmos.PartitionKey the service checks it.
+func NewTx(c *azcosmos.ContainerClient, pk PartitionKey) *Tx {
+	sdk, k, typed, err := resolve(pk)
+	tx := &Tx{c: c, pk: sdk, key: pk, b: c.NewTransactionalBatch(sdk)}
+	switch {
+	case err != nil:
+		tx.setError(err)
+	case typed && k.n == 0:
 		tx.setError(invalid(ErrInvalidPartitionKey, "partitionKey", "must have 1 to 3 components"))
 	}
 	return tx
@@ -68,14 +84,16 @@ func (tx *Tx) add(e Entity) bool {
 		return false
 	case c.c != tx.c:
 		tx.setError(invalid(ErrValidation, "batch", "repository "+c.typeName+" uses another container client"))
+		return false
 	case len(tx.dec) == MaxBatchOperations:
 		tx.setError(invalid(ErrValidation, "batch", fmt.Sprintf("more than %d operations", MaxBatchOperations)))
-	case c.checkKey(tx.pk, false) != nil:
-		tx.setError(c.checkKey(tx.pk, false))
-	default:
-		return true
+		return false
 	}
-	return false
+	if _, _, err := c.checkKey(tx.key, false); err != nil {
+		tx.setError(err)
+		return false
+	}
+	return true
 }
 
 // txBody validates and encodes an item joining tx.
@@ -84,15 +102,12 @@ func (r *Repository[T]) txBody(tx *Tx, item T) (string, []byte, bool) {
 		return "", nil, false
 	}
 	id, pk := r.key(item)
-	if err := r.checkPoint(pk, id); err != nil {
+	if _, err := r.checkPoint(pk, id); err != nil {
 		tx.setError(err)
 		return "", nil, false
 	}
-	if !keyEqual(pk, tx.pk) {
-		tx.setError(invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("item %q is not in the batch's partition", id)))
-		return "", nil, false
-	}
-	e, err := r.encodeFor(context.Background(), item, id, pk)
+	// With PartitionKeyPaths and a Key for the batch, the item's own key must be the batch's.
+	e, err := r.encodeFor(context.Background(), item, id, tx.key)
 	if err != nil {
 		tx.setError(err)
 		return "", nil, false
@@ -177,10 +192,18 @@ func (r *Repository[T]) PatchIn(tx *Tx, id string, p *Patch, opts ...WriteOption
 	return tx
 }
 
-// Execute runs the batch. If any operation fails nothing is applied, and the error is a
-// *BatchError naming the failing operation, matching the sentinel of its status (ErrConflict,
-// ErrNotFound, ErrPreconditionFailed, ...). Results are in the order the operations were added,
-// each item decoded by its repository (type and version checked).
+// Execute runs the batch. An error means nothing was committed: the batch was refused before
+// anything was sent (a *ValidationError), the service rolled it back because one operation failed
+// (a *BatchError naming it, matching the sentinel of its status: ErrConflict, ErrNotFound,
+// ErrPreconditionFailed, ...), or the request as a whole failed (an *OpError). The one exception is
+// an error with no status at all (a timeout or dropped connection, cosmoserr.IsTimeout or a
+// *cosmoserr.Error with StatusCode 0): then no answer came back and the outcome is unknown, as for
+// any write.
+//
+// Once the batch committed, Execute returns no error. Results are in the order the operations were
+// added, each item decoded by its repository (type and version checked); an operation whose result
+// cannot be decoded, or every operation when the SDK could not read the response, has
+// TxResult.Err set, matching ErrCommittedResult.
 func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 	if tx.rep != nil {
 		var end func(error)
@@ -206,15 +229,18 @@ func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 	}
 	resp, err := tx.c.ExecuteTransactionalBatch(ctx, tx.b, &azcosmos.TransactionalBatchOptions{EnableContentResponseOnWrite: true})
 	if err != nil {
+		if raw := resp.RawResponse; raw != nil && raw.StatusCode < 300 {
+			// The service committed the batch but the SDK could not parse its results.
+			out := make([]TxResult, len(tx.dec))
+			for i := range out {
+				out[i] = TxResult{StatusCode: raw.StatusCode, Err: &CommittedResultError{Index: i, Type: tx.typeAt(i), Err: err}}
+			}
+			return out, nil
+		}
 		return nil, &OpError{Op: cosmoserr.OpExecuteBatch, Type: typ, Err: cosmoserr.FromError(cosmoserr.OpExecuteBatch, err)}
 	}
 	if !resp.Success {
-		for i, res := range resp.OperationResults {
-			if res.StatusCode != http.StatusFailedDependency && res.StatusCode >= 300 {
-				return nil, &BatchError{Index: i, StatusCode: int(res.StatusCode), Type: tx.typeAt(i)}
-			}
-		}
-		return nil, &BatchError{Index: -1, StatusCode: http.StatusMultiStatus, Type: typ}
+		return nil, tx.batchError(resp, typ)
 	}
 	out := make([]TxResult, len(resp.OperationResults))
 	for i, res := range resp.OperationResults {
@@ -222,12 +248,52 @@ func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 		if len(res.ResourceBody) > 0 && i < len(tx.dec) && tx.dec[i] != nil {
 			item, err := tx.dec[i].decodeAny(res.ResourceBody)
 			if err != nil {
-				return out, err
+				out[i].Err = &CommittedResultError{Index: i, Type: tx.typeAt(i), Err: err}
+				continue
 			}
 			out[i].Item = item
 		}
 	}
 	return out, nil
+}
+
+// batchError is the error of a rolled-back batch: the first operation whose status is not 424
+// (failed dependency) caused it.
+func (tx *Tx) batchError(resp azcosmos.TransactionalBatchResponse, typ string) error {
+	be := &BatchError{Index: -1, StatusCode: http.StatusMultiStatus, Type: typ,
+		ActivityID: resp.ActivityID, RequestCharge: float64(resp.RequestCharge)}
+	if raw := resp.RawResponse; raw != nil {
+		be.SubStatus = wire.SubStatus(raw.Header)
+	}
+	for i, res := range resp.OperationResults {
+		if res.StatusCode != http.StatusFailedDependency && res.StatusCode >= 300 {
+			be.Index, be.StatusCode, be.Type = i, int(res.StatusCode), tx.typeAt(i)
+			be.SubStatus = opSubStatus(resp.RawResponse, i)
+			break
+		}
+	}
+	be.err = &cosmoserr.Error{Operation: cosmoserr.OpExecuteBatch, StatusCode: be.StatusCode, SubStatus: be.SubStatus,
+		ActivityID: be.ActivityID, RequestCharge: be.RequestCharge, Diagnostics: resp.Diagnostics}
+	return be
+}
+
+// opSubStatus reads the subStatusCode of operation i from a batch response's JSON (the SDK's
+// TransactionalBatchResult has none); 0 if absent.
+func opSubStatus(raw *http.Response, i int) int {
+	if raw == nil {
+		return 0
+	}
+	body, err := runtime.Payload(raw)
+	if err != nil {
+		return 0
+	}
+	var ops []struct {
+		SubStatus int `json:"subStatusCode"`
+	}
+	if json.Unmarshal(body, &ops) != nil || i >= len(ops) {
+		return 0
+	}
+	return ops[i].SubStatus
 }
 
 func (tx *Tx) typeAt(i int) string {
@@ -253,12 +319,15 @@ type BatchResult[T any] struct {
 	StatusCode int
 	// ETag is the item's ETag after the operation ("" for delete).
 	ETag azcore.ETag
-	// Item is the item as stored (read, written or patched); zero for delete.
+	// Item is the item as stored (read, written or patched); zero for delete and when Err is set.
 	Item T
+	// Err is set when the batch committed but this operation's result could not be decoded (see
+	// TxResult.Err): it matches ErrCommittedResult.
+	Err error
 }
 
 // NewBatch starts a transactional batch in partition pk.
-func (r *Repository[T]) NewBatch(pk azcosmos.PartitionKey) *Batch[T] {
+func (r *Repository[T]) NewBatch(pk PartitionKey) *Batch[T] {
 	return &Batch[T]{r: r, tx: NewTx(r.c, pk)}
 }
 
@@ -301,7 +370,7 @@ func (b *Batch[T]) Execute(ctx context.Context) ([]BatchResult[T], error) {
 	res, err := b.tx.Execute(ctx)
 	out := make([]BatchResult[T], len(res))
 	for i, r := range res {
-		out[i] = BatchResult[T]{StatusCode: r.StatusCode, ETag: r.ETag}
+		out[i] = BatchResult[T]{StatusCode: r.StatusCode, ETag: r.ETag, Err: r.Err}
 		if v, ok := r.Item.(T); ok {
 			out[i].Item = v
 		}
@@ -312,24 +381,70 @@ func (b *Batch[T]) Execute(ctx context.Context) ([]BatchResult[T], error) {
 	return out, nil
 }
 
-// BatchError is a transactional batch that was rolled back because one operation failed.
+// BatchError is a transactional batch that was rolled back because one operation failed: nothing
+// was applied. Like every error of a call the service answered, it carries the activity id, status,
+// sub-status and request charge, and unwraps to a *cosmoserr.Error with the same values.
 type BatchError struct {
 	// Index is the failing operation's position, -1 if the response named none.
 	Index int
 	// StatusCode is the failing operation's status.
 	StatusCode int
+	// SubStatus is the failing operation's sub-status (0 when the service gave none).
+	SubStatus int
 	// Type is the type discriminator of the failing operation's repository.
 	Type string
+	// ActivityID is the batch's x-ms-activity-id, the id Azure support asks for.
+	ActivityID string
+	// RequestCharge is the request units the batch consumed.
+	RequestCharge float64
+
+	err *cosmoserr.Error
 }
 
-// Error returns "repository: batch rolled back: operation <i> (<type>) failed with <status>".
+// Error returns "repository: batch rolled back: operation <i> (<type>) failed with <status>
+// (sub-status, activity id, RU)".
 func (e *BatchError) Error() string {
-	return fmt.Sprintf("repository: batch rolled back: operation %d (%s) failed with %d %s", e.Index, e.Type, e.StatusCode, http.StatusText(e.StatusCode))
+	return fmt.Sprintf("repository: batch rolled back: operation %d (%s) failed with %d %s (sub-status %d, activity id %s, %s RU)",
+		e.Index, e.Type, e.StatusCode, http.StatusText(e.StatusCode), e.SubStatus, e.ActivityID,
+		strconv.FormatFloat(e.RequestCharge, 'f', -1, 64))
 }
 
-// Is matches the sentinel of the failing operation's status, by the rule every cosmoskit error
-// follows (cosmoserr.Sentinel). The SDK's batch results carry no sub-status, so 0 is assumed.
+// Unwrap returns the *cosmoserr.Error of the failing operation (nil for a BatchError built by
+// hand).
+func (e *BatchError) Unwrap() error {
+	if e.err == nil {
+		return nil
+	}
+	return e.err
+}
+
+// CommittedResultError is the per-operation error of a batch that committed but whose result for
+// that operation could not be decoded (TxResult.Err). It matches ErrCommittedResult and unwraps to
+// the decode failure.
+type CommittedResultError struct {
+	// Index is the operation's position in the batch.
+	Index int
+	// Type is the type discriminator of the operation's repository ("" for a delete).
+	Type string
+	// Err is the decode failure.
+	Err error
+}
+
+// Error returns "repository: batch committed, but the result of operation <i> (<type>) cannot be
+// read: <cause>".
+func (e *CommittedResultError) Error() string {
+	return fmt.Sprintf("repository: batch committed, but the result of operation %d (%s) cannot be read: %v", e.Index, e.Type, e.Err)
+}
+
+// Is matches ErrCommittedResult.
+func (e *CommittedResultError) Is(target error) bool { return target == ErrCommittedResult }
+
+// Unwrap returns the decode failure.
+func (e *CommittedResultError) Unwrap() error { return e.Err }
+
+// Is matches the sentinel of the failing operation's status and sub-status, by the rule every
+// cosmoskit error follows (cosmoserr.Sentinel).
 func (e *BatchError) Is(target error) bool {
-	s := cosmoserr.Sentinel(e.StatusCode, 0)
+	s := cosmoserr.Sentinel(e.StatusCode, e.SubStatus)
 	return s != nil && s == target
 }

@@ -49,7 +49,7 @@ func BenchmarkGet(b *testing.B) {
 	b.Run("raw", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			resp, err := e.container.ReadItem(ctx, key, "o001", nil)
+			resp, err := e.container.ReadItem(ctx, key.SDK(), "o001", nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func BenchmarkUpsert(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			resp, err := e.container.UpsertItem(ctx, key, body, &azcosmos.ItemOptions{EnableContentResponseOnWrite: true})
+			resp, err := e.container.UpsertItem(ctx, key.SDK(), body, &azcosmos.ItemOptions{EnableContentResponseOnWrite: true})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func BenchmarkUpdate(b *testing.B) {
 	b.Run("raw", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			resp, err := e.container.ReadItem(ctx, key, "o002", nil)
+			resp, err := e.container.ReadItem(ctx, key.SDK(), "o002", nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -122,7 +122,7 @@ func BenchmarkUpdate(b *testing.B) {
 				b.Fatal(err)
 			}
 			etag := resp.ETag
-			wr, err := e.container.ReplaceItem(ctx, key, "o002", body, &azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: &etag})
+			wr, err := e.container.ReplaceItem(ctx, key.SDK(), "o002", body, &azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: &etag})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func BenchmarkQueryPage(b *testing.B) {
 		text := `SELECT * FROM c WHERE c.type = @type AND c["status"] = @p0`
 		cross := false
 		for b.Loop() {
-			pager := e.container.NewQueryItemsPager(text, key, &azcosmos.QueryOptions{
+			pager := e.container.NewQueryItemsPager(text, key.SDK(), &azcosmos.QueryOptions{
 				PageSizeHint:              20,
 				EnableCrossPartitionQuery: &cross,
 				QueryParameters:           []azcosmos.QueryParameter{{Name: "@type", Value: "order"}, {Name: "@p0", Value: "open"}},

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
 // encoded is a serialized item in a pooled buffer; release returns the buffer after the request.
@@ -31,7 +29,7 @@ func (e encoded) release() {
 // document's "id" must be id, it must nest at most 128 levels, hold no integer beyond ±2^53 and
 // be at most 2 MB; with Options.PartitionKeyPaths, its values there must make up pk. The item is
 // marshalled once, into a pooled buffer; the stamp replaces its closing brace.
-func (c *core) encodeFor(ctx context.Context, item any, id string, pk azcosmos.PartitionKey) (encoded, error) {
+func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionKey) (encoded, error) {
 	buf := bufPool.Get().(*bytes.Buffer)
 	e := encoded{buf: buf}
 	enc := json.NewEncoder(buf)

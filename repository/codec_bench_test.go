@@ -33,7 +33,7 @@ func BenchmarkCodec(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			id, pk := r.key(item)
-			if err := r.checkPoint(pk, id); err != nil {
+			if _, err := r.checkPoint(pk, id); err != nil {
 				b.Fatal(err)
 			}
 			e, err := r.encodeFor(ctx, item, id, pk)

@@ -127,7 +127,7 @@ func TestOtherTypeIsAnError(t *testing.T) {
 		Type string `json:"type"`
 	}
 	tagged, err := repository.New(e.container, repository.Options[Tagged]{Type: "tagged",
-		Key: func(v Tagged) (string, azcosmos.PartitionKey) { return v.ID, pk(v.PK) }})
+		Key: func(v Tagged) (string, azcosmos.PartitionKey) { return v.ID, pk(v.PK).SDK() }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,8 @@
 // Limits: cross-partition queries run through the gateway, which serves filters and projections but
 // not ORDER BY, TOP, DISTINCT, GROUP BY or aggregates across partitions (the service answers 400,
 // ErrBadRequest); Count is therefore single-partition. Writes check the partition key against the
-// item's own JSON at Options.PartitionKeyPaths. A caller's key (Get, Delete, queries) has no
-// exported accessor in the SDK, so its component count and lengths are read by reflection; if a
-// future SDK changes that layout, those checks are skipped and the service's own limits apply.
+// item's own JSON at Options.PartitionKeyPaths, as typed values the repository reads itself. A
+// caller's key is a PartitionKey: a Key from KeyOf, whose component count and lengths are checked
+// before sending, or an azcosmos.PartitionKey, which has no exported accessor and is sent as given
+// (the repository reflects into no other module's types; the service checks it).
 package repository

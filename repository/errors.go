@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"net/http"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
@@ -28,9 +29,10 @@ var (
 	ErrUnauthorized = cosmoserr.ErrUnauthorized
 	// ErrUnavailable: the service was unavailable (503).
 	ErrUnavailable = cosmoserr.ErrUnavailable
-	// ErrCircuitOpen: every region the request could go to has an open circuit breaker; nothing
-	// was sent.
-	ErrCircuitOpen = cosmoserr.ErrCircuitOpen
+	// ErrCircuitOpen is cosmoserr.ErrCircuitOpen.
+	//
+	// Deprecated: the breakers never refuse every region, so nothing returns it.
+	ErrCircuitOpen = cosmoserr.ErrCircuitOpen //nolint:staticcheck // kept for compatibility
 )
 
 // Errors of the repository itself. ErrTypeMismatch and ErrUnknownSchemaVersion describe a document
@@ -62,6 +64,12 @@ var (
 	// ErrInvalidPatch: more than 10 patch operations, or one on id, type, schemaVersion or a
 	// system property.
 	ErrInvalidPatch = errors.New("cosmoskit: invalid patch")
+	// ErrCommittedResult matches the per-operation error (TxResult.Err, BatchResult.Err) of a
+	// transactional batch that committed but whose result for that operation could not be read
+	// or decoded (a document of another type or a newer schema version, a response the SDK could
+	// not parse). The batch was applied: do not run it again. The error also matches the decode
+	// failure's own sentinel (ErrTypeMismatch, ErrUnknownSchemaVersion, ...).
+	ErrCommittedResult = errors.New("cosmoskit: batch committed; operation result unreadable")
 	// ErrInvalidToken: a page token that was not returned by Page for the same query.
 	ErrInvalidToken = errors.New("cosmoskit: invalid continuation token")
 	// ErrTooManyAttempts: Update lost the ETag race on every attempt. It also matches
@@ -186,3 +194,14 @@ func (e *OpError) Error() string {
 
 // Unwrap returns the cause.
 func (e *OpError) Unwrap() error { return e.Err }
+
+// Is matches ErrInvalidPartitionKey when the service refused the item because its partition key
+// properties differ from the key it was sent with (400, sub-status 1001): the check the repository
+// makes itself before sending when it can read both keys (see PartitionKey).
+func (e *OpError) Is(target error) bool {
+	if target != ErrInvalidPartitionKey {
+		return false
+	}
+	var de *diagnostics.Error
+	return errors.As(e.Err, &de) && de.StatusCode == http.StatusBadRequest && de.SubStatus == 1001
+}

@@ -112,12 +112,13 @@ func newOrders(t testing.TB, c *azcosmos.ContainerClient, edit ...func(*reposito
 	return r
 }
 
-func pk(s string) azcosmos.PartitionKey { return azcosmos.NewPartitionKeyString(s) }
+// pk returns a typed key, which the repository checks before sending.
+func pk(s string) repository.Key { return repository.KeyOf(s) }
 
 // rawGet reads a document as raw JSON through the SDK.
 func rawGet(t testing.TB, c *azcosmos.ContainerClient, key, id string) map[string]any {
 	t.Helper()
-	resp, err := c.ReadItem(context.Background(), pk(key), id, nil)
+	resp, err := c.ReadItem(context.Background(), pk(key).SDK(), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func rawGet(t testing.TB, c *azcosmos.ContainerClient, key, id string) map[strin
 // rawPut writes a raw JSON document through the SDK.
 func rawPut(t testing.TB, c *azcosmos.ContainerClient, key string, doc string) {
 	t.Helper()
-	if _, err := c.UpsertItem(context.Background(), pk(key), []byte(doc), nil); err != nil {
+	if _, err := c.UpsertItem(context.Background(), pk(key).SDK(), []byte(doc), nil); err != nil {
 		t.Fatal(err)
 	}
 }

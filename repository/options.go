@@ -10,9 +10,11 @@ import (
 )
 
 // KeyFunc returns an item's id and its partition key: one value, or two or three for a
-// hierarchical key, broadest first (azcosmos.NewPartitionKeyString(tenant).AppendString(user)).
-// It is the only place the repository learns where an item lives, so no struct tags or
-// reflection are involved.
+// hierarchical key, broadest first (azcosmos.NewPartitionKeyString(tenant).AppendString(user), or
+// repository.KeyOf(tenant, user).SDK()). It is the only place the repository learns where an item
+// lives, so no struct tags or reflection are involved. The SDK's key cannot be read back: with
+// Options.PartitionKeyPaths the repository checks the item's own key properties before sending,
+// and the service checks that they match this key (400/1001, ErrInvalidPartitionKey).
 type KeyFunc[T any] func(item T) (id string, pk azcosmos.PartitionKey)
 
 // UpgradeFunc turns a stored document of one schema version into the next version, in place. The
@@ -58,11 +60,13 @@ type Options[T any] struct {
 	Key KeyFunc[T]
 
 	// PartitionKeyPaths are the container's partition key paths, broadest first ("/tenantId",
-	// "/userId"). When set, point operations need exactly that many key components and queries at
-	// most that many (a hierarchical prefix), and every write checks, in the encoded item, that
-	// its values at these paths exist, fit the length limit and make up the key its KeyFunc
-	// returns (an error matching ErrInvalidPartitionKey naming the path, nothing sent). Default:
-	// not checked (the service rejects a mismatch with 400).
+	// "/userId"). When set, a Key passed to point operations needs exactly that many components and
+	// one passed to a query at most that many (a hierarchical prefix), and every write checks, in
+	// the encoded item, that its values at these paths exist and fit the length limit (an error
+	// matching ErrInvalidPartitionKey naming the path, nothing sent) and, for a batch started with
+	// a Key or an Update, that they are that key (the item may not move). A KeyFunc key that
+	// differs from them is refused by the service (400/1001, matching ErrInvalidPartitionKey).
+	// Default: not checked (the service rejects a mismatch with 400).
 	PartitionKeyPaths []string
 
 	// LegacyPartitionKey says the container's partition key definition is version 1, whose values

@@ -333,10 +333,20 @@ func encodeToken(text, cont string) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// decodeToken returns the service continuation of a page token. Tokens come from end users, so
+// everything that would not reach the service as a plain header value is refused here, before
+// anything is sent: a token of another query, and continuation bytes other than printable ASCII
+// (the service's continuations are JSON or resource ids; a control character or a byte above 0x7e
+// would fail inside the HTTP client, or worse, split the header).
 func decodeToken(text, token string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil || len(b) < 5 || binary.BigEndian.Uint32(b) != textHash(text) {
 		return "", invalid(ErrInvalidToken, "token", "was not returned by Page for this query")
+	}
+	for _, c := range b[4:] {
+		if c < 0x20 || c > 0x7e {
+			return "", invalid(ErrInvalidToken, "token", "was not returned by Page: it holds bytes no continuation has")
+		}
 	}
 	return string(b[4:]), nil
 }

@@ -59,7 +59,7 @@ func TestPatchExplainsAndUpgrades(t *testing.T) {
 
 func rawETag(t *testing.T, e *env, id string) azcore.ETag {
 	t.Helper()
-	resp, err := e.container.ReadItem(context.Background(), pk("t1"), id, nil)
+	resp, err := e.container.ReadItem(context.Background(), pk("t1").SDK(), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package repository
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -43,9 +44,11 @@ func Param(name string, value any) azcosmos.QueryParameter {
 
 // Query is a query a repository runs: either a template with parameters (SQL) or one built from
 // filters (NewQuery), scoped to one partition key (Partition) or explicitly to all partitions
-// (CrossPartition). Builder methods record the first error, which the repository method running
-// the query returns before sending anything. A Query may be reused and shared between goroutines
-// once built.
+// (CrossPartition). A Query is an immutable value: every builder method returns a new query and
+// never changes its receiver, so a query built once may be shared between goroutines and scoped
+// per request (base.Partition(tenantKey)) without one request's scope reaching another. Builder
+// methods record the first error, which the repository method running the query returns before
+// sending anything.
 type Query struct {
 	text    string
 	params  []azcosmos.QueryParameter
@@ -54,12 +57,16 @@ type Query struct {
 	orders  []order
 	top     int
 	fields  []string
-	pk      azcosmos.PartitionKey
+	pk      PartitionKey
 	hasPK   bool
 	cross   bool
 	err     error
-	cache   atomic.Pointer[rendered]
+	// cache holds the rendered text; queries that differ only in scope (Partition,
+	// CrossPartition) share it, since the text does not depend on the scope.
+	cache *renderCache
 }
+
+type renderCache struct{ p atomic.Pointer[rendered] }
 
 type filter struct {
 	field string
@@ -81,18 +88,37 @@ type rendered struct {
 	count   bool
 }
 
+// derive returns a copy of q for a builder to change: slices are clipped so that appending to
+// the copy never writes into q's backing arrays. keepCache shares q's rendered text (for
+// builders that change only the scope).
+func (q *Query) derive(keepCache bool) *Query {
+	if q == nil {
+		q = &Query{}
+	}
+	n := *q
+	n.params = slices.Clip(q.params)
+	n.filters = slices.Clip(q.filters)
+	n.orders = slices.Clip(q.orders)
+	n.fields = slices.Clip(q.fields)
+	if !keepCache || n.cache == nil {
+		n.cache = &renderCache{}
+	}
+	return &n
+}
+
 func (q *Query) setError(err error) {
 	if q.err == nil {
 		q.err = err
 	}
 }
 
-// builder records an error if q is a template query.
-func (q *Query) builder(method string) bool {
-	if !q.built {
-		q.setError(invalid(ErrInvalidQuery, "query", method+" needs a query from NewQuery, not SQL"))
+// builder returns a copy of q to change, recording an error in it if q is a template query.
+func (q *Query) builder(method string) (*Query, bool) {
+	n := q.derive(false)
+	if !n.built {
+		n.setError(invalid(ErrInvalidQuery, "query", method+" needs a query from NewQuery, not SQL"))
 	}
-	return q.built
+	return n, n.built
 }
 
 // SQL returns a query from a template and its parameters: values never go into the text. The
@@ -101,7 +127,7 @@ func (q *Query) builder(method string) bool {
 // parameter @type is bound to the repository's type unless given, so templates can (and should)
 // filter with c.type = @type; documents of another type in the results are errors on decode.
 func SQL(template string, params ...azcosmos.QueryParameter) *Query {
-	q := &Query{text: template, params: params}
+	q := &Query{text: template, params: slices.Clone(params), cache: &renderCache{}}
 	if err := checkTemplate(template); err != nil {
 		q.setError(err)
 	}
@@ -138,12 +164,13 @@ func checkTemplate(t string) error {
 
 // NewQuery returns a query builder: SELECT * over the repository's type, narrowed by Where, sorted
 // by OrderBy, limited by Top, projected by Select.
-func NewQuery() *Query { return &Query{built: true} }
+func NewQuery() *Query { return &Query{built: true, cache: &renderCache{}} }
 
-// Where adds a filter (ANDed with the others): field is a property path such as "status" or
-// "address.city" (letters, digits and _ only), value is sent as a parameter.
+// Where returns q with a filter added (ANDed with the others): field is a property path such as
+// "status" or "address.city" (letters, digits and _ only), value is sent as a parameter.
 func (q *Query) Where(field string, op Op, value any) *Query {
-	if !q.builder("Where") {
+	q, ok := q.builder("Where")
+	if !ok {
 		return q
 	}
 	if !fieldName.MatchString(field) {
@@ -155,42 +182,42 @@ func (q *Query) Where(field string, op Op, value any) *Query {
 		q.setError(invalid(ErrInvalidQuery, "op", fmt.Sprintf("unknown operator %q", string(op))))
 	}
 	q.filters = append(q.filters, filter{field, op, value})
-	q.cache.Store(nil)
 	return q
 }
 
-// OrderBy sorts by field (see Where); the container's indexing policy needs a composite index
-// for more than one.
+// OrderBy returns q sorted by field as well (see Where); the container's indexing policy needs a
+// composite index for more than one.
 func (q *Query) OrderBy(field string, dir Direction) *Query {
-	if !q.builder("OrderBy") {
+	q, ok := q.builder("OrderBy")
+	if !ok {
 		return q
 	}
 	if !fieldName.MatchString(field) {
 		q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a property path", field)))
 	}
 	q.orders = append(q.orders, order{field, bool(dir)})
-	q.cache.Store(nil)
 	return q
 }
 
-// Top limits the results to n (sent as the parameter @top). n must be positive.
+// Top returns q limited to n results (sent as the parameter @top). n must be positive.
 func (q *Query) Top(n int) *Query {
-	if !q.builder("Top") {
+	q, ok := q.builder("Top")
+	if !ok {
 		return q
 	}
 	if n <= 0 {
 		q.setError(invalid(ErrInvalidQuery, "top", "must be positive"))
 	}
 	q.top = n
-	q.cache.Store(nil)
 	return q
 }
 
-// Select projects the results onto the given top-level properties. Use it with PageOf and AllOf,
+// Select returns q projected onto the given top-level properties. Use it with PageOf and AllOf,
 // whose projection defaults to the JSON names of the result type's fields; Page and All, which
 // decode whole items, refuse a query with Select (ErrInvalidQuery).
 func (q *Query) Select(fields ...string) *Query {
-	if !q.builder("Select") {
+	q, ok := q.builder("Select")
+	if !ok {
 		return q
 	}
 	for _, f := range fields {
@@ -198,22 +225,24 @@ func (q *Query) Select(fields ...string) *Query {
 			q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a top-level property name", f)))
 		}
 	}
-	q.fields = fields
-	q.cache.Store(nil)
+	q.fields = slices.Clone(fields)
 	return q
 }
 
-// Partition scopes the query to partition key pk (all components, or a prefix of a hierarchical
-// key). This is the default and the cheap case.
-func (q *Query) Partition(pk azcosmos.PartitionKey) *Query {
-	q.pk, q.hasPK = pk, true
+// Partition returns q scoped to partition key pk (all components, or a prefix of a hierarchical
+// key). This is the default and the cheap case. It replaces any earlier scope.
+func (q *Query) Partition(pk PartitionKey) *Query {
+	q = q.derive(true)
+	q.pk, q.hasPK, q.cross = pk, true, false
 	return q
 }
 
-// CrossPartition lets the query fan out to every partition. Each run is logged at Info level
-// (once, when its first page is read), with the query text but never parameter values.
+// CrossPartition returns q allowed to fan out to every partition. Each run is logged at Info
+// level (once, when its first page is read), with the query text but never parameter values. It
+// replaces any earlier scope.
 func (q *Query) CrossPartition() *Query {
-	q.cross = true
+	q = q.derive(true)
+	q.pk, q.hasPK, q.cross = nil, false, true
 	return q
 }
 
@@ -225,8 +254,12 @@ func (q *Query) render(typ string, version int, fields []string) (*rendered, err
 	if q.err != nil {
 		return nil, q.err
 	}
+	cache := q.cache
+	if cache == nil { // a Query not made by SQL or NewQuery: render every time
+		cache = &renderCache{}
+	}
 	if !q.built {
-		if c := q.cache.Load(); c != nil && c.typ == typ {
+		if c := cache.p.Load(); c != nil && c.typ == typ {
 			return c, nil
 		}
 		params := q.params
@@ -234,17 +267,17 @@ func (q *Query) render(typ string, version int, fields []string) (*rendered, err
 			params = append(append(make([]azcosmos.QueryParameter, 0, len(params)+1), params...), Param("@type", typ))
 		}
 		r := &rendered{typ: typ, text: q.text, params: params}
-		q.cache.Store(r)
+		cache.p.Store(r)
 		return r, nil
 	}
 	if fields == nil {
-		if c := q.cache.Load(); c != nil && c.typ == typ && c.version == version && !c.count {
+		if c := cache.p.Load(); c != nil && c.typ == typ && c.version == version && !c.count {
 			return c, nil
 		}
 	}
 	r := q.build(typ, version, fields, false)
 	if fields == nil {
-		q.cache.Store(r)
+		cache.p.Store(r)
 	}
 	return r, nil
 }
@@ -352,11 +385,14 @@ func writeField(b *strings.Builder, path string) {
 func (c *core) scope(q *Query) (azcosmos.PartitionKey, bool, error) {
 	switch {
 	case q.hasPK:
-		if err := c.checkKey(q.pk, true); err != nil {
-			return q.pk, false, err
+		sdk, n, err := c.checkKey(q.pk, true)
+		if err != nil {
+			return sdk, false, err
 		}
-		n, _ := keyLen(q.pk)
-		return q.pk, c.pkLevels > 0 && n < c.pkLevels, nil
+		// A prefix of a hierarchical key fans out over the partitions under it. An
+		// azcosmos.PartitionKey's length cannot be read (n < 0): allow the fan-out whenever the
+		// container has levels; for a full key the gateway still serves one partition.
+		return sdk, c.pkLevels > 1 && n < c.pkLevels, nil
 	case q.cross:
 		return azcosmos.NewPartitionKey(), true, nil
 	default:

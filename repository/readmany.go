@@ -8,8 +8,12 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
-// Ref names one item: its id and partition key.
-type Ref = azcosmos.ItemIdentity
+// Ref names one item: its id and partition key (a Key, checked before sending, or an
+// azcosmos.PartitionKey).
+type Ref struct {
+	ID           string
+	PartitionKey PartitionKey
+}
 
 // ReadMany reads the items refs name (the SDK groups them by partition into few requests) and
 // returns those that exist, in the order of refs; missing items are left out. A document of
@@ -18,19 +22,22 @@ type Ref = azcosmos.ItemIdentity
 func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err error) {
 	ctx, end := r.start(ctx, "repository.ReadMany")
 	defer func() { end(err) }()
+	ids := make([]azcosmos.ItemIdentity, len(refs))
 	for i, ref := range refs {
-		if err := r.checkPoint(ref.PartitionKey, ref.ID); err != nil {
+		pk, err := r.checkPoint(ref.PartitionKey, ref.ID)
+		if err != nil {
 			var ve *ValidationError
 			if errors.As(err, &ve) {
 				ve.Field = "refs[" + strconv.Itoa(i) + "]." + ve.Field
 			}
 			return nil, err
 		}
+		ids[i] = azcosmos.ItemIdentity{ID: ref.ID, PartitionKey: pk}
 	}
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	resp, err := r.c.ReadManyItems(ctx, refs, nil)
+	resp, err := r.c.ReadManyItems(ctx, ids, nil)
 	if err != nil {
 		return nil, r.opError("read_many_items", "", err)
 	}
@@ -44,9 +51,9 @@ func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err er
 		if err != nil {
 			return nil, err
 		}
-		id, pk := r.key(item)
+		id, _ := r.key(item)
 		for _, i := range byID[id] {
-			if slots[i] == nil && keyEqual(pk, refs[i].PartitionKey) {
+			if slots[i] == nil && r.refMatches(refs[i], doc) {
 				slots[i] = &item
 				break
 			}
@@ -59,4 +66,25 @@ func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err er
 		}
 	}
 	return out, nil
+}
+
+// refMatches reports whether doc, an item with ref's id, is the one ref names. Only a Key can be
+// compared, with the document's own key at Options.PartitionKeyPaths; an azcosmos.PartitionKey
+// cannot be read, so the first unfilled ref with the id takes the document (the same id in
+// several partitions, named by azcosmos.PartitionKey values, may then be matched in another order).
+func (c *core) refMatches(ref Ref, doc []byte) bool {
+	var k Key
+	switch x := ref.PartitionKey.(type) {
+	case Key:
+		k = x
+	case *Key:
+		k = *x
+	default:
+		return true
+	}
+	if len(c.pkPaths) == 0 {
+		return true
+	}
+	got, err := c.docKey(doc)
+	return err == nil && got.equal(k)
 }

@@ -183,11 +183,12 @@ func (r *Repository[T]) Container() *azcosmos.ContainerClient { return r.c }
 // schema version. It returns an error matching ErrNotFound if there is none, ErrTypeMismatch if
 // the document has another type, ErrUnknownSchemaVersion if it cannot be upgraded, and a
 // *ValidationError for an invalid id or key (nothing sent).
-func (r *Repository[T]) Get(ctx context.Context, pk azcosmos.PartitionKey, id string) (_ T, err error) {
+func (r *Repository[T]) Get(ctx context.Context, key PartitionKey, id string) (_ T, err error) {
 	ctx, end := r.start(ctx, "repository.Get")
 	defer func() { end(err) }()
 	var zero T
-	if err := r.checkPoint(pk, id); err != nil {
+	pk, err := r.checkPoint(key, id)
+	if err != nil {
 		return zero, err
 	}
 	resp, err := r.c.ReadItem(ctx, pk, id, nil)
@@ -230,10 +231,11 @@ func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.Partit
 // Exists reports whether an item of this type with id exists in partition pk, by a point read
 // (the document is not decoded, so its schema version does not matter). A document of another
 // type with that id is an error matching ErrTypeMismatch.
-func (r *Repository[T]) Exists(ctx context.Context, pk azcosmos.PartitionKey, id string) (_ bool, err error) {
+func (r *Repository[T]) Exists(ctx context.Context, key PartitionKey, id string) (_ bool, err error) {
 	ctx, end := r.start(ctx, "repository.Exists")
 	defer func() { end(err) }()
-	if err := r.checkPoint(pk, id); err != nil {
+	pk, err := r.checkPoint(key, id)
+	if err != nil {
 		return false, err
 	}
 	resp, err := r.c.ReadItem(ctx, pk, id, nil)
@@ -303,7 +305,7 @@ func (r *Repository[T]) write(ctx context.Context, name, op string, item T, o wr
 	defer func() { end(err) }()
 	var zero T
 	id, pk := r.key(item)
-	if err := r.checkPoint(pk, id); err != nil {
+	if _, err := r.checkPoint(pk, id); err != nil {
 		return zero, err
 	}
 	body, err := r.encodeFor(ctx, item, id, pk)
@@ -346,10 +348,11 @@ func (r *Repository[T]) stored(item T, body []byte) (T, error) {
 // again, within Options.UpdatePolicy's attempts (then ErrTooManyAttempts). With IfMatch, the ETag
 // (from Get or a write of this repository) already names a document of this type, and Delete
 // sends the delete alone.
-func (r *Repository[T]) Delete(ctx context.Context, pk azcosmos.PartitionKey, id string, opts ...WriteOption) (err error) {
+func (r *Repository[T]) Delete(ctx context.Context, key PartitionKey, id string, opts ...WriteOption) (err error) {
 	ctx, end := r.start(ctx, "repository.Delete")
 	defer func() { end(err) }()
-	if err := r.checkPoint(pk, id); err != nil {
+	pk, err := r.checkPoint(key, id)
+	if err != nil {
 		return err
 	}
 	o := applyWriteOptions(opts)

@@ -49,7 +49,7 @@ func newPeople(t *testing.T, c *azcosmos.ContainerClient, edit ...func(*reposito
 	t.Helper()
 	o := repository.Options[PersonV3]{
 		Type:          "person",
-		Key:           func(p PersonV3) (string, azcosmos.PartitionKey) { return p.ID, pk(p.Tenant) },
+		Key:           func(p PersonV3) (string, azcosmos.PartitionKey) { return p.ID, pk(p.Tenant).SDK() },
 		SchemaVersion: 3,
 		Upgrades:      personUpgrades(),
 	}
@@ -138,7 +138,7 @@ func TestSchemaVersionErrors(t *testing.T) {
 		Version int    `json:"schemaVersion"`
 	}
 	claimed, _ := repository.New(e.container, repository.Options[Claimed]{Type: "person", SchemaVersion: 3,
-		Key: func(c Claimed) (string, azcosmos.PartitionKey) { return c.ID, pk(c.Tenant) }})
+		Key: func(c Claimed) (string, azcosmos.PartitionKey) { return c.ID, pk(c.Tenant).SDK() }})
 	if _, err := claimed.Create(ctx, Claimed{ID: "c", Tenant: "t1", Version: 2}); !errors.Is(err, repository.ErrUnknownSchemaVersion) {
 		t.Errorf("Create with schemaVersion 2 = %v", err)
 	}

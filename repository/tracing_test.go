@@ -65,7 +65,7 @@ func TestSpanPerRepositoryCall(t *testing.T) {
 	}
 	defer client.Close()
 	people, err := repository.NewFromClient(client, "db", "c", repository.Options[PersonV3]{
-		Type: "person", Key: func(p PersonV3) (string, azcosmos.PartitionKey) { return p.ID, pk(p.Tenant) },
+		Type: "person", Key: func(p PersonV3) (string, azcosmos.PartitionKey) { return p.ID, pk(p.Tenant).SDK() },
 		SchemaVersion: 3, Upgrades: personUpgrades(), Logger: quiet,
 	})
 	if err != nil {

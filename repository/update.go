@@ -19,11 +19,12 @@ import (
 // more than once and must only change *T; an error from fn stops Update and is returned as is.
 // fn must not change the id or partition key (a *ValidationError). Update returns the item as
 // stored.
-func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id string, fn func(*T) error) (_ T, err error) {
+func (r *Repository[T]) Update(ctx context.Context, key PartitionKey, id string, fn func(*T) error) (_ T, err error) {
 	ctx, end := r.start(ctx, "repository.Update")
 	defer func() { end(err) }()
 	var out T
-	if err := r.checkPoint(pk, id); err != nil {
+	pk, err := r.checkPoint(key, id)
+	if err != nil {
 		return out, err
 	}
 	var fnErr error
@@ -42,11 +43,23 @@ func (r *Repository[T]) Update(ctx context.Context, pk azcosmos.PartitionKey, id
 			fnErr = err
 			return err
 		}
-		nid, npk := r.key(item)
-		if nid != id || !keyEqual(npk, pk) {
+		if nid, _ := r.key(item); nid != id {
 			return invalid(ErrValidation, "item", "Update's function changed the id or partition key")
 		}
-		body, err := r.encodeFor(ctx, &item, id, pk)
+		// The item must stay where it is: its key at PartitionKeyPaths must still be the one
+		// read (the repository's own typed values; an azcosmos.PartitionKey cannot be compared),
+		// else the service refuses the replace (400/1001).
+		want := key
+		if len(r.pkPaths) > 0 {
+			if before, err := r.docKey(resp.Value); err == nil {
+				want = before
+			}
+		}
+		body, err := r.encodeFor(ctx, &item, id, want)
+		var ve *ValidationError
+		if errors.As(err, &ve) && errors.Is(ve.Kind, ErrInvalidPartitionKey) && ve.Reason == reasonKeyDiffers {
+			return invalid(ErrValidation, "item", "Update's function changed the id or partition key")
+		}
 		if err != nil {
 			return err
 		}
@@ -166,11 +179,12 @@ func (p *Patch) Len() int { return p.n }
 // written back with If-Match, and patched again (without IfMatch only: an upgrade changes the
 // ETag); a failed When or IfMatch is ErrPreconditionFailed. An invalid patch is a
 // *ValidationError and nothing is sent.
-func (r *Repository[T]) Patch(ctx context.Context, pk azcosmos.PartitionKey, id string, p *Patch, opts ...WriteOption) (_ T, err error) {
+func (r *Repository[T]) Patch(ctx context.Context, key PartitionKey, id string, p *Patch, opts ...WriteOption) (_ T, err error) {
 	ctx, end := r.start(ctx, "repository.Patch")
 	defer func() { end(err) }()
 	var zero T
-	if err := r.checkPoint(pk, id); err != nil {
+	pk, err := r.checkPoint(key, id)
+	if err != nil {
 		return zero, err
 	}
 	if p == nil || p.n == 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -25,34 +24,40 @@ func validateID(id string) error {
 	return nil
 }
 
-// checkPoint validates the id and a full partition key of a point operation.
-func (c *core) checkPoint(pk azcosmos.PartitionKey, id string) error {
+// checkPoint validates the id and a full partition key of a point operation, and returns the
+// key in the SDK's form.
+func (c *core) checkPoint(pk PartitionKey, id string) (azcosmos.PartitionKey, error) {
 	if err := validateID(id); err != nil {
-		return err
+		return azcosmos.PartitionKey{}, err
 	}
-	return c.checkKey(pk, false)
+	sdk, _, err := c.checkKey(pk, false)
+	return sdk, err
 }
 
-// checkKey validates a partition key: its number of components (exactly the container's levels
-// for point operations, at least one and at most that many with prefix) and the length of each
-// string component.
-func (c *core) checkKey(pk azcosmos.PartitionKey, prefix bool) error {
-	n, ok := keyLen(pk)
-	if !ok {
-		return nil // an SDK whose PartitionKey we cannot read: the service checks
+// checkKey resolves a caller's partition key and, when it is a Key, validates it: its number of
+// components (exactly the container's levels for point operations, at least one and at most that
+// many with prefix) and the length of each string component. n is the number of components, -1
+// for an azcosmos.PartitionKey, whose components cannot be read (the service checks it).
+func (c *core) checkKey(pk PartitionKey, prefix bool) (sdk azcosmos.PartitionKey, n int, err error) {
+	sdk, k, typed, err := resolve(pk)
+	if err != nil || !typed {
+		return sdk, -1, err
 	}
+	return sdk, k.n, c.checkTyped(k, prefix)
+}
+
+func (c *core) checkTyped(k Key, prefix bool) error {
+	n := k.n
 	switch {
 	case n == 0:
 		return invalid(ErrInvalidPartitionKey, "partitionKey", "has no value")
-	case n > 3:
-		return invalid(ErrInvalidPartitionKey, "partitionKey", "has more than 3 components")
 	case c.pkLevels > 0 && !prefix && n != c.pkLevels:
 		return invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("has %d components, the container has %d levels", n, c.pkLevels))
 	case c.pkLevels > 0 && prefix && n > c.pkLevels:
 		return invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("has %d components, the container has %d levels", n, c.pkLevels))
 	}
-	for i := 0; i < n; i++ {
-		if s, ok := keyString(pk, i); ok && len(s) > c.pkMax {
+	for i, v := range k.vals[:n] {
+		if s, ok := v.(string); ok && len(s) > c.pkMax {
 			return invalid(ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
 				fmt.Sprintf("is %d bytes, the limit is %d", len(s), c.pkMax))
 		}
@@ -60,94 +65,47 @@ func (c *core) checkKey(pk azcosmos.PartitionKey, prefix bool) error {
 	return nil
 }
 
-// azcosmos.PartitionKey keeps its components in an unexported slice, and nothing exported renders
-// it (the SDK's JSON form for the x-ms-documentdb-partitionkey header is unexported too), so the
-// checks of a caller's key (component count, string length) read the slice through reflection:
-// read-only, no unsafe. The layout is checked once: if a new SDK version no longer has a slice of
-// interface values named "values", keyLen reports false and those checks are skipped (the service
-// applies its own limits). Writes do not depend on it: with Options.PartitionKeyPaths, the values
-// are read from the encoded document itself and compared with the KeyFunc's key by
-// reflect.DeepEqual on a key built from them with the SDK's own constructors.
-// TestKeyReflection fails if an SDK upgrade changes the layout.
-var pkValues = keyLayout(reflect.TypeFor[azcosmos.PartitionKey]())
-
-// keyLayout returns the index of the values field of a PartitionKey type, -1 if it has none of
-// the expected type.
-func keyLayout(t reflect.Type) int {
-	if t.Kind() != reflect.Struct {
-		return -1
-	}
-	f, ok := t.FieldByName("values")
-	if !ok || len(f.Index) != 1 || f.Type.Kind() != reflect.Slice || f.Type.Elem().Kind() != reflect.Interface {
-		return -1
-	}
-	return f.Index[0]
-}
-
-func keyLen(pk azcosmos.PartitionKey) (int, bool) {
-	if pkValues < 0 {
-		return 0, false
-	}
-	return reflect.ValueOf(&pk).Elem().Field(pkValues).Len(), true
-}
-
-// keyString returns component i of pk if it is a string.
-func keyString(pk azcosmos.PartitionKey, i int) (string, bool) {
-	if pkValues < 0 {
-		return "", false
-	}
-	v := reflect.ValueOf(&pk).Elem().Field(pkValues).Index(i).Elem()
-	if v.Kind() != reflect.String {
-		return "", false
-	}
-	return v.String(), true
-}
-
-// keyEqual reports whether two partition keys have the same components. It relies on no field
-// name: reflect.DeepEqual compares the SDK's values as they are.
-func keyEqual(a, b azcosmos.PartitionKey) bool {
-	return reflect.DeepEqual(a, b)
-}
-
 // docKey reads the partition key values of an encoded item at the container's paths and returns
-// them as a PartitionKey built with the SDK's constructors. Field names the path of a value that
-// is missing, not a string, number, boolean or null, or longer than the container allows.
-func (c *core) docKey(doc []byte) (azcosmos.PartitionKey, error) {
-	pk := azcosmos.NewPartitionKey()
+// them as a Key: the repository's own typed values, checked here. Field names the path of a value
+// that is missing, not a string, number, boolean or null, or longer than the container allows.
+func (c *core) docKey(doc []byte) (Key, error) {
+	vals := make([]any, 0, len(c.pkPaths))
 	for _, path := range c.pkPaths {
 		raw := lookupPath(doc, path)
 		switch {
 		case raw == nil:
-			return pk, invalid(ErrInvalidPartitionKey, path, "the item has no value at this partition key path")
+			return Key{}, invalid(ErrInvalidPartitionKey, path, "the item has no value at this partition key path")
 		case raw[0] == '"':
 			s, ok := jsonString(raw)
 			if !ok {
-				return pk, invalid(ErrInvalidPartitionKey, path, "is not a valid JSON string")
+				return Key{}, invalid(ErrInvalidPartitionKey, path, "is not a valid JSON string")
 			}
 			if len(s) > c.pkMax {
-				return pk, invalid(ErrInvalidPartitionKey, path, fmt.Sprintf("is %d bytes, the limit is %d", len(s), c.pkMax))
+				return Key{}, invalid(ErrInvalidPartitionKey, path, fmt.Sprintf("is %d bytes, the limit is %d", len(s), c.pkMax))
 			}
-			pk = pk.AppendString(s)
+			vals = append(vals, s)
 		case string(raw) == "true", string(raw) == "false":
-			pk = pk.AppendBool(raw[0] == 't')
+			vals = append(vals, raw[0] == 't')
 		case string(raw) == "null":
-			pk = pk.AppendNull()
+			vals = append(vals, nil)
 		case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 			f, err := strconv.ParseFloat(string(raw), 64)
 			if err != nil {
-				return pk, invalid(ErrInvalidPartitionKey, path, "is not a valid number")
+				return Key{}, invalid(ErrInvalidPartitionKey, path, "is not a valid number")
 			}
-			pk = pk.AppendNumber(f)
+			vals = append(vals, f)
 		default:
-			return pk, invalid(ErrInvalidPartitionKey, path, "is an object or array, not a partition key value")
+			return Key{}, invalid(ErrInvalidPartitionKey, path, "is an object or array, not a partition key value")
 		}
 	}
-	return pk, nil
+	return KeyOf(vals...), nil
 }
 
-// checkDocKey compares the partition key found in an encoded item with the one its KeyFunc
-// returned. It does nothing without Options.PartitionKeyPaths.
-func (c *core) checkDocKey(doc []byte, pk azcosmos.PartitionKey) error {
+// checkDocKey checks the partition key found in an encoded item at Options.PartitionKeyPaths
+// (present, a key value, within the length limit) and, when want is a Key, that it equals want.
+// It does nothing without PartitionKeyPaths. The key of an azcosmos.PartitionKey cannot be read:
+// the service compares it with the item (400, sub-status 1001, matching ErrInvalidPartitionKey).
+func (c *core) checkDocKey(doc []byte, want PartitionKey) error {
 	if len(c.pkPaths) == 0 {
 		return nil
 	}
@@ -155,11 +113,22 @@ func (c *core) checkDocKey(doc []byte, pk azcosmos.PartitionKey) error {
 	if err != nil {
 		return err
 	}
-	if !keyEqual(got, pk) {
-		return invalid(ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), "the item's partition key property differs from the partition key its KeyFunc returns")
+	var k Key
+	switch x := want.(type) {
+	case Key:
+		k = x
+	case *Key:
+		k = *x
+	default:
+		return nil
+	}
+	if !got.equal(k) {
+		return invalid(ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), reasonKeyDiffers)
 	}
 	return nil
 }
+
+const reasonKeyDiffers = "the item's partition key property differs from the partition key it is written with"
 
 // lookupPath returns the raw JSON value at a partition key path ("/customerId", "/address/city")
 // of doc, nil if absent.

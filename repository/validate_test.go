@@ -41,14 +41,14 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 	var large []repository.LargeItem
 	docs, err := repository.New(e.container, repository.Options[Doc]{
 		Type: "doc", PartitionKeyPaths: []string{"/pk"},
-		Key:         func(d Doc) (string, azcosmos.PartitionKey) { return d.ID, pk(d.PK) },
+		Key:         func(d Doc) (string, azcosmos.PartitionKey) { return d.ID, pk(d.PK).SDK() },
 		OnLargeItem: func(_ context.Context, li repository.LargeItem) { large = append(large, li) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	legacy, err := repository.New(e.container, repository.Options[Doc]{Type: "doc", LegacyPartitionKey: true,
-		Key: func(d Doc) (string, azcosmos.PartitionKey) { return d.ID, pk(d.PK) }})
+	legacy, err := repository.New(e.container, repository.Options[Doc]{Type: "doc", LegacyPartitionKey: true, PartitionKeyPaths: []string{"/pk"},
+		Key: func(d Doc) (string, azcosmos.PartitionKey) { return d.ID, pk(d.PK).SDK() }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +71,8 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"int 2^53+1", docs, Doc{ID: "i", PK: "p", Big: maxSafe + 1}, repository.ErrUnsafeInteger, "/big"},
 		{"int -2^53-1", docs, Doc{ID: "i", PK: "p", Big: -maxSafe - 1}, repository.ErrUnsafeInteger, "/big"},
 		{"int in array", docs, Doc{ID: "i", PK: "p", Lines: []Line{{1}, {maxSafe * 2}}}, repository.ErrUnsafeInteger, "/lines/1/amount"},
-		{"pk 2049 bytes", docs, Doc{ID: "k", PK: strings.Repeat("p", 2049)}, repository.ErrInvalidPartitionKey, "partitionKey[0]"},
-		{"legacy pk 102 bytes", legacy, Doc{ID: "k", PK: strings.Repeat("p", 102)}, repository.ErrInvalidPartitionKey, "partitionKey[0]"},
+		{"pk 2049 bytes", docs, Doc{ID: "k", PK: strings.Repeat("p", 2049)}, repository.ErrInvalidPartitionKey, "/pk"},
+		{"legacy pk 102 bytes", legacy, Doc{ID: "k", PK: strings.Repeat("p", 102)}, repository.ErrInvalidPartitionKey, "/pk"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -130,11 +130,17 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 	if err := docs.Delete(ctx, pk("p"), strings.Repeat("a", 1024)); !errors.Is(err, repository.ErrInvalidID) {
 		t.Fatalf("Delete(long id) = %v", err)
 	}
-	if _, err := docs.Get(ctx, pk("p").AppendString("extra"), "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := docs.Get(ctx, repository.KeyOf("p", "extra"), "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with 2 key components = %v", err)
 	}
-	if _, err := docs.Get(ctx, azcosmos.NewPartitionKey(), "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := docs.Get(ctx, repository.Key{}, "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with an empty key = %v", err)
+	}
+	if _, err := docs.Get(ctx, repository.KeyOf(strings.Repeat("p", 2049)), "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		t.Fatalf("Get with a long key = %v", err)
+	}
+	if _, err := docs.Get(ctx, nil, "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		t.Fatalf("Get with a nil key = %v", err)
 	}
 	if n := e.srv.Requests(cosmostestDocs()); n != 0 {
 		t.Fatalf("%d requests sent", n)
@@ -142,7 +148,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 
 	// the id in the document must be the KeyFunc's
 	mismatch, _ := repository.New(e.container, repository.Options[Doc]{Type: "doc",
-		Key: func(d Doc) (string, azcosmos.PartitionKey) { return "other", pk(d.PK) }})
+		Key: func(d Doc) (string, azcosmos.PartitionKey) { return "other", pk(d.PK).SDK() }})
 	if _, err := mismatch.Create(ctx, Doc{ID: "x", PK: "p"}); !errors.Is(err, repository.ErrInvalidID) {
 		t.Fatalf("KeyFunc id mismatch = %v", err)
 	}

@@ -7,8 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
-
-	"github.com/sony/gobreaker/v2"
+	"time"
 )
 
 // State is a circuit breaker state.
@@ -36,17 +35,6 @@ func (s State) String() string {
 	}
 }
 
-func stateOf(s gobreaker.State) State {
-	switch s {
-	case gobreaker.StateHalfOpen:
-		return StateHalfOpen
-	case gobreaker.StateOpen:
-		return StateOpen
-	default:
-		return StateClosed
-	}
-}
-
 // BreakerInfo describes one circuit breaker, as (*PipelinePolicy).Breakers reports it.
 type BreakerInfo struct {
 	// Name is the name reported to the StateReporter, e.g. "reads West US (host:port)".
@@ -61,8 +49,8 @@ type BreakerInfo struct {
 	// State is the breaker's current state.
 	State State
 	// ConsecutiveFailures is the current run of failures while the breaker is closed. It reads 0
-	// once the breaker is open or half-open, not the run that opened it: gobreaker resets its counts
-	// on every state change (and a half-open breaker counts only its probes; a failed probe opens it
+	// once the breaker is open or half-open, not the run that opened it: the counts start again on
+	// every state change (and a half-open breaker counts only its probes; a failed probe opens it
 	// again at once). Use State to tell an open breaker from a healthy one.
 	ConsecutiveFailures int
 }
@@ -73,16 +61,12 @@ type outcome int
 const (
 	outcomeSuccess outcome = iota
 	outcomeFailure
-	outcomeNeutral // 429, or the caller's own cancellation: counted as nothing
-)
-
-var (
-	errAttemptFailed  = errors.New("attempt failed")
-	errAttemptIgnored = errors.New("attempt ignored")
+	outcomeNeutral // 429, the caller's own cancellation, a request that could not be sent
 )
 
 // classify sorts an attempt's result: 5xx, 408 and transport errors that are not the caller's own
-// cancellation are failures; 429 and cancellations are neutral; the rest are successes.
+// cancellation are failures; 429 and cancellations are neutral; the rest are successes. (Requests
+// that cannot be sent are recognised, and counted neutral, before classify.)
 func classify(ctx context.Context, resp *http.Response, err error) outcome {
 	if err != nil {
 		if ctx.Err() != nil {
@@ -103,13 +87,166 @@ func classify(ctx context.Context, resp *http.Response, err error) outcome {
 	return outcomeSuccess
 }
 
+// breaker is one circuit breaker: closed until threshold consecutive failures, then open for the
+// open interval (measured on the policy's Clock), then half-open, letting probes through: that
+// many successes close it, one failure opens it again. Outcomes of attempts let through in an
+// earlier state are ignored.
+type breaker struct {
+	name      string
+	threshold int
+	probes    int
+	interval  time.Duration
+	clock     Clock
+	report    func(from, to State)
+
+	mu        sync.Mutex
+	state     State
+	gen       uint64    // bumped on every state change
+	failures  int       // consecutive failures while closed
+	inFlight  int       // probes let through while half-open, not yet answered
+	successes int       // successful probes while half-open
+	openedAt  time.Time // when it last opened
+}
+
+// transition records and reports state changes made under the lock.
+type transition struct {
+	from, to [3]State
+	n        int
+}
+
+func (t *transition) add(from, to State) {
+	if t.n < len(t.from) {
+		t.from[t.n], t.to[t.n] = from, to
+		t.n++
+	}
+}
+
+func (b *breaker) change(to State, now time.Time, tr *transition) {
+	tr.add(b.state, to)
+	b.state = to
+	b.gen++
+	b.failures, b.inFlight, b.successes = 0, 0, 0
+	if to == StateOpen {
+		b.openedAt = now
+	}
+}
+
+func (b *breaker) refresh(now time.Time, tr *transition) {
+	if b.state == StateOpen && !now.Before(b.openedAt.Add(b.interval)) {
+		b.change(StateHalfOpen, now, tr)
+	}
+}
+
+func (b *breaker) notify(tr *transition) {
+	if b.report == nil {
+		return
+	}
+	for i := range tr.n {
+		b.report(tr.from[i], tr.to[i])
+	}
+}
+
+// stateNow returns the breaker's state, and when it last opened.
+func (b *breaker) stateNow() (State, time.Time) {
+	var tr transition
+	b.mu.Lock()
+	b.refresh(b.clock.Now(), &tr)
+	s, at := b.state, b.openedAt
+	b.mu.Unlock()
+	b.notify(&tr)
+	return s, at
+}
+
+// allow asks to let one attempt through. force lets it through whatever the state (an open
+// breaker goes half-open at once and the attempt is its probe): the policy forces the last route
+// it has rather than refusing every one. It returns the function that records the attempt's
+// outcome, or false when the breaker refuses.
+func (b *breaker) allow(force bool) (ticket, bool) {
+	var tr transition
+	b.mu.Lock()
+	now := b.clock.Now()
+	b.refresh(now, &tr)
+	if b.state == StateOpen {
+		if !force {
+			b.mu.Unlock()
+			b.notify(&tr)
+			return ticket{}, false
+		}
+		b.change(StateHalfOpen, now, &tr)
+	}
+	if b.state == StateHalfOpen {
+		if b.inFlight >= b.probes && !force {
+			b.mu.Unlock()
+			b.notify(&tr)
+			return ticket{}, false
+		}
+		b.inFlight++
+	}
+	gen := b.gen
+	b.mu.Unlock()
+	b.notify(&tr)
+	return ticket{b: b, gen: gen}, true
+}
+
+// ticket records the outcome of one attempt a breaker let through (a value, so that letting an
+// attempt through allocates nothing). The zero ticket records nothing.
+type ticket struct {
+	b   *breaker
+	gen uint64
+}
+
+func (t ticket) done(o outcome) {
+	if t.b != nil {
+		t.b.record(t.gen, o)
+	}
+}
+
+func (b *breaker) record(gen uint64, o outcome) {
+	var tr transition
+	b.mu.Lock()
+	if gen == b.gen {
+		now := b.clock.Now()
+		switch b.state {
+		case StateClosed:
+			switch o {
+			case outcomeSuccess:
+				b.failures = 0
+			case outcomeFailure:
+				b.failures++
+				if b.failures >= b.threshold {
+					b.change(StateOpen, now, &tr)
+				}
+			}
+		case StateHalfOpen:
+			b.inFlight--
+			switch o {
+			case outcomeSuccess:
+				b.successes++
+				if b.successes >= b.probes {
+					b.change(StateClosed, now, &tr)
+				}
+			case outcomeFailure:
+				b.change(StateOpen, now, &tr)
+			}
+		}
+	}
+	b.mu.Unlock()
+	b.notify(&tr)
+}
+
+func (b *breaker) consecutiveFailures() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.failures
+}
+
 type breakerKey struct {
 	host, partition string
 	write           bool
 }
 
 type breakerEntry struct {
-	cb     *gobreaker.TwoStepCircuitBreaker[struct{}]
+	cb     *breaker
 	region string
 }
 
@@ -117,12 +254,13 @@ type breakerEntry struct {
 type breakers struct {
 	opts     BreakerOptions
 	reporter StateReporter
+	clock    Clock
 	mu       sync.Mutex
 	m        map[breakerKey]*breakerEntry
 }
 
-func newBreakers(o BreakerOptions, r StateReporter) *breakers {
-	return &breakers{opts: o.withDefaults(), reporter: r, m: map[breakerKey]*breakerEntry{}}
+func newBreakers(o BreakerOptions, r StateReporter, c Clock) *breakers {
+	return &breakers{opts: o.withDefaults(), reporter: r, clock: clockOr(c), m: map[breakerKey]*breakerEntry{}}
 }
 
 func (b *breakers) get(k breakerKey, regionName string) *breakerEntry {
@@ -143,64 +281,69 @@ func (b *breakers) get(k breakerKey, regionName string) *breakerEntry {
 	if k.partition != "" {
 		name += " " + k.partition
 	}
-	st := gobreaker.Settings{
-		Name:        name,
-		MaxRequests: uint32(b.opts.HalfOpenProbes),
-		Timeout:     b.opts.OpenInterval,
-		ReadyToTrip: func(c gobreaker.Counts) bool { return int(c.ConsecutiveFailures) >= threshold },
-		IsExcluded:  func(err error) bool { return errors.Is(err, errAttemptIgnored) },
-	}
+	cb := &breaker{name: name, threshold: threshold, probes: b.opts.HalfOpenProbes, interval: b.opts.OpenInterval, clock: b.clock}
 	if b.reporter != nil {
 		rep := b.reporter
-		st.OnStateChange = func(name string, from, to gobreaker.State) {
-			rep.CircuitBreakerStateChanged(context.Background(), name, stateOf(from).String(), stateOf(to).String())
+		cb.report = func(from, to State) {
+			rep.CircuitBreakerStateChanged(context.Background(), name, from.String(), to.String())
 		}
 	}
-	e := &breakerEntry{cb: gobreaker.NewTwoStepCircuitBreaker[struct{}](st), region: regionName}
+	e := &breakerEntry{cb: cb, region: regionName}
 	b.m[k] = e
 	return e
 }
 
-// open reports whether the region's breaker, or the partition's breaker in that region, is open.
-func (b *breakers) open(r region, partition string, write bool) bool {
+// open reports whether the region's breaker, or the partition's breaker in that region, is open,
+// and since when (the later of the two when both are).
+func (b *breakers) open(r region, partition string, write bool) (bool, time.Time) {
 	if b == nil {
-		return false
+		return false, time.Time{}
 	}
-	if b.get(breakerKey{host: r.host, write: write}, r.name).cb.State() == gobreaker.StateOpen {
-		return true
+	s, at := b.get(breakerKey{host: r.host, write: write}, r.name).cb.stateNow()
+	isOpen := s == StateOpen
+	if partition != "" {
+		ps, pat := b.get(breakerKey{host: r.host, partition: partition, write: write}, r.name).cb.stateNow()
+		if ps == StateOpen {
+			if !isOpen || pat.After(at) {
+				at = pat
+			}
+			isOpen = true
+		}
 	}
-	return partition != "" && b.get(breakerKey{host: r.host, partition: partition, write: write}, r.name).cb.State() == gobreaker.StateOpen
+	return isOpen, at
+}
+
+// leastRecentlyOpened returns the region among regions (all with an open breaker) whose breaker
+// opened first: the route tried, half-open, when every route is open.
+func (b *breakers) leastRecentlyOpened(regions []region, partition string, write bool) region {
+	best := regions[0]
+	var bestAt time.Time
+	for i, r := range regions {
+		_, at := b.open(r, partition, write)
+		if i == 0 || at.Before(bestAt) {
+			best, bestAt = r, at
+		}
+	}
+	return best
 }
 
 // allow asks the breaker that counts this request (the partition's when the request names its
 // range, else the region's) to let it through; ok is false when it refuses (open, or half-open
 // with its probes in flight). The region breaker is consulted for partition requests as well.
-func (b *breakers) allow(r region, partition string, write bool) (done func(outcome), ok bool) {
+// force lets the request through whatever the breakers say (see breaker.allow).
+func (b *breakers) allow(r region, partition string, write, force bool) (t ticket, ok bool) {
 	if b == nil {
-		return func(outcome) {}, true
+		return ticket{}, true
 	}
 	region := b.get(breakerKey{host: r.host, write: write}, r.name)
 	counted := region
 	if partition != "" {
-		if region.cb.State() == gobreaker.StateOpen {
-			return nil, false
+		if s, _ := region.cb.stateNow(); s == StateOpen && !force {
+			return ticket{}, false
 		}
 		counted = b.get(breakerKey{host: r.host, partition: partition, write: write}, r.name)
 	}
-	d, err := counted.cb.Allow()
-	if err != nil {
-		return nil, false
-	}
-	return func(o outcome) {
-		switch o {
-		case outcomeSuccess:
-			d(nil)
-		case outcomeFailure:
-			d(errAttemptFailed)
-		default:
-			d(errAttemptIgnored)
-		}
-	}, true
+	return counted.cb.allow(force)
 }
 
 func (b *breakers) list() []BreakerInfo {
@@ -208,12 +351,17 @@ func (b *breakers) list() []BreakerInfo {
 		return nil
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := make([]BreakerInfo, 0, len(b.m))
+	entries := make(map[breakerKey]*breakerEntry, len(b.m))
 	for k, e := range b.m {
+		entries[k] = e
+	}
+	b.mu.Unlock()
+	out := make([]BreakerInfo, 0, len(entries))
+	for k, e := range entries {
+		s, _ := e.cb.stateNow()
 		out = append(out, BreakerInfo{
-			Name: e.cb.Name(), Region: e.region, Host: k.host, Partition: k.partition, Write: k.write,
-			State: stateOf(e.cb.State()), ConsecutiveFailures: int(e.cb.Counts().ConsecutiveFailures),
+			Name: e.cb.name, Region: e.region, Host: k.host, Partition: k.partition, Write: k.write,
+			State: s, ConsecutiveFailures: e.cb.consecutiveFailures(),
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

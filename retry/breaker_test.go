@@ -28,11 +28,11 @@ func breakerState(p *retry.PipelinePolicy, host string, write bool) (retry.State
 
 func TestRegionDownMidRun(t *testing.T) {
 	rep := &reporter{}
-	const open = 100 * time.Millisecond
+	clock := newFakeClock() // drives the open interval: nothing sleeps
 	e := newEnv(t, retry.Options{
 		PreferredRegions: []string{"East US", "West US"},
-		Breaker:          retry.BreakerOptions{OpenInterval: open},
 		Reporter:         rep,
+		Clock:            clock,
 	})
 	east, west := e.host(t, "East US"), e.host(t, "West US")
 	ctx, _ := diagnostics.WithMeter(context.Background()) // Stats for every read
@@ -54,7 +54,7 @@ func TestRegionDownMidRun(t *testing.T) {
 		if i == retry.DefaultReadFailureThreshold {
 			wantState = retry.StateOpen
 		}
-		// An open breaker reads 0 failures: gobreaker resets its counts on a state change.
+		// An open breaker reads 0 failures: the counts start again on a state change.
 		if state != wantState || (state == retry.StateClosed && failures != i) || (state == retry.StateOpen && failures != 0) {
 			t.Fatalf("after %d failed reads in East US: breaker %v with %d failures, want %v", i, state, failures, wantState)
 		}
@@ -78,9 +78,19 @@ func TestRegionDownMidRun(t *testing.T) {
 		t.Fatalf("read with the breaker open sent %+v, want one attempt to West US %s", got, west)
 	}
 
-	// Recovery: after the open interval a probe goes to East US, succeeds, and traffic returns.
+	// Still open just before the interval ends.
 	e.s.SetRegionDown("East US", false)
-	time.Sleep(open + 20*time.Millisecond)
+	clock.advance(retry.DefaultOpenInterval - time.Millisecond)
+	e.s.ResetRequests()
+	if err := e.read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.s.Requests(regionReads("East US")); got != 0 {
+		t.Fatalf("%d reads went to East US before the open interval ended", got)
+	}
+
+	// Recovery: after the open interval a probe goes to East US, succeeds, and traffic returns.
+	clock.advance(time.Millisecond)
 	e.s.ResetRequests()
 	for range 3 {
 		if err := e.read(ctx); err != nil {
@@ -105,15 +115,20 @@ func TestRegionDownMidRun(t *testing.T) {
 	}
 }
 
-func TestAllRegionsFailingFailsFast(t *testing.T) {
+// TestAllRegionsOpenTriesTheLeastRecentlyOpened: when every region's breaker is open, a read is
+// not refused: it goes, half-open, to the region whose breaker opened first, alone.
+func TestAllRegionsOpenTriesTheLeastRecentlyOpened(t *testing.T) {
+	clock := newFakeClock()
 	e := newEnv(t, retry.Options{
 		PreferredRegions: []string{"East US", "West US"},
-		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 3, OpenInterval: time.Hour},
+		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 3},
+		Clock:            clock,
 	})
-	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
 		Status: http.StatusServiceUnavailable})
 	ctx := context.Background()
 	for i := range 3 {
+		clock.advance(time.Second) // East US's breaker opens a moment before West US's
 		err := e.read(ctx)
 		var re *azcore.ResponseError
 		if !errors.As(err, &re) || re.StatusCode != http.StatusServiceUnavailable {
@@ -124,17 +139,34 @@ func TestAllRegionsFailingFailsFast(t *testing.T) {
 	if got := e.s.Requests(docReads); got != 6 {
 		t.Errorf("%d attempts for 3 reads over 2 regions, want 6", got)
 	}
+	east, west := e.host(t, "East US"), e.host(t, "West US")
+	if se, _ := breakerState(e.p, east, false); se != retry.StateOpen {
+		t.Fatalf("East US breaker %v, want open", se)
+	}
+	if sw, _ := breakerState(e.p, west, false); sw != retry.StateOpen {
+		t.Fatalf("West US breaker %v, want open", sw)
+	}
+	// Both open, the fault still there: one attempt, to East US (opened first), and its 503.
 	e.s.ResetRequests()
-	e.rec.reset()
+	clock.advance(time.Second)
 	err := e.read(ctx)
-	if !errors.Is(err, retry.ErrCircuitOpen) {
-		t.Fatalf("read = %v, want ErrCircuitOpen", err)
+	if errors.Is(err, retry.ErrCircuitOpen) {
+		t.Fatalf("read = %v: the breakers refused every region", err)
 	}
-	if got := e.rec.attempts(); len(got) != 0 {
-		t.Errorf("fail-fast read sent %+v", got)
+	if got, ge := e.s.Requests(docReads), e.s.Requests(regionReads("East US")); got != 1 || ge != 1 {
+		t.Fatalf("%d attempts (%d in East US), want 1 in East US", got, ge)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{}); got != 0 {
-		t.Errorf("server saw %d requests", got)
+	// East US opened again, so West US is now the least recently opened.
+	fault.Remove()
+	e.s.ResetRequests()
+	if err := e.read(ctx); err != nil {
+		t.Fatalf("read once the region recovered: %v", err)
+	}
+	if got := e.s.Requests(regionReads("West US")); got != 1 {
+		t.Errorf("%d reads in West US, want 1 (the least recently opened)", got)
+	}
+	if sw, _ := breakerState(e.p, west, false); sw != retry.StateClosed {
+		t.Errorf("West US breaker %v after its probe succeeded, want closed", sw)
 	}
 	// Writes have their own breakers: the write region still takes writes.
 	if _, err := e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
@@ -156,6 +188,9 @@ func TestBreakerClassification(t *testing.T) {
 		{"412", cosmostest.Fault{Status: http.StatusPreconditionFailed}, false},
 		{"413", cosmostest.Fault{Status: http.StatusRequestEntityTooLarge}, false},
 		{"409", cosmostest.Fault{Status: http.StatusConflict}, false},
+		{"400", cosmostest.Fault{Status: http.StatusBadRequest}, false},
+		{"401", cosmostest.Fault{Status: http.StatusUnauthorized}, false},
+		{"403", cosmostest.Fault{Status: http.StatusForbidden}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,28 +17,23 @@
 //     [ErrThrottled]: a *cosmoserr.Error with status, sub-status, activity id, request charge,
 //     last retry-after and attempts, which unwraps to the *azcore.ResponseError. Throttles and
 //     waits are reported to package diagnostics.
-//   - Circuit breakers ([BreakerOptions], sony/gobreaker): per region endpoint, and per
-//     partition key range in a region for requests that name their range
-//     ([WithPartitionKeyRange]); reads open after 10 consecutive failures, writes after 5; 5xx,
-//     408 and transport errors are failures, other 4xx are not, 429 and the caller's cancellation
-//     are not counted. An open breaker takes its region (or range) out of routing until a probe
-//     succeeds; when nothing is left the request fails with [ErrCircuitOpen] without a network
-//     call.
+//   - Circuit breakers ([BreakerOptions]): per region endpoint, and per partition key range in a
+//     region for requests that name their range ([WithPartitionKeyRange]); reads open after 10
+//     consecutive failures, writes after 5; 5xx, 408 and transport errors are failures, other 4xx
+//     are not, and 429, the caller's cancellation or deadline and requests that cannot be sent
+//     are not counted. An open breaker takes its region (or range) out of routing for the open
+//     interval (on [Options].Clock) until a probe succeeds; when every candidate is open, the one
+//     that opened first is tried half-open: the breakers reorder routes but never refuse them all.
 //   - Regions: the effective order is the preferred regions minus the client's excluded regions
 //     ([PipelinePolicy.SetExcludedRegions], changeable at runtime) and the request's
 //     ([WithExcludedRegions]); when everything is excluded, the write region. Reads fail over along
 //     that order at once, with no sleeps.
-//   - Hedging ([HedgingOptions], off by default, per request with [WithHedging]): a read with no
-//     final answer after a threshold is also sent to the next region; the first final answer wins
-//     and the other attempts are cancelled. Writes are hedged only when asked, on multi-write
-//     accounts. Risk: the hedged attempts are clones of the request running concurrently through
-//     the rest of the pipeline, and azcore gives a clone no way to get its own per-operation values
-//     map, which policies below (azcore's log policy) write to. The policy therefore copies that
-//     unexported map with reflect and unsafe, as checked against azcore v1.23. If a future azcore
-//     changes policy.Request's fields in any way (renames, new fields, other kinds), hedging turns
-//     itself off and reads take the ordinary region walk; only a change of meaning behind the same
-//     fields could make hedged attempts race. Run your tests with -race after upgrading azcore,
-//     or leave hedging off.
+//   - Hedging ([HedgingOptions], off by default, per call with [WithHedging]) works at the
+//     operation level, with [Hedge]: a read with no final answer after a threshold is run again,
+//     as a whole operation of its own, pinned to the next region through the request context; the
+//     first final answer wins and the other attempts are cancelled. Writes are hedged only when
+//     asked, on multi-write accounts. The pipeline policy itself never sends a request twice at
+//     once, so no two attempts share a request's state.
 //
 // azcosmos fixes its routing when the client is built, and keeping one client per account is
 // the SDK's guidance. The policy therefore runs after the SDK's own region retry policy and

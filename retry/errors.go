@@ -1,18 +1,26 @@
 package retry
 
 import (
+	"errors"
+
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 var (
-	// ErrCircuitOpen is cosmoserr.ErrCircuitOpen: it matches the error returned without a network
-	// call when every region a request may go to has an open circuit breaker (for its partition
-	// key range or the whole region). Use errors.Is.
-	ErrCircuitOpen = cosmoserr.ErrCircuitOpen
+	// ErrCircuitOpen is cosmoserr.ErrCircuitOpen.
+	//
+	// Deprecated: the breakers reorder regions but never refuse every one (when all are open,
+	// the least recently opened is tried half-open), so no error matches it any more. It is kept
+	// so that code testing for it still compiles.
+	ErrCircuitOpen = cosmoserr.ErrCircuitOpen //nolint:staticcheck // re-exported for compatibility
 	// ErrThrottled is cosmoserr.ErrThrottled: it matches a request still answered with 429 after
 	// the throttle budget was spent.
 	ErrThrottled = cosmoserr.ErrThrottled
 )
+
+// errHedgedWrite refuses a write run through Hedge without HedgingOptions.Writes on a multi-write
+// account: each hedged attempt would apply it once more.
+var errHedgedWrite = errors.New("cosmoskit: a write is hedged only with HedgingOptions.Writes, on a multi-write account")
 
 // finalError marks an error the policy has finished with, so that neither azcore's retry policy
 // nor the Cosmos retry policy above it retries it again (azcore recognises the NonRetriable
@@ -41,25 +49,3 @@ func (e *regionsError) Timeout() bool { return e.timeout }
 
 // Retryable reports true: a transport failure may succeed later.
 func (e *regionsError) Retryable() bool { return true }
-
-// circuitOpenError is ErrCircuitOpen with the regions that were skipped. The policy returns it
-// inside a *cosmoserr.Error, whose message adds the "cosmoskit: <operation> <db>/<container>: "
-// prefix.
-type circuitOpenError struct{ regions []string }
-
-func (e *circuitOpenError) Error() string {
-	msg := "circuit breaker open for every region"
-	if len(e.regions) > 0 {
-		msg += " ("
-		for i, r := range e.regions {
-			if i > 0 {
-				msg += ", "
-			}
-			msg += r
-		}
-		msg += ")"
-	}
-	return msg
-}
-
-func (e *circuitOpenError) Is(target error) bool { return target == ErrCircuitOpen }

@@ -3,7 +3,11 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"go/parser"
+	"go/token"
 	"net/http"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +17,14 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
+// hedgedRead reads item "a" through retry.Hedge.
+func (e *env) hedgedRead(ctx context.Context) error {
+	_, err := retry.Hedge(ctx, e.p, func(ctx context.Context) (azcosmos.ItemResponse, error) {
+		return e.cc.ReadItem(ctx, azcosmos.NewPartitionKeyString("p"), "a", nil)
+	})
+	return err
+}
+
 func TestHedgedReadCancelsTheLoser(t *testing.T) {
 	e := newEnv(t, retry.Options{
 		PreferredRegions: []string{"East US", "West US"},
@@ -21,24 +33,21 @@ func TestHedgedReadCancelsTheLoser(t *testing.T) {
 	east, west := e.host(t, "East US"), e.host(t, "West US")
 	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
 	start := time.Now()
-	if err := e.read(context.Background()); err != nil {
+	if err := e.hedgedRead(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Fatalf("hedged read took %v", d)
 	}
-	// The East US attempt lost: it must end, cancelled, without waiting for its minute.
+	// The East US attempt lost: it ended, cancelled, before Hedge returned.
 	var loser sent
-	eventually(t, "the losing attempt to end", func() bool {
-		for _, a := range e.rec.attempts() {
-			if a.host == east {
-				loser = a
-				return true
-			}
+	for _, a := range e.rec.attempts() {
+		if a.host == east {
+			loser = a
 		}
-		return false
-	})
-	if !errors.Is(loser.err, context.Canceled) {
+	}
+	// (Under heavy load it may be cancelled before it reaches the transport at all.)
+	if loser.host != "" && !errors.Is(loser.err, context.Canceled) {
 		t.Errorf("losing attempt ended with %v, %d; want context.Canceled", loser.err, loser.status)
 	}
 	var winner sent
@@ -66,7 +75,7 @@ func TestHedgingNotNeededWhenFast(t *testing.T) {
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 5 * time.Second},
 	})
 	for range 3 {
-		if err := e.read(context.Background()); err != nil {
+		if err := e.hedgedRead(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,23 +90,28 @@ func TestHedgeStartsAtOnceAfterATransientFailure(t *testing.T) {
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Minute},
 	})
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Status: http.StatusServiceUnavailable})
-	if err := e.read(context.Background()); err != nil {
+	if err := e.hedgedRead(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.s.Requests(regionReads("West US")); got != 1 {
 		t.Errorf("%d reads in West US, want 1", got)
 	}
+	if got := e.s.Requests(regionReads("East US")); got != 1 {
+		t.Errorf("%d reads in East US, want 1 (a pinned attempt does not fail over or retry)", got)
+	}
 }
 
-func TestHedgedQueryCopiesTheBody(t *testing.T) {
+func TestHedgedQuery(t *testing.T) {
 	e := newEnv(t, retry.Options{
 		PreferredRegions: []string{"East US", "West US"},
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond},
 	})
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQuery, Delay: time.Minute})
-	pager := e.cc.NewQueryItemsPager("SELECT * FROM c WHERE c.id = @id", azcosmos.NewPartitionKeyString("p"),
-		&azcosmos.QueryOptions{QueryParameters: []azcosmos.QueryParameter{{Name: "@id", Value: "a"}}})
-	page, err := pager.NextPage(context.Background())
+	page, err := retry.Hedge(context.Background(), e.p, func(ctx context.Context) (azcosmos.QueryItemsResponse, error) {
+		pager := e.cc.NewQueryItemsPager("SELECT * FROM c WHERE c.id = @id", azcosmos.NewPartitionKeyString("p"),
+			&azcosmos.QueryOptions{QueryParameters: []azcosmos.QueryParameter{{Name: "@id", Value: "a"}}})
+		return pager.NextPage(ctx)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,11 +126,23 @@ func TestWritesAreNotHedged(t *testing.T) {
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Millisecond},
 	}, cosmostest.WithMultiWrite())
 	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsert, Delay: 50 * time.Millisecond})
+	// The pipeline never hedges by itself.
 	if _, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsert}); got != 1 {
-		t.Errorf("%d upserts, want 1 (writes are not hedged unless asked)", got)
+		t.Errorf("%d upserts, want 1", got)
+	}
+	// A write passed to Hedge without HedgingOptions.Writes is refused before anything is sent.
+	e.s.ResetRequests()
+	_, err := retry.Hedge(context.Background(), e.p, func(ctx context.Context) (azcosmos.ItemResponse, error) {
+		return e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"c","pk":"p"}`), nil)
+	})
+	if err == nil {
+		t.Fatal("a write was hedged without HedgingOptions.Writes")
+	}
+	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsert}); got != 0 {
+		t.Errorf("%d upserts sent", got)
 	}
 }
 
@@ -124,7 +150,7 @@ func TestHedgingPerRequest(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
 	ctx := retry.WithHedging(context.Background(), retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond})
-	if err := e.read(ctx); err != nil {
+	if err := e.hedgedRead(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.s.Requests(regionReads("West US")); got != 1 {
@@ -136,7 +162,7 @@ func TestHedgingPerRequest(t *testing.T) {
 	e2.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
 	ctx2, cancel := context.WithTimeout(retry.WithoutHedging(context.Background()), 100*time.Millisecond)
 	defer cancel()
-	if err := e2.read(ctx2); !errors.Is(err, context.DeadlineExceeded) {
+	if err := e2.hedgedRead(ctx2); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("unhedged read = %v, want the deadline", err)
 	}
 	if got := e2.s.Requests(regionReads("West US")); got != 0 {
@@ -150,10 +176,35 @@ func TestHedgedWritesWhenAsked(t *testing.T) {
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond, Writes: true},
 	}, cosmostest.WithMultiWrite())
 	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsert, Delay: time.Minute})
-	if _, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
+	if _, err := retry.Hedge(context.Background(), e.p, func(ctx context.Context) (azcosmos.ItemResponse, error) {
+		return e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpUpsert}); got != 1 {
 		t.Errorf("%d upserts in East US, want the hedge", got)
+	}
+}
+
+// TestNoUnsafeNoReflection: the package reaches into no other module's internals: no file of it
+// imports unsafe or reflect.
+func TestNoUnsafeNoReflection(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p := strings.Trim(imp.Path.Value, `"`); p == "unsafe" || p == "reflect" {
+				t.Errorf("%s imports %s", name, p)
+			}
+		}
 	}
 }

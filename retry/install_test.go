@@ -64,9 +64,12 @@ func TestThrottledWrite(t *testing.T) {
 	}
 }
 
-func TestWriteBreaker(t *testing.T) {
-	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{OpenInterval: time.Hour}})
-	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, Status: http.StatusServiceUnavailable})
+// TestSingleWriteRegionNeverFailsFast: with one write region there is nowhere else to go, so an
+// open write breaker must not refuse writes: each is sent (half-open) and the breaker closes as
+// soon as the region answers again.
+func TestSingleWriteRegionNeverFailsFast(t *testing.T) {
+	e := newEnv(t, retry.Options{Clock: newFakeClock()})
+	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, Status: http.StatusServiceUnavailable})
 	ctx := context.Background()
 	upsert := func() error {
 		_, err := e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)
@@ -77,15 +80,26 @@ func TestWriteBreaker(t *testing.T) {
 			t.Fatalf("upsert %d = %v, want the 503", i, err)
 		}
 	}
-	e.s.ResetRequests()
-	if err := upsert(); !errors.Is(err, retry.ErrCircuitOpen) {
-		t.Fatalf("upsert = %v, want ErrCircuitOpen", err)
+	west := e.host(t, "West US")
+	if st, _ := breakerState(e.p, west, true); st != retry.StateOpen {
+		t.Fatalf("write breaker %v after %d 503s, want open", st, retry.DefaultWriteFailureThreshold)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{}); got != 0 {
-		t.Errorf("%d requests with the write breaker open", got)
+	e.s.ResetRequests()
+	if err := upsert(); err == nil || errors.Is(err, retry.ErrCircuitOpen) {
+		t.Fatalf("upsert with the only write region's breaker open = %v, want it sent (and its 503)", err)
+	}
+	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsert}); got == 0 {
+		t.Fatal("the write was not sent")
+	}
+	fault.Remove()
+	if err := upsert(); err != nil {
+		t.Fatalf("upsert once the region recovered: %v", err)
+	}
+	if st, _ := breakerState(e.p, west, true); st != retry.StateClosed {
+		t.Errorf("write breaker %v after a successful write, want closed", st)
 	}
 	// Reads are unaffected.
 	if err := e.read(ctx); err != nil {
-		t.Errorf("read with the write breaker open: %v", err)
+		t.Errorf("read: %v", err)
 	}
 }

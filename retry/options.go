@@ -50,13 +50,14 @@ type Options struct {
 	Throttle ThrottleOptions
 	// Breaker configures the circuit breakers.
 	Breaker BreakerOptions
-	// Hedging configures cross-region read hedging; off unless Hedging.Enable is set.
+	// Hedging configures cross-region hedging of the operations run through Hedge; off unless
+	// Hedging.Enable is set.
 	Hedging HedgingOptions
 	// Reporter receives every circuit breaker state change, e.g. the *diagnostics.Policy of the
 	// client (which records a metric and a log record). If nil, changes are not reported.
 	Reporter StateReporter
-	// Clock is the time source of the throttle waits. If nil, the system clock is used. (Hedge
-	// thresholds and the breakers' open interval always run on the system clock.)
+	// Clock is the time source of the throttle waits and of the circuit breakers' open interval.
+	// If nil, the system clock is used. (Hedge thresholds always run on the system clock.)
 	Clock Clock
 }
 
@@ -100,11 +101,17 @@ func (o ThrottleOptions) withDefaults() ThrottleOptions {
 // x-ms-documentdb-partitionkeyrangeid header), each separately for reads and writes.
 //
 // Failures are 5xx, 408, and transport errors and timeouts that are not the caller's own
-// cancellation or deadline. Everything else is a success (404, 409, 412, 413 and other 4xx show a
-// healthy service), except 429, which is throttling and counts as neither. A breaker opens after
+// cancellation or deadline. A 4xx other than 408 and 429 is a success (404, 409, 412, 413 and the
+// others show a healthy service). Nothing that says nothing about a region's health counts either
+// way: 429 (throttling), the caller's cancellation or deadline, and a request that cannot be sent
+// at all (a header no HTTP request may carry, such as a continuation token with a newline; it
+// fails at once with an error matching diagnostics.ErrBadRequest). A breaker opens after
 // the threshold of consecutive failures; while it is open its region (or its range in that region)
-// is left out of routing; after OpenInterval it lets probe requests through (half-open), and
-// closes again when they succeed.
+// is left out of routing; after OpenInterval (on Options.Clock) it lets probe requests through
+// (half-open), and closes again when they succeed. The breakers never refuse every route: when
+// every region a request may go to is open, the one whose breaker opened first is tried at once,
+// half-open (a read that fails there is final; the next request tries the next one), so an account
+// with one region, or writes to the single write region, are never failed fast.
 type BreakerOptions struct {
 	// ReadFailureThreshold is the number of consecutive failed reads that opens a breaker. If 0 or
 	// negative, DefaultReadFailureThreshold (10) is used (to turn breakers off, set Disable).
@@ -137,12 +144,14 @@ func (o BreakerOptions) withDefaults() BreakerOptions {
 	return o
 }
 
-// HedgingOptions configures cross-region hedging (the other SDKs' availability strategy): when a
-// read has no final answer after Threshold, the same read is also sent to the next region in the
-// effective order, then to the one after every Step. The first final answer wins (any status below
-// 500 except 408 and 429, as in .NET's hedging) and the other attempts are cancelled. A hedged
-// attempt does not fail over on its own; an attempt that fails transiently makes the next hedge
-// start at once. Hedging needs at least two regions to go to.
+// HedgingOptions configures cross-region hedging (the other SDKs' availability strategy) of the
+// operations run through [Hedge]: when a read has no final answer after Threshold, the same read is
+// run again pinned to the next region in the effective order, then to the one after every Step.
+// The first final answer wins (a success, or an error diagnostics.IsRetryable rejects: statuses
+// below 500 except 408, 410, 429 and 449, as in .NET's hedging) and the other attempts are
+// cancelled. A hedged attempt does not fail over on its own; an attempt that fails transiently
+// makes the next hedge start at once. Hedging needs at least two regions to go to. Requests sent
+// without Hedge are never hedged.
 type HedgingOptions struct {
 	// Enable turns hedging on. Off by default.
 	Enable bool
@@ -150,8 +159,8 @@ type HedgingOptions struct {
 	Threshold time.Duration
 	// Step is the wait between further hedges. If 0 or negative, DefaultHedgeStep (100 ms).
 	Step time.Duration
-	// Writes also hedges document writes, on multi-write accounts only (expect extra 409s and
-	// 412s). Writes are never hedged otherwise.
+	// Writes lets Hedge run document writes, on multi-write accounts only (expect extra 409s and
+	// 412s). Otherwise a write passed to Hedge fails before anything is sent.
 	Writes bool
 }
 

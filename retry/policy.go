@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -18,8 +18,8 @@ import (
 // PipelinePolicy is the per-retry azcore policy that makes an azcosmos client resilient: it
 // retries 429s within a budget, keeps circuit breakers per region endpoint and partition key
 // range, routes each request to the first region of the effective order (preferred regions minus
-// excluded ones and those whose breaker is open), fails reads over to the next region, and
-// optionally hedges reads. Install it with [PipelinePolicy.Install] (package cosmoskit does this
+// excluded ones and those whose breaker is open), fails reads over to the next region, and pins
+// the attempts of a hedged operation ([Hedge]) to their regions. Install it with [PipelinePolicy.Install] (package cosmoskit does this
 // for you); one PipelinePolicy serves one client, and is safe for concurrent use.
 //
 // # Where it sits and who retries what
@@ -70,7 +70,7 @@ func NewPipelinePolicy(o Options) *PipelinePolicy {
 		}
 	}
 	if !o.Breaker.Disable {
-		p.br = newBreakers(o.Breaker, o.Reporter)
+		p.br = newBreakers(o.Breaker, o.Reporter, p.clock)
 	}
 	p.SetExcludedRegions(o.ExcludedRegions...)
 	p.opts = o
@@ -181,6 +181,28 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
+	if h := unsendable(raw.Header); h != "" {
+		return nil, unsendableRequest(op, h)
+	}
+	// The state of the operation's earlier attempts, if any; a first attempt keeps its state
+	// locally and stores it only when the SDK may call again (an error or an error status).
+	ops, saved := lookupOpState(req)
+	var local opState
+	if !saved {
+		ops = &local
+	}
+	resp, err := p.do(req, op, ops)
+	if !saved && (err != nil || resp.StatusCode >= 400) {
+		s := new(opState)
+		*s = local
+		req.SetOperationValue(s)
+	}
+	return resp, err
+}
+
+// do routes one attempt of the SDK (see Do).
+func (p *PipelinePolicy) do(req *policy.Request, op diagnostics.Operation, ops *opState) (*http.Response, error) {
+	raw := req.Raw()
 	r := route{op: op, write: op.Write, document: isDocumentOp(op.Name)}
 	ctx := raw.Context()
 	if id := rangeFromContext(ctx); id != "" && r.document {
@@ -196,7 +218,6 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			current = known
 		}
 	}
-	ops := operationState(req)
 	var regions []region
 	switch {
 	case t == nil, ops.followSDK:
@@ -215,46 +236,43 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	default: // single write region: the SDK's choice
 		regions = []region{current}
 	}
-	avail := regions // shared with the route cache: filtered into a copy only when a breaker is open
-	for i, c := range regions {
-		if p.br.open(c, r.partition, r.write) {
-			avail = append(make([]region, 0, len(regions)), regions[:i]...)
-			for _, c := range regions[i+1:] {
-				if !p.br.open(c, r.partition, r.write) {
-					avail = append(avail, c)
-				}
+	pinned := false
+	if key := pinnedFromContext(ctx); key != "" && r.write {
+		h := p.hedging
+		if hc, ok := hedgingFromContext(ctx); ok {
+			h = hc
+		}
+		if !h.Writes || !r.document || t == nil || !t.multiWrite {
+			return nil, &finalError{&diagnostics.Error{Operation: op.Name, Database: op.Database, Container: op.Container,
+				Err: errHedgedWrite}}
+		}
+	}
+	if key := pinnedFromContext(ctx); key != "" && !ops.followSDK {
+		// A hedged attempt (see Hedge): this region only; the hedge is its failover.
+		for _, c := range regions {
+			if c.key == key {
+				regions, pinned = []region{c}, true
+				break
 			}
-			break
 		}
 	}
-	if len(avail) == 0 {
-		return nil, &finalError{circuitOpen(r.op, regions)}
-	}
-	h := p.hedging
-	if hc, ok := hedgingFromContext(ctx); ok {
-		h = hc
-	}
-	if h.Enable && len(avail) > 1 && (!r.write || (h.Writes && r.document && t != nil && t.multiWrite)) {
-		if arms, cancels, ok := hedgeArms(req, len(avail)); ok {
-			resp, err := p.hedge(ctx, arms, cancels, avail, r, h.withDefaults())
-			ops.noteSDKRetry(resp)
-			return resp, err
-		}
-	}
+	avail, force := p.available(regions, r)
 	st := &ops.throttle
 	if r.write {
 		// Writes go to one region; failures are the SDK's to retry.
-		res := p.attempt(req, avail[0], r, st)
-		if res.skipped {
-			return nil, &finalError{circuitOpen(r.op, regions)}
+		res := p.attempt(req, avail[0], r, st, force)
+		if res.skipped { // half-open with its probe in flight: this is the only route, so go anyway
+			res = p.attempt(req, avail[0], r, st, true)
 		}
 		ops.noteSDKRetry(res.resp)
 		return res.resp, res.err
 	}
 	var last result
 	tried := 0
-	for _, c := range avail {
-		res := p.attempt(req, c, r, st)
+	for i, c := range avail {
+		// The last region is forced when every one before it was skipped: the breakers may
+		// reorder the routes but never refuse them all.
+		res := p.attempt(req, c, r, st, force || (tried == 0 && i == len(avail)-1))
 		if res.skipped {
 			continue
 		}
@@ -267,16 +285,47 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		last.close()
 		last = res
 	}
-	if tried == 0 {
-		return nil, &finalError{circuitOpen(r.op, regions)}
-	}
-	if tried == 1 {
+	if tried == 1 && !pinned && (!force || len(regions) <= 1) {
 		return last.resp, last.err
 	}
+	// Several regions were tried, or every one is open and the probe of the least recently
+	// opened failed: final, so that the SDK does not walk the regions again with its sleeps.
 	return nil, last.giveUp()
 }
 
+<<<<<<< HEAD
 const hdrPartitionKeyRangeID = wire.HeaderPKRangeID
+=======
+// available returns the regions of regions whose breakers are not open, in order. When every one
+// is open it returns the one whose breaker opened first, with force set: it is tried half-open,
+// since refusing every route would turn a partial outage into a full one (the other SDKs' circuit
+// breakers likewise reorder regions but never leave none).
+func (p *PipelinePolicy) available(regions []region, r route) (avail []region, force bool) {
+	avail = regions // shared with the route cache: filtered into a copy only when a breaker is open
+	for i, c := range regions {
+		if isOpen, _ := p.br.open(c, r.partition, r.write); isOpen {
+			avail = append(make([]region, 0, len(regions)), regions[:i]...)
+			for _, c := range regions[i+1:] {
+				if isOpen, _ := p.br.open(c, r.partition, r.write); !isOpen {
+					avail = append(avail, c)
+				}
+			}
+			break
+		}
+	}
+	if len(avail) == 0 && len(regions) > 0 {
+		return []region{p.br.leastRecentlyOpened(regions, r.partition, r.write)}, true
+	}
+	return avail, false
+}
+
+// Header names in canonical form: http.Header.Get allocates to canonicalise any other spelling.
+const (
+	hdrPartitionKeyRangeID = "X-Ms-Documentdb-Partitionkeyrangeid"
+	hdrSubStatus           = "X-Ms-Substatus"
+	hdrRequestCharge       = "X-Ms-Request-Charge"
+)
+>>>>>>> harden-behaviour
 
 // opState is what the policy remembers across the attempts of one operation: the Cosmos retry
 // policy and azcore's retry policy call it again for their retries, with the same operation values.
@@ -288,21 +337,32 @@ type opState struct {
 	followSDK bool
 }
 
-func operationState(req *policy.Request) *opState {
-	var s *opState
-	if req.OperationValue(&s) && s != nil {
-		return s
-	}
-	s = &opState{}
-	req.SetOperationValue(s)
-	return s
+// lookups holds the **opState that OperationValue fills, so that looking the state up on every
+// request allocates nothing.
+var lookups = sync.Pool{New: func() any { return new(*opState) }}
+
+// lookupOpState returns the state an earlier attempt of the operation stored, if any.
+func lookupOpState(req *policy.Request) (*opState, bool) {
+	h := lookups.Get().(**opState)
+	*h = nil
+	ok := req.OperationValue(h)
+	s := *h
+	*h = nil
+	lookups.Put(h)
+	return s, ok && s != nil
 }
 
 func (s *opState) noteSDKRetry(resp *http.Response) {
 	if resp == nil {
 		return
 	}
+<<<<<<< HEAD
 	if wire.SDKRetries(resp.StatusCode, wire.SubStatus(resp.Header)) {
+=======
+	sub := resp.Header.Get(hdrSubStatus)
+	if (resp.StatusCode == http.StatusNotFound && sub == "1002") ||
+		(resp.StatusCode == http.StatusForbidden && (sub == "3" || sub == "1008")) {
+>>>>>>> harden-behaviour
 		s.followSDK = true
 	}
 }
@@ -371,6 +431,7 @@ func (p *PipelinePolicy) order(t *topology, write bool, ex *excludedRegions, req
 	return out
 }
 
+<<<<<<< HEAD
 // circuitOpen is the error of a request every candidate region's breaker refused: a
 // *cosmoserr.Error (status 0) for the operation, wrapping a *circuitOpenError that matches
 // ErrCircuitOpen.
@@ -387,6 +448,8 @@ func circuitOpen(op wire.Operation, regions []region) error {
 	return &cosmoserr.Error{Operation: op.Name, Database: op.Database, Container: op.Container, Err: &circuitOpenError{regions: names}}
 }
 
+=======
+>>>>>>> harden-behaviour
 // result is the outcome of one attempt on one region.
 type result struct {
 	resp    *http.Response
@@ -416,9 +479,10 @@ func (r *result) giveUp() error {
 	return &finalError{newResponseError(r.resp)}
 }
 
-// attempt sends req to region c through the breaker and the throttle loop.
-func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState) result {
-	done, ok := p.br.allow(c, r.partition, r.write)
+// attempt sends req to region c through the breaker and the throttle loop;
+// force lets it through whatever the breakers say (the last route).
+func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState, force bool) result {
+	tk, ok := p.br.allow(c, r.partition, r.write, force)
 	if !ok {
 		return result{skipped: true}
 	}
@@ -427,8 +491,16 @@ func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *thr
 	raw.URL.Host = c.host
 	resp, err := p.sendThrottled(req, st) //nolint:bodyclose // the response goes back to the caller in the result
 	ctx := raw.Context()
+	if err != nil {
+		// Headers from policy.WithHTTPHeader are added below this policy, into this request's
+		// header map: a request they made unsendable failed for its own sake, not the region's.
+		if h := unsendable(raw.Header); h != "" {
+			tk.done(outcomeNeutral)
+			return result{err: unsendableRequest(r.op, h), final: true, region: c.name}
+		}
+	}
 	o := classify(ctx, resp, err)
-	done(o)
+	tk.done(o)
 	final := o == outcomeSuccess || (o == outcomeNeutral && (err != nil || ctx.Err() != nil))
 	name := c.name
 	if name == "" {

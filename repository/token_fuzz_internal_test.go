@@ -1,0 +1,34 @@
+package repository
+
+import (
+	"errors"
+	"testing"
+)
+
+// FuzzDecodeToken: whatever an end user sends as a page token, decodeToken either refuses it with
+// ErrInvalidToken or returns a continuation that can travel as an HTTP header value; and a token
+// Page made for a printable continuation decodes back to it.
+func FuzzDecodeToken(f *testing.F) {
+	const text = "SELECT * FROM c WHERE c.type = @type"
+	f.Add(encodeToken(text, `{"token":"+RID:~abc==#RT:1#TRC:2","range":{"min":"","max":"FF"}}`))
+	f.Add(encodeToken(text, "\n"))
+	f.Add("")
+	f.Add("AAAA")
+	f.Fuzz(func(t *testing.T, token string) {
+		cont, err := decodeToken(text, token)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidToken) {
+				t.Fatalf("decodeToken(%q) = %v, not ErrInvalidToken", token, err)
+			}
+			return
+		}
+		for i := 0; i < len(cont); i++ {
+			if c := cont[i]; c < 0x20 || c > 0x7e {
+				t.Fatalf("decodeToken(%q) returned a continuation with byte %#x", token, c)
+			}
+		}
+		if again, err := decodeToken(text, encodeToken(text, cont)); err != nil || again != cont {
+			t.Fatalf("round trip of %q = %q, %v", cont, again, err)
+		}
+	})
+}
