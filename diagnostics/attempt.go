@@ -32,84 +32,12 @@ type Stats struct {
 	Region string
 }
 
-<<<<<<< HEAD
 // snapshot returns st's counts as Stats, with the region name of the last host.
 func snapshot(st *opstate.State) Stats {
 	c := st.Snapshot()
 	s := Stats{Attempts: c.Attempts, Throttles: c.Throttles, ThrottleWait: c.ThrottleWait, RequestCharge: c.RequestCharge, Host: c.Host}
 	if st.Names != nil {
 		s.Region = st.Names.RegionName(c.Host)
-=======
-// callState is created by the per-call policy for each operation and updated by the attempt
-// policy below it, which may run concurrently for hedged attempts. It is also the operation's
-// request context: the caller's context, plus itself as the value of stateKey (one allocation
-// where context.WithValue would add a second).
-type callState struct {
-	context.Context
-	names *regionNames // the Policy's region map, for Stats.Region
-	mu    sync.Mutex
-	s     Stats
-	hosts [maxHosts]string // distinct hosts contacted, in order
-	nh    int
-}
-
-// maxHosts bounds the contacted endpoints remembered per operation.
-const maxHosts = 4
-
-// contactedNames returns the region names of the distinct hosts the attempts went to, skipping
-// hosts that are not known region endpoints; nil if none is known.
-func (st *callState) contactedNames() []string {
-	mp := st.names.m.Load()
-	if mp == nil {
-		return nil
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	var out []string
-	for _, h := range st.hosts[:st.nh] {
-		if n, ok := (*mp)[h]; ok {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// attempted reports whether an attempt policy recorded any host.
-func (st *callState) attempted() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.nh > 0
-}
-
-type stateKey struct{}
-
-// Value returns st for stateKey, else the caller's context's value.
-func (st *callState) Value(key any) any {
-	if _, ok := key.(stateKey); ok {
-		return st
-	}
-	return st.Context.Value(key)
-}
-
-func stateFrom(ctx context.Context) *callState {
-	st, _ := ctx.Value(stateKey{}).(*callState)
-	return st
-}
-
-func (st *callState) snapshot() Stats {
-	st.mu.Lock()
-	s := st.s
-	st.mu.Unlock()
-	s.Region = st.names.name(s.Host)
-	return s
-}
-
-func (st *callState) seen(host string) bool {
-	for _, h := range st.hosts[:st.nh] {
-		if h == host {
-			return true
-		}
->>>>>>> harden-behaviour
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/internal/opstate"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -23,7 +24,7 @@ const (
 // too; Debug for 404/409/412 with sub-status 0 and cancellations), else a slow or expensive
 // operation (Warn). Records carry the SDK's diagnostics string, never headers, keys or parameter
 // values.
-func (p *Policy) log(ctx context.Context, raw *http.Request, op wire.Operation, out *outcome, d time.Duration, query string) {
+func (p *Policy) log(ctx context.Context, raw *http.Request, op wire.Operation, out *outcome, d time.Duration, query string, st *opstate.State) {
 	var level slog.Level
 	var msg string
 	var threshold time.Duration

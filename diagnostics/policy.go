@@ -97,15 +97,9 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		return req.Next()
 	}
-<<<<<<< HEAD
 	op := wire.Classify(raw)
 	st := &opstate.State{Names: &p.regions}
-	ctx = opstate.With(ctx, st)
-=======
-	op := Classify(raw)
-	st := &callState{Context: ctx, names: &p.regions}
-	ctx = st // the request's context from here down, carrying st (see callState.Value)
->>>>>>> harden-behaviour
+	ctx = opstate.With(ctx, st) // st is the request's context from here down (one allocation)
 	var span trace.Span
 	var query string
 	if p.opts.CaptureQueryText && (p.tracer != nil || p.logger != nil) && isQueryOp(op.Name) {
@@ -122,17 +116,8 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 	if op.Name == OpReadAccount && out.status == http.StatusOK && out.resp != nil {
 		p.regions.learn(out.resp)
 	}
-<<<<<<< HEAD
-	if p.tracer != nil || p.inst != nil || p.logger != nil {
-		hosts := st.Contacted()
-		if len(hosts) == 0 { // no attempt policy below
-			hosts = []string{out.hostport}
-		}
-		out.regions = p.regions.names(hosts)
-=======
 	if p.tracer != nil || p.inst != nil {
 		out.regions = p.contactedRegions(st, &out)
->>>>>>> harden-behaviour
 	}
 	if meter != nil && op.Name != OpReadAccount {
 		meter.add(out.charge, out.attempts, out.throttles, out.throttleWait)
@@ -151,14 +136,12 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 
 // contactedRegions returns the names of the regions the operation's attempts went to (the host
 // that answered when no attempt policy is installed below).
-func (p *Policy) contactedRegions(st *callState, out *outcome) []string {
-	if names := st.contactedNames(); names != nil || st.attempted() {
-		return names
+func (p *Policy) contactedRegions(st *opstate.State, out *outcome) []string {
+	hosts := st.Contacted()
+	if len(hosts) == 0 { // no attempt policy below
+		hosts = []string{out.hostport}
 	}
-	if n := p.regions.name(out.hostport); n != "" {
-		return []string{n}
-	}
-	return nil
+	return p.regions.names(hosts)
 }
 
 // CircuitBreakerStateChanged records that the circuit breaker named name (e.g. a region endpoint)

@@ -37,7 +37,6 @@ func (r *regionNames) learn(resp *http.Response) {
 	}
 }
 
-<<<<<<< HEAD
 // names returns the region names of hosts, skipping hosts it does not know; nil if none is known.
 func (r *regionNames) names(hosts []string) []string {
 	mp := r.m.Load()
@@ -55,15 +54,6 @@ func (r *regionNames) names(hosts []string) []string {
 
 // RegionName returns the region name of host (host:port), "" if unknown or r is nil.
 func (r *regionNames) RegionName(host string) string {
-=======
-type accountRegion struct {
-	Name     string `json:"name"`
-	Endpoint string `json:"databaseAccountEndpoint"`
-}
-
-// name returns the region name of host (host:port), "" if unknown or r is nil.
-func (r *regionNames) name(host string) string {
->>>>>>> harden-behaviour
 	if r == nil || host == "" {
 		return ""
 	}

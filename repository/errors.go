@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Error is cosmoserr.Error, the error of a failed Cosmos DB call (an *OpError wraps it).
@@ -202,6 +203,6 @@ func (e *OpError) Is(target error) bool {
 	if target != ErrInvalidPartitionKey {
 		return false
 	}
-	var de *diagnostics.Error
-	return errors.As(e.Err, &de) && de.StatusCode == http.StatusBadRequest && de.SubStatus == 1001
+	var de *cosmoserr.Error
+	return errors.As(e.Err, &de) && de.StatusCode == http.StatusBadRequest && de.SubStatus == wire.SubStatusPartitionKeyMismatch
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // Entity is a repository seen without its type parameter; every *Repository[T] is one. Mixed uses

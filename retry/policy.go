@@ -201,7 +201,7 @@ func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 }
 
 // do routes one attempt of the SDK (see Do).
-func (p *PipelinePolicy) do(req *policy.Request, op diagnostics.Operation, ops *opState) (*http.Response, error) {
+func (p *PipelinePolicy) do(req *policy.Request, op wire.Operation, ops *opState) (*http.Response, error) {
 	raw := req.Raw()
 	r := route{op: op, write: op.Write, document: isDocumentOp(op.Name)}
 	ctx := raw.Context()
@@ -243,7 +243,7 @@ func (p *PipelinePolicy) do(req *policy.Request, op diagnostics.Operation, ops *
 			h = hc
 		}
 		if !h.Writes || !r.document || t == nil || !t.multiWrite {
-			return nil, &finalError{&diagnostics.Error{Operation: op.Name, Database: op.Database, Container: op.Container,
+			return nil, &finalError{&cosmoserr.Error{Operation: op.Name, Database: op.Database, Container: op.Container,
 				Err: errHedgedWrite}}
 		}
 	}
@@ -293,9 +293,7 @@ func (p *PipelinePolicy) do(req *policy.Request, op diagnostics.Operation, ops *
 	return nil, last.giveUp()
 }
 
-<<<<<<< HEAD
 const hdrPartitionKeyRangeID = wire.HeaderPKRangeID
-=======
 // available returns the regions of regions whose breakers are not open, in order. When every one
 // is open it returns the one whose breaker opened first, with force set: it is tried half-open,
 // since refusing every route would turn a partial outage into a full one (the other SDKs' circuit
@@ -319,13 +317,6 @@ func (p *PipelinePolicy) available(regions []region, r route) (avail []region, f
 	return avail, false
 }
 
-// Header names in canonical form: http.Header.Get allocates to canonicalise any other spelling.
-const (
-	hdrPartitionKeyRangeID = "X-Ms-Documentdb-Partitionkeyrangeid"
-	hdrSubStatus           = "X-Ms-Substatus"
-	hdrRequestCharge       = "X-Ms-Request-Charge"
-)
->>>>>>> harden-behaviour
 
 // opState is what the policy remembers across the attempts of one operation: the Cosmos retry
 // policy and azcore's retry policy call it again for their retries, with the same operation values.
@@ -356,13 +347,7 @@ func (s *opState) noteSDKRetry(resp *http.Response) {
 	if resp == nil {
 		return
 	}
-<<<<<<< HEAD
 	if wire.SDKRetries(resp.StatusCode, wire.SubStatus(resp.Header)) {
-=======
-	sub := resp.Header.Get(hdrSubStatus)
-	if (resp.StatusCode == http.StatusNotFound && sub == "1002") ||
-		(resp.StatusCode == http.StatusForbidden && (sub == "3" || sub == "1008")) {
->>>>>>> harden-behaviour
 		s.followSDK = true
 	}
 }
@@ -431,25 +416,6 @@ func (p *PipelinePolicy) order(t *topology, write bool, ex *excludedRegions, req
 	return out
 }
 
-<<<<<<< HEAD
-// circuitOpen is the error of a request every candidate region's breaker refused: a
-// *cosmoserr.Error (status 0) for the operation, wrapping a *circuitOpenError that matches
-// ErrCircuitOpen.
-func circuitOpen(op wire.Operation, regions []region) error {
-	names := make([]string, 0, len(regions))
-	for _, r := range regions {
-		n := r.name
-		if n == "" {
-			n = r.host
-		}
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return &cosmoserr.Error{Operation: op.Name, Database: op.Database, Container: op.Container, Err: &circuitOpenError{regions: names}}
-}
-
-=======
->>>>>>> harden-behaviour
 // result is the outcome of one attempt on one region.
 type result struct {
 	resp    *http.Response

@@ -3,12 +3,13 @@ package retry
 import (
 	"net/http"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // unsendableError is a request that no region could ever accept, found before anything is sent: a
 // header whose name or value no HTTP request may carry (an end user's page token with a newline
-// passed on as the continuation, say). It matches diagnostics.ErrBadRequest, is not retryable, and
+// passed on as the continuation, say). It matches cosmoserr.ErrBadRequest, is not retryable, and
 // says nothing about any region's health, so no breaker counts it.
 type unsendableError struct{ header string }
 
@@ -16,14 +17,14 @@ func (e *unsendableError) Error() string {
 	return "request cannot be sent: header " + e.header + " holds characters no HTTP header may carry"
 }
 
-func (e *unsendableError) Is(target error) bool { return target == diagnostics.ErrBadRequest }
+func (e *unsendableError) Is(target error) bool { return target == cosmoserr.ErrBadRequest }
 
 // Retryable reports false: the same request fails the same way.
 func (e *unsendableError) Retryable() bool { return false }
 
 // unsendableRequest is the final error of a request with header h that cannot be sent.
-func unsendableRequest(op diagnostics.Operation, h string) error {
-	return &finalError{&diagnostics.Error{Operation: op.Name, Database: op.Database, Container: op.Container,
+func unsendableRequest(op wire.Operation, h string) error {
+	return &finalError{&cosmoserr.Error{Operation: op.Name, Database: op.Database, Container: op.Container,
 		Err: &unsendableError{header: h}}}
 }
 

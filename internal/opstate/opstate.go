@@ -25,6 +25,9 @@ const MaxHosts = 4
 // State is the state of one operation. Attempts may run concurrently (hedging): it is safe for
 // concurrent use.
 type State struct {
+	// Context is the request context the State was attached to by With: a State is itself the
+	// operation's request context from there down, so carrying it costs no extra allocation.
+	context.Context
 	// Names maps a host to its region name for the owner's reports; it is set before the State
 	// is shared and read-only afterwards. nil means no names.
 	Names Namer
@@ -40,8 +43,20 @@ type Namer interface{ RegionName(host string) string }
 
 type key struct{}
 
-// With returns ctx carrying st.
-func With(ctx context.Context, st *State) context.Context { return context.WithValue(ctx, key{}, st) }
+// With returns ctx carrying st: st itself, wrapping ctx (a State is attached to one context, once,
+// before it is shared).
+func With(ctx context.Context, st *State) context.Context {
+	st.Context = ctx
+	return st
+}
+
+// Value returns st for the State's key and ctx's value for any other key.
+func (st *State) Value(k any) any {
+	if _, ok := k.(key); ok {
+		return st
+	}
+	return st.Context.Value(k)
+}
 
 // From returns the State in ctx, nil if none.
 func From(ctx context.Context) *State {

@@ -12,6 +12,9 @@ const (
 	SubStatusWriteForbidden = 3
 	// SubStatusDatabaseAccountNotFound (403/1008): the regional account is gone (region removed).
 	SubStatusDatabaseAccountNotFound = 1008
+	// SubStatusPartitionKeyMismatch (400/1001): the partition key properties of the item differ
+	// from the partition key the request was sent with.
+	SubStatusPartitionKeyMismatch = 1001
 )
 
 // Kind names what a status and sub-status mean to a caller. Package cosmoserr maps each Kind to
