@@ -3,8 +3,8 @@ package repository
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"net/http"
+	"strconv"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"

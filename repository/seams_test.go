@@ -88,7 +88,7 @@ func TestSentinelsAreShared(t *testing.T) {
 		{cosmoserr.ErrUnavailable, diagnostics.ErrUnavailable, cosmoskit.ErrUnavailable, repository.ErrUnavailable},
 		{cosmoserr.ErrBadRequest, diagnostics.ErrBadRequest, cosmoskit.ErrBadRequest, repository.ErrBadRequest},
 		{cosmoserr.ErrUnauthorized, diagnostics.ErrUnauthorized, cosmoskit.ErrUnauthorized, repository.ErrUnauthorized},
-		{cosmoserr.ErrCircuitOpen, cosmoskit.ErrCircuitOpen, repository.ErrCircuitOpen, retry.ErrCircuitOpen},
+		{cosmoserr.ErrCircuitOpen, cosmoskit.ErrCircuitOpen, repository.ErrCircuitOpen, retry.ErrCircuitOpen}, //nolint:staticcheck // deprecated, still the same value everywhere
 	}
 	for _, g := range groups {
 		for _, s := range g[1:] {

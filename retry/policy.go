@@ -294,6 +294,7 @@ func (p *PipelinePolicy) do(req *policy.Request, op wire.Operation, ops *opState
 }
 
 const hdrPartitionKeyRangeID = wire.HeaderPKRangeID
+
 // available returns the regions of regions whose breakers are not open, in order. When every one
 // is open it returns the one whose breaker opened first, with force set: it is tried half-open,
 // since refusing every route would turn a partial outage into a full one (the other SDKs' circuit
@@ -316,7 +317,6 @@ func (p *PipelinePolicy) available(regions []region, r route) (avail []region, f
 	}
 	return avail, false
 }
-
 
 // opState is what the policy remembers across the attempts of one operation: the Cosmos retry
 // policy and azcore's retry policy call it again for their retries, with the same operation values.
