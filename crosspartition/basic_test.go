@@ -1,11 +1,9 @@
-package crosspartition_test
+package crosspartition
 
 import (
 	"context"
 	"fmt"
 	"testing"
-
-	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 )
 
 func docs(n int) []map[string]any {
@@ -19,7 +17,7 @@ func docs(n int) []map[string]any {
 func TestOrderByTopAcrossPartitions(t *testing.T) {
 	_, c := newContainer(t, 4, nil)
 	put(t, c, docs(60)...)
-	x := crosspartition.New(c, nil)
+	x := New(c, nil)
 	got, err := readAll(t, x, "SELECT c.id, c.n FROM c ORDER BY c.n DESC", nil, 7, nil)
 	if err != nil {
 		t.Fatal(err)

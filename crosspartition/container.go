@@ -47,6 +47,8 @@ type Container struct {
 	c    *azcosmos.ContainerClient
 	opts Options
 	rc   rangeCache
+	// observe, set only by tests, sees the ORDER BY values of every row returned.
+	observe func(keys []any, out []byte)
 }
 
 // New returns a Container running cross-partition queries on c. Requests go through c's own

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -143,6 +144,9 @@ func (c *Container) start(ctx context.Context, query string, o *azcosmos.QueryOp
 	return ex, nil
 }
 
+// paramLimit spots a parameterised TOP/OFFSET/LIMIT (only to refuse a plan that lacks its value).
+var paramLimit = regexp.MustCompile(`(?i)\b(TOP|OFFSET|LIMIT)\s+@`)
+
 // configure reads the plan's queryInfo: the shape, the per-range query text and the limits.
 func (ex *execution) configure(query string, p *plan) error {
 	qi := p.QueryInfo
@@ -155,6 +159,11 @@ func (ex *execution) configure(query string, p *plan) error {
 		ex.query = strings.ReplaceAll(qi.RewrittenQuery, orderByFilterToken, "true")
 	}
 	ex.take = -1
+	if qi.Top == nil && qi.Limit == nil && paramLimit.MatchString(query) {
+		// A plan must carry the value of a parameterised TOP/LIMIT; without it the results would
+		// not be cut.
+		return &UnsupportedError{Construct: "TOP, OFFSET or LIMIT with a parameter", Reason: "the gateway's plan does not give its value"}
+	}
 	if qi.Top != nil {
 		ex.take = *qi.Top
 	}
@@ -214,9 +223,18 @@ func (ex *execution) configure(query string, p *plan) error {
 		}
 	default:
 		ex.shape = shapePlain
+		if p.refused {
+			// The gateway refused the query across partitions, yet its plan names nothing this
+			// engine would merge: answering with the raw fan-out could be wrong.
+			return &UnsupportedError{Construct: "this query", Reason: "the gateway refuses it across partitions and its plan names no operation to merge (an aggregate inside an expression, or TOP/ORDER BY/DISTINCT in a subquery)"}
+		}
 	}
 	if (ex.shape == shapeAggregate || ex.shape == shapeGroupBy || ex.shape == shapeDCount) && qi.RewrittenQuery == "" {
 		return &UnsupportedError{Construct: "this aggregate or GROUP BY", Reason: "the gateway's plan has no rewrittenQuery for it"}
+	}
+	if ex.distinct != "" && ex.take >= 0 && !strings.Contains(strings.ToUpper(qi.RewrittenQuery), "DISTINCT") {
+		// Each range would cut its rows by TOP/LIMIT before duplicates are removed.
+		return &UnsupportedError{Construct: "DISTINCT with TOP or LIMIT", Reason: "the gateway's rewritten query limits rows before removing duplicates"}
 	}
 	if len(qi.OrderBy) > 0 && (ex.shape == shapeGroupBy || ex.shape == shapeAggregate) {
 		return &UnsupportedError{Construct: "ORDER BY with GROUP BY or aggregates"}
@@ -568,6 +586,9 @@ func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
 		}
 		if r := ex.consume(s); ex.emit(r) {
 			items = append(items, r.out)
+			if ex.c.observe != nil {
+				ex.c.observe(r.keys, r.out)
+			}
 		}
 	}
 	if ex.take == 0 {

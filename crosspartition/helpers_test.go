@@ -1,4 +1,4 @@
-package crosspartition_test
+package crosspartition
 
 import (
 	"context"
@@ -12,14 +12,13 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
-	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 )
 
 // newContainer starts a cosmostest server with n physical partitions and returns container "c"
 // (partition key /pk) of database "db".
-func newContainer(t testing.TB, n int, props *azcosmos.ContainerProperties) (*cosmostest.Server, *azcosmos.ContainerClient) {
+func newContainer(t testing.TB, n int, props *azcosmos.ContainerProperties, opts ...cosmostest.Option) (*cosmostest.Server, *azcosmos.ContainerClient) {
 	t.Helper()
-	s := cosmostest.NewServer(t, cosmostest.WithPartitionCount(n))
+	s := cosmostest.NewServer(t, append(opts, cosmostest.WithPartitionCount(n))...)
 	cred, err := azcosmos.NewKeyCredential(s.Key())
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +60,7 @@ func put(t testing.TB, c *azcosmos.ContainerClient, docs ...map[string]any) {
 
 // readAll reads every page of query with page size size, resuming each page from the previous
 // page's token through a new pager (as a web service would); between pages it calls between.
-func readAll(t testing.TB, x *crosspartition.Container, query string, params []azcosmos.QueryParameter, size int32, between func(page int)) ([]json.RawMessage, error) {
+func readAll(t testing.TB, x *Container, query string, params []azcosmos.QueryParameter, size int32, between func(page int)) ([]json.RawMessage, error) {
 	t.Helper()
 	var out []json.RawMessage
 	var tok *string
@@ -90,20 +89,23 @@ func readAll(t testing.TB, x *crosspartition.Container, query string, params []a
 	}
 }
 
-// single runs query on a one-partition container with the same documents, through the SDK with
-// the partition-key header absent (one range: the gateway serves everything).
-func single(t testing.TB, c *azcosmos.ContainerClient, query string, params []azcosmos.QueryParameter) []json.RawMessage {
+// readOnePager reads every page of query through one pager (for queries that cannot resume from
+// a token in a new pager).
+func readOnePager(t testing.TB, x *Container, query string, params []azcosmos.QueryParameter, size int32, between func(page int)) ([]json.RawMessage, error) {
 	t.Helper()
 	var out []json.RawMessage
-	p := c.NewQueryItemsPager(query, azcosmos.NewPartitionKey(), &azcosmos.QueryOptions{QueryParameters: params})
-	for p.More() {
+	p := x.NewQueryItemsPager(query, &azcosmos.QueryOptions{QueryParameters: params, PageSizeHint: size})
+	for page := 0; p.More(); page++ {
 		resp, err := p.NextPage(context.Background())
 		if err != nil {
-			t.Fatalf("%q on one partition: %v", query, err)
+			return out, err
 		}
 		for _, it := range resp.Items {
 			out = append(out, json.RawMessage(it))
 		}
+		if between != nil && p.More() {
+			between(page)
+		}
 	}
-	return out
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package crosspartition_test
+package crosspartition
 
 import (
 	"testing"

@@ -46,6 +46,8 @@ type plan struct {
 	Version     int          `json:"partitionedQueryExecutionInfoVersion"`
 	QueryInfo   *queryInfo   `json:"queryInfo"`
 	QueryRanges []queryRange `json:"queryRanges"`
+	// refused is set when the plan came with a 400/1004: the gateway needs client-side state.
+	refused bool
 	// HybridSearch is set by the service for full-text hybrid search, which this engine refuses.
 	HybridSearch json.RawMessage `json:"hybridSearchQueryInfo"`
 }
@@ -103,6 +105,7 @@ func (c *Container) fetchPlan(ctx context.Context, query string, params []azcosm
 		return &plan{QueryInfo: &queryInfo{}, QueryRanges: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}}}, charge, nil
 	}
 	if p, ok := planFromError(err); ok {
+		p.refused = true
 		return p, charge, nil
 	}
 	return nil, charge, err
