@@ -247,7 +247,7 @@ func tableServer(t *testing.T, docs []map[string]any, split bool, opts ...cosmos
 	t.Helper()
 	s := cosmostest.NewServer(t, opts...)
 	c := newClient(t, s, nil)
-	out := map[string]*azcosmos.ContainerClient{"all": newContainer(t, c, "all", nil)}
+	out := map[string]*azcosmos.ContainerClient{"all": newContainer(t, c, "all", tableContainer())}
 	seedDocs(t, out["all"], docs)
 	if split {
 		for _, pk := range []string{"a", "b"} {
@@ -257,7 +257,7 @@ func tableServer(t *testing.T, docs []map[string]any, split bool, opts ...cosmos
 					part = append(part, d)
 				}
 			}
-			cc := newContainer(t, c, "only-"+pk, nil)
+			cc := newContainer(t, c, "only-"+pk, tableContainer())
 			seedDocs(t, cc, part)
 			out["only-"+pk] = cc
 		}
@@ -553,7 +553,7 @@ func TestQueryGatewayRefusal(t *testing.T) {
 	t.Parallel()
 	const partitions = 4
 	s := cosmostest.NewServer(t, cosmostest.WithPartitionCount(partitions))
-	cc := newContainer(t, newClient(t, s, nil), "c", nil)
+	cc := newContainer(t, newClient(t, s, nil), "c", tableContainer())
 	ctx := context.Background()
 	docs := rangeDocs()
 	for _, d := range docs {
