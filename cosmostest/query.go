@@ -64,8 +64,8 @@ func (srv *server) scopeQuery(rq *request, c *container, q parsedQuery, params m
 	if !strings.EqualFold(rq.hdr(hdrEnableCross), "true") {
 		return nil, badRequest("Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception.")
 	}
-	if q.info(c.vectorDefaults()).needsGatewayPlan() {
-		return nil, c.crossPartitionRefusal(q, params)
+	if info := q.info(c.vectorDefaults()); info.needsGatewayPlan() {
+		return nil, c.crossPartitionRefusal(q, info, params)
 	}
 	sc.ranges = c.ranges
 	return sc, nil

@@ -36,7 +36,7 @@ type parsedQuery interface {
 // queryInfo mirrors query.Info.
 type queryInfo struct {
 	HasOrderBy, HasTop, HasOffsetLimit, HasDistinct, HasGroupBy, HasAggregates bool
-	HasNonStreamingOrderBy                                                     bool
+	HasNonStreamingOrderBy, HasSelectValue                                     bool
 	Plan                                                                       json.RawMessage
 }
 
@@ -81,7 +81,7 @@ func (s sqlQuery) info(vec query.VectorDefaults) queryInfo {
 	return queryInfo{
 		HasOrderBy: i.HasOrderBy, HasTop: i.HasTop, HasOffsetLimit: i.HasOffsetLimit,
 		HasDistinct: i.HasDistinct, HasGroupBy: i.HasGroupBy, HasAggregates: i.HasAggregates,
-		HasNonStreamingOrderBy: i.HasNonStreamingOrderBy, Plan: i.Plan,
+		HasNonStreamingOrderBy: i.HasNonStreamingOrderBy, HasSelectValue: i.HasSelectValue, Plan: i.Plan,
 	}
 }
 

@@ -103,9 +103,18 @@ func (c *container) planOptions(q parsedQuery, params map[string]any, pk []any) 
 	return opts
 }
 
+// nonValueAggregateMessage is the gateway's 400 for a cross-partition query with GROUP BY or an
+// aggregate outside SELECT VALUE: it carries no plan (recorded against a live account), so clients
+// ask for the plan with a query plan request.
+const nonValueAggregateMessage = "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates"
+
 // crossPartitionRefusal is the 400/1004 for a cross-partition query that needs a client-side merge,
-// with the plan in additionalErrorInfo.
-func (c *container) crossPartitionRefusal(q parsedQuery, params map[string]any) error {
+// with the plan in additionalErrorInfo; GROUP BY and non-VALUE aggregates get the gateway's plain
+// 400 instead.
+func (c *container) crossPartitionRefusal(q parsedQuery, info queryInfo, params map[string]any) error {
+	if info.HasGroupBy || info.HasAggregates && !info.HasSelectValue {
+		return badRequest("%s", nonValueAggregateMessage)
+	}
 	e := newError(http.StatusBadRequest, subCrossPartitionQuery, "%s", crossPartitionGatewayMessage)
 	if b, err := q.plan(c.planOptions(q, params, nil)); err == nil && json.Valid(b) {
 		e.extra = map[string]any{"additionalErrorInfo": string(b)}

@@ -11,6 +11,8 @@ type Info struct {
 	HasOrderBy, HasTop, HasOffsetLimit, HasDistinct, HasGroupBy, HasAggregates bool
 	// HasNonStreamingOrderBy is set when ORDER BY sorts by VectorDistance.
 	HasNonStreamingOrderBy bool
+	// HasSelectValue is set for SELECT VALUE.
+	HasSelectValue bool
 	// Plan is the partitioned query execution info JSON the gateway puts in additionalErrorInfo.
 	Plan json.RawMessage
 }
@@ -31,6 +33,7 @@ func (q *Query) InfoFor(vec VectorDefaults) Info {
 		HasDistinct:    s.distinct,
 		HasGroupBy:     len(s.groupBy) > 0,
 		HasAggregates:  s.hasAgg,
+		HasSelectValue: s.value != nil,
 	}
 	for _, o := range s.orderBy {
 		if c, ok := o.x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
