@@ -49,10 +49,11 @@ type (
 	}
 	condExpr struct{ cond, a, b expr }
 	callExpr struct {
-		name string // upper case
-		args []expr
-		fn   *builtin
-		agg  aggKind
+		name    string // upper case
+		written string // as written in the query text (the plan's rewritten query keeps it)
+		args    []expr
+		fn      *builtin
+		agg     aggKind
 	}
 	subqueryExpr struct {
 		q    *selectQuery
@@ -102,13 +103,15 @@ func (k aggKind) planName() string {
 }
 
 type selectItem struct {
-	x    expr
-	name string // output property name (alias, path tail or $n)
+	x       expr
+	name    string // output property name (alias, path tail or $n)
+	aliased bool   // the name was written (AS alias or a bare alias)
 }
 
 type orderItem struct {
 	x    expr
 	desc bool
+	asc  bool // ASC was written (the plan's rewritten query keeps it)
 }
 
 // source is one FROM or JOIN input.

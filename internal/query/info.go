@@ -2,7 +2,6 @@ package query
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 )
 
@@ -12,6 +11,8 @@ type Info struct {
 	HasOrderBy, HasTop, HasOffsetLimit, HasDistinct, HasGroupBy, HasAggregates bool
 	// HasNonStreamingOrderBy is set when ORDER BY sorts by VectorDistance.
 	HasNonStreamingOrderBy bool
+	// HasSelectValue is set for SELECT VALUE.
+	HasSelectValue bool
 	// Plan is the partitioned query execution info JSON the gateway puts in additionalErrorInfo.
 	Plan json.RawMessage
 }
@@ -32,6 +33,7 @@ func (q *Query) InfoFor(vec VectorDefaults) Info {
 		HasDistinct:    s.distinct,
 		HasGroupBy:     len(s.groupBy) > 0,
 		HasAggregates:  s.hasAgg,
+		HasSelectValue: s.value != nil,
 	}
 	for _, o := range s.orderBy {
 		if c, ok := o.x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
@@ -65,34 +67,86 @@ type planQueryInfo struct {
 	GroupByAliasToAggregateType map[string]*string `json:"groupByAliasToAggregateType"`
 	RewrittenQuery              string             `json:"rewrittenQuery"`
 	HasSelectValue              bool               `json:"hasSelectValue"`
+	DCountInfo                  *dCountInfo        `json:"dCountInfo"`
 	HasNonStreamingOrderBy      bool               `json:"hasNonStreamingOrderBy"`
-	DCountInfo                  any                `json:"dCountInfo"`
 }
 
-type planRange struct {
+// boundInt is the number a TOP/OFFSET/LIMIT literal or parameter stands for, nil if it is not a
+// non-negative integer (execution reports that as a 400).
+func boundInt(x expr, params map[string]any) *int {
+	var v any
+	switch e := x.(type) {
+	case litExpr:
+		v = e.v
+	case paramExpr:
+		p, ok := params[e.name]
+		if !ok {
+			p, ok = params[strings.TrimPrefix(e.name, "@")]
+		}
+		if !ok {
+			return nil
+		}
+		v = normalize(p)
+	}
+	if f, ok := v.(float64); ok && f >= 0 && f == float64(int(f)) {
+		n := int(f)
+		return &n
+	}
+	return nil
+}
+
+// PlanRange is one range of a plan's queryRanges: effective partition key bounds (hex), "" to
+// "FF" for the whole key space.
+type PlanRange struct {
 	Min            string `json:"min"`
 	Max            string `json:"max"`
 	IsMinInclusive bool   `json:"isMinInclusive"`
 	IsMaxInclusive bool   `json:"isMaxInclusive"`
 }
 
-type plan struct {
-	Version     int           `json:"partitionedQueryExecutionInfoVersion"`
-	QueryInfo   planQueryInfo `json:"queryInfo"`
-	QueryRanges []planRange   `json:"queryRanges"`
+// PlanOptions are the inputs of a plan besides the query text.
+type PlanOptions struct {
+	// Vector is the container's vector embedding policy (the direction of ORDER BY VectorDistance).
+	Vector VectorDefaults
+	// Params binds TOP, OFFSET and LIMIT parameters to the numbers the plan reports.
+	Params map[string]any
+	// Ranges are the queryRanges; nil means the whole key space.
+	Ranges []PlanRange
+	// SinglePartition is set when Ranges is one logical partition (a full partition key): that
+	// partition runs OFFSET/LIMIT itself, so the plan leaves them out, as the service's does.
+	SinglePartition bool
 }
 
-func literalInt(x expr) *int {
-	if l, ok := x.(litExpr); ok {
-		if f, ok := l.v.(float64); ok {
-			n := int(f)
-			return &n
-		}
-	}
-	return nil
+type plan struct {
+	Version               int           `json:"partitionedQueryExecutionInfoVersion"`
+	QueryInfo             planQueryInfo `json:"queryInfo"`
+	QueryRanges           []PlanRange   `json:"queryRanges"`
+	HybridSearchQueryInfo any           `json:"hybridSearchQueryInfo"`
+}
+
+// dCountInfo marks a COUNT over a DISTINCT subquery (SELECT VALUE COUNT(1) FROM (SELECT DISTINCT
+// ...)): the client counts the distinct rows. dCountAlias is the alias of a non-VALUE count.
+type dCountInfo struct {
+	DCountAlias string `json:"dCountAlias"`
 }
 
 func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
+	b, _ := q.Plan(PlanOptions{Vector: vec})
+	return b
+}
+
+// Plan returns the partitioned query execution info (version 2) the gateway answers a query plan
+// request with, and puts in the additionalErrorInfo of a 400/1004.
+func (q *Query) Plan(opts PlanOptions) (json.RawMessage, error) {
+	ranges := opts.Ranges
+	if ranges == nil {
+		ranges = []PlanRange{{Min: "", Max: "FF", IsMinInclusive: true, IsMaxInclusive: false}}
+	}
+	p := plan{Version: 2, QueryInfo: q.queryInfo(opts), QueryRanges: ranges}
+	return json.Marshal(p)
+}
+
+func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 	s := q.sel
 	qi := planQueryInfo{
 		DistinctType:                "None",
@@ -103,7 +157,6 @@ func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
 		Aggregates:                  []string{},
 		GroupByAliasToAggregateType: map[string]*string{},
 		HasSelectValue:              s.value != nil,
-		HasNonStreamingOrderBy:      info.HasNonStreamingOrderBy,
 	}
 	if s.distinct {
 		qi.DistinctType = "Unordered"
@@ -112,16 +165,22 @@ func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
 		}
 	}
 	if s.top != nil {
-		qi.Top = literalInt(s.top)
+		qi.Top = boundInt(s.top, opts.Params)
 	}
-	if s.offset != nil {
-		qi.Offset = literalInt(s.offset)
-		qi.Limit = literalInt(s.limit)
+	var offLimit *int
+	if s.offset != nil && !opts.SinglePartition {
+		qi.Offset = boundInt(s.offset, opts.Params)
+		qi.Limit = boundInt(s.limit, opts.Params)
+		if qi.Offset != nil && qi.Limit != nil {
+			n := *qi.Offset + *qi.Limit
+			offLimit = &n
+		}
 	}
 	for _, o := range s.orderBy {
 		desc := o.desc
 		if c, ok := o.x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
-			desc = vectorFunction(c, vec) != "euclidean"
+			desc = vectorFunction(c, opts.Vector) != "euclidean"
+			qi.HasNonStreamingOrderBy = true
 		}
 		dir := "Ascending"
 		if desc {
@@ -135,7 +194,7 @@ func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
 	}
 	if s.hasAgg {
 		if s.value != nil {
-			if c, ok := s.value.(*callExpr); ok && c.agg != aggNone {
+			if c := aggregateOf(s.value); c != nil {
 				qi.Aggregates = append(qi.Aggregates, c.agg.planName())
 			}
 		} else {
@@ -143,97 +202,70 @@ func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
 				qi.GroupByAliases = append(qi.GroupByAliases, it.name)
 				// Aliases that are not a plain aggregate map to null, as in the service's plans.
 				var agg *string
-				if c, ok := it.x.(*callExpr); ok && c.agg != aggNone {
+				if c := aggregateOf(it.x); c != nil {
 					name := c.agg.planName()
 					agg = &name
 				}
 				qi.GroupByAliasToAggregateType[it.name] = agg
 			}
 		}
+	} else if len(s.groupBy) > 0 && s.value == nil {
+		for _, it := range s.items {
+			qi.GroupByAliases = append(qi.GroupByAliases, it.name)
+			qi.GroupByAliasToAggregateType[it.name] = nil
+		}
 	}
-	if len(s.orderBy) > 0 && !s.hasAgg && len(s.groupBy) == 0 && len(s.sources) > 0 {
-		qi.RewrittenQuery = q.rewriteOrderBy()
+	if s.offset != nil && opts.SinglePartition && !s.distinct && !s.hasAgg && len(s.groupBy) == 0 && len(s.orderBy) == 0 {
+		return qi // the one partition runs the query as written
 	}
-	p := plan{
-		Version:     2,
-		QueryInfo:   qi,
-		QueryRanges: []planRange{{Min: "", Max: "FF", IsMinInclusive: true, IsMaxInclusive: false}},
-	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return nil
-	}
-	return b
+	qi.RewrittenQuery = rewrite(s, offLimit)
+	return qi
 }
 
-// rewriteOrderBy renders the per-partition query SDKs send for a cross-partition ORDER BY.
-func (q *Query) rewriteOrderBy() string {
-	s := q.sel
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	if s.top != nil {
-		b.WriteString("TOP " + formatExpr(s.top) + " ")
-	}
-	alias := s.sources[0].alias
-	b.WriteString(alias + "._rid, [")
-	for i, o := range s.orderBy {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(`{"item": ` + formatExpr(o.x) + "}")
-	}
-	b.WriteString("] AS orderByItems, ")
-	switch {
-	case s.star:
-		b.WriteString(alias)
-	case s.value != nil:
-		b.WriteString(formatExpr(s.value))
-	default:
-		b.WriteString("{")
-		for i, it := range s.items {
-			if i > 0 {
-				b.WriteString(", ")
+// Features returns the query features (the names of x-ms-cosmos-supported-query-features) a
+// client must implement to run the query across partitions, in the service's order; empty when
+// the partitions' results need no merging.
+func (q *Query) Features(opts PlanOptions) []string {
+	qi := q.queryInfo(opts)
+	need := map[string]bool{}
+	if len(qi.Aggregates) > 0 || len(qi.GroupByAliasToAggregateType) > 0 && q.sel.hasAgg {
+		n := len(qi.Aggregates)
+		for _, a := range qi.GroupByAliasToAggregateType {
+			if a != nil {
+				n++
 			}
-			b.WriteString(strconv.Quote(it.name) + ": " + formatExpr(it.x))
 		}
-		b.WriteString("}")
-	}
-	b.WriteString(" AS payload\nFROM " + formatSource(s.sources[0], s.container))
-	for _, src := range s.sources[1:] {
-		b.WriteString(" JOIN " + formatSource(src, ""))
-	}
-	b.WriteString("\nWHERE ({documentdb-formattableorderbyquery-filter})")
-	if s.where != nil {
-		b.WriteString(" AND (" + formatExpr(s.where) + ")")
-	}
-	b.WriteString("\nORDER BY ")
-	for i, o := range s.orderBy {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(formatExpr(o.x))
-		if o.desc {
-			b.WriteString(" DESC")
-		} else {
-			b.WriteString(" ASC")
+		switch {
+		case n == 1 && qi.HasSelectValue:
+			need["Aggregate"] = true
+		case n == 1:
+			need["NonValueAggregate"] = true
+		default:
+			need["NonValueAggregate"] = true
+			need["MultipleAggregates"] = true
 		}
 	}
-	return b.String()
+	need["Distinct"] = qi.DistinctType != "None"
+	need["GroupBy"] = len(qi.GroupByExpressions) > 0
+	need["OffsetAndLimit"] = qi.Offset != nil || qi.Limit != nil
+	need["OrderBy"] = len(qi.OrderBy) == 1
+	need["MultipleOrderBy"] = len(qi.OrderBy) > 1
+	need["Top"] = qi.Top != nil
+	need["NonStreamingOrderBy"] = qi.HasNonStreamingOrderBy
+	need["DCount"] = qi.DCountInfo != nil
+	var out []string
+	for _, f := range featureOrder {
+		if need[f] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
-func formatSource(s source, _ string) string {
-	switch {
-	case s.sub != nil:
-		return "(subquery) AS " + s.alias
-	case s.in:
-		return s.alias + " IN " + formatExpr(s.x)
-	}
-	x := formatExpr(s.x)
-	if x == s.alias {
-		return x
-	}
-	return x + " AS " + s.alias
-}
+// featureOrder is the order of the service's QueryFeatures flags.
+var featureOrder = []string{"Aggregate", "CompositeAggregate", "Distinct", "GroupBy", "MultipleAggregates",
+	"MultipleOrderBy", "OffsetAndLimit", "OrderBy", "Top", "NonValueAggregate", "DCount", "NonStreamingOrderBy",
+	"ListAndSetAggregate", "CountIf", "HybridSearch", "WeightedRankFusion"}
 
 // formatExpr renders an expression as query text.
 func formatExpr(x expr) string {
@@ -294,9 +326,22 @@ func formatExpr(x expr) string {
 	case condExpr:
 		return "(" + formatExpr(e.cond) + " ? " + formatExpr(e.a) + " : " + formatExpr(e.b) + ")"
 	case *callExpr:
-		return e.name + "(" + formatList(e.args) + ")"
+		name := e.written
+		if name == "" {
+			name = e.name
+		}
+		return name + "(" + formatList(e.args) + ")"
 	case subqueryExpr:
-		return "(subquery)"
+		pre := ""
+		switch e.kind {
+		case subExists:
+			pre = "EXISTS"
+		case subArray:
+			pre = "ARRAY"
+		}
+		return pre + "(" + formatSelect(e.q, "") + ")"
+	case placeholderExpr:
+		return "(" + orderByFilter + ")"
 	}
 	return ""
 }
@@ -420,4 +465,85 @@ func pinValue(x expr, params map[string]any) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// maxPlanPoints caps the logical partitions a plan lists before it falls back to the whole key
+// space (a WHERE with large IN lists on every key path).
+const maxPlanPoints = 1000
+
+// PartitionKeyPoints returns the logical partitions (or, for hierarchical keys, the key prefixes)
+// the WHERE clause limits the query to, for a plan's queryRanges: top-level AND-ed equalities and
+// IN lists on the key paths, each tuple holding values for paths[:n] with the same n for all.
+// ok is false when the first path is not pinned (the query spans the whole key space).
+func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (points [][]any, ok bool) {
+	s := q.sel
+	if len(paths) == 0 || s.where == nil || len(s.sources) == 0 || s.sources[0].in || s.sources[0].sub != nil {
+		return nil, false
+	}
+	if _, isIdent := s.sources[0].x.(*identExpr); !isIdent {
+		return nil, false
+	}
+	pins := map[string][]any{}
+	var collect func(x expr)
+	collect = func(x expr) {
+		switch e := x.(type) {
+		case inExpr:
+			if e.not {
+				return
+			}
+			p := rootPath(e.x)
+			if p == "" {
+				return
+			}
+			if _, seen := pins[p]; seen {
+				return
+			}
+			var vals []any
+			for _, v := range e.list {
+				pv, ok := pinValue(v, params)
+				if !ok {
+					return
+				}
+				vals = append(vals, pv)
+			}
+			pins[p] = vals
+		case binaryExpr:
+			switch e.op {
+			case "AND":
+				collect(e.l)
+				collect(e.r)
+			case "=":
+				l, r := e.l, e.r
+				if rootPath(l) == "" {
+					l, r = r, l
+				}
+				if p := rootPath(l); p != "" {
+					if v, ok := pinValue(r, params); ok {
+						if _, seen := pins[p]; !seen {
+							pins[p] = []any{v}
+						}
+					}
+				}
+			}
+		}
+	}
+	collect(s.where)
+	points = [][]any{{}}
+	for _, p := range paths {
+		vals, found := pins[p]
+		if !found || len(points)*len(vals) > maxPlanPoints {
+			break
+		}
+		var next [][]any
+		for _, pt := range points {
+			for _, v := range vals {
+				next = append(next, append(pt[:len(pt):len(pt)], v))
+			}
+		}
+		points = next
+	}
+	if len(points) == 0 || len(points[0]) == 0 {
+		return nil, false
+	}
+	return points, true
 }
