@@ -301,15 +301,24 @@ func (ex *execution) groupBy(parts [][]row) ([][]byte, error) {
 	qi := ex.qi
 	index := map[uint64]*group{}
 	var order []*group
+	valueAgg := qi.HasSelectValue && len(qi.Aggregates) > 0
+	if valueAgg && len(qi.Aggregates) != 1 {
+		return nil, &UnsupportedError{Construct: "several aggregates in SELECT VALUE with GROUP BY"}
+	}
 	for _, p := range parts {
 		for _, r := range p {
 			var d struct {
-				Keys    json.RawMessage            `json:"groupByItems"`
-				Payload map[string]json.RawMessage `json:"payload"`
-				Raw     json.RawMessage            `json:"-"`
+				Keys    json.RawMessage `json:"groupByItems"`
+				Payload json.RawMessage `json:"payload"`
 			}
 			if err := json.Unmarshal(r.out, &d); err != nil {
 				return nil, &PlanError{Reason: "a row of the rewritten GROUP BY query is malformed"}
+			}
+			var fields map[string]json.RawMessage
+			if len(qi.GroupByAliasToAggregateType) > 0 {
+				if err := json.Unmarshal(d.Payload, &fields); err != nil {
+					return nil, &PlanError{Reason: "a row of the rewritten GROUP BY query has no payload object"}
+				}
 			}
 			var key uint64
 			if len(d.Keys) > 0 {
@@ -322,18 +331,32 @@ func (ex *execution) groupBy(parts [][]row) ([][]byte, error) {
 			g := index[key]
 			if g == nil {
 				g = &group{aggs: map[string]*aggregator{}, plain: map[string]json.RawMessage{}}
-				var whole struct {
-					Payload json.RawMessage `json:"payload"`
-				}
-				_ = json.Unmarshal(r.out, &whole)
-				g.first = whole.Payload
+				g.first = d.Payload
 				index[key] = g
 				order = append(order, g)
+			}
+			if valueAgg {
+				a := g.aggs[""]
+				if a == nil {
+					var err error
+					if a, err = newAggregator(qi.Aggregates[0]); err != nil {
+						return nil, err
+					}
+					g.aggs[""] = a
+				}
+				var entries []map[string]json.RawMessage
+				if err := json.Unmarshal(d.Payload, &entries); err != nil || len(entries) != 1 {
+					return nil, &PlanError{Reason: "a row of the rewritten GROUP BY query is not [{\"item\": ...}]"}
+				}
+				if err := a.add(entries[0]); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			for alias, kind := range qi.GroupByAliasToAggregateType {
 				if kind == nil {
 					if _, ok := g.plain[alias]; !ok {
-						g.plain[alias] = d.Payload[alias]
+						g.plain[alias] = fields[alias]
 					}
 					continue
 				}
@@ -346,7 +369,7 @@ func (ex *execution) groupBy(parts [][]row) ([][]byte, error) {
 					g.aggs[alias] = a
 				}
 				var entry map[string]json.RawMessage
-				if raw := d.Payload[alias]; len(raw) > 0 {
+				if raw := fields[alias]; len(raw) > 0 {
 					if err := json.Unmarshal(raw, &entry); err != nil {
 						return nil, &PlanError{Reason: "a partial aggregate of the rewritten GROUP BY query is malformed"}
 					}
@@ -370,6 +393,10 @@ func (ex *execution) groupBy(parts [][]row) ([][]byte, error) {
 			return v
 		}
 		switch {
+		case valueAgg:
+			if v := g.aggs[""].result(); !isUndef(v) {
+				out = append(out, marshal(v))
+			}
 		case len(qi.GroupByAliases) == 0:
 			if len(g.first) == 0 {
 				continue

@@ -211,7 +211,7 @@ func (ex *execution) configure(query string, p *plan) error {
 		ex.shape = shapeDCount
 	case hasGroups:
 		ex.shape = shapeGroupBy
-	case len(qi.Aggregates) > 0:
+	case len(qi.Aggregates) > 0 && len(qi.GroupByExpressions) == 0:
 		ex.shape = shapeAggregate
 		if len(qi.Aggregates) != 1 {
 			return &UnsupportedError{Construct: "several aggregates in SELECT VALUE"}
@@ -223,7 +223,8 @@ func (ex *execution) configure(query string, p *plan) error {
 		}
 	default:
 		ex.shape = shapePlain
-		if p.refused {
+		declared := qi.Top != nil || qi.Offset != nil || qi.Limit != nil || ex.distinct != ""
+		if !declared && (p.refused || qi.RewrittenQuery != "") {
 			// The gateway refused the query across partitions, yet its plan names nothing this
 			// engine would merge: answering with the raw fan-out could be wrong.
 			return &UnsupportedError{Construct: "this query", Reason: "the gateway refuses it across partitions and its plan names no operation to merge (an aggregate inside an expression, or TOP/ORDER BY/DISTINCT in a subquery)"}
@@ -232,7 +233,7 @@ func (ex *execution) configure(query string, p *plan) error {
 	if (ex.shape == shapeAggregate || ex.shape == shapeGroupBy || ex.shape == shapeDCount) && qi.RewrittenQuery == "" {
 		return &UnsupportedError{Construct: "this aggregate or GROUP BY", Reason: "the gateway's plan has no rewrittenQuery for it"}
 	}
-	if ex.distinct != "" && ex.take >= 0 && !strings.Contains(strings.ToUpper(qi.RewrittenQuery), "DISTINCT") {
+	if up := strings.ToUpper(qi.RewrittenQuery); ex.distinct != "" && ex.take >= 0 && strings.Contains(up, "TOP") && !strings.Contains(up, "DISTINCT") {
 		// Each range would cut its rows by TOP/LIMIT before duplicates are removed.
 		return &UnsupportedError{Construct: "DISTINCT with TOP or LIMIT", Reason: "the gateway's rewritten query limits rows before removing duplicates"}
 	}
