@@ -47,6 +47,7 @@ type Container struct {
 	c    *azcosmos.ContainerClient
 	opts Options
 	rc   rangeCache
+	pc   planCache
 	// observe, set only by tests, sees the ORDER BY values of every row returned.
 	observe func(keys []any, out []byte)
 }

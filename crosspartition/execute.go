@@ -110,10 +110,15 @@ func (c *Container) start(ctx context.Context, query string, o *azcosmos.QueryOp
 			return nil, &NotResumableError{Construct: "aggregates, GROUP BY or ORDER BY VectorDistance"}
 		}
 	}
-	p, charge, err := c.fetchPlan(ctx, query, o.QueryParameters, o)
-	ex.charge += charge
-	if err != nil {
-		return nil, err
+	p := c.pc.get(ex.bind)
+	if p == nil {
+		var charge float32
+		p, charge, err = c.fetchPlan(ctx, query, o.QueryParameters, o)
+		ex.charge += charge
+		if err != nil {
+			return nil, err
+		}
+		c.pc.put(ex.bind, p)
 	}
 	if err := ex.configure(query, p); err != nil {
 		return nil, err

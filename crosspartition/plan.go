@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -140,4 +141,39 @@ func planFromError(err error) (*plan, bool) {
 		return nil, false
 	}
 	return p, true
+}
+
+// planCacheSize bounds the plans a Container keeps.
+const planCacheSize = 256
+
+// planCache keeps the plans of recent queries (by container, text and parameter values, whose
+// TOP/OFFSET/LIMIT the plan binds), as the other SDKs do, so that each page resumed from a token
+// does not ask the gateway again. Plans are not modified once parsed.
+type planCache struct {
+	mu    sync.Mutex
+	plans map[string]*plan
+	order []string // insertion order, for eviction
+}
+
+func (c *planCache) get(key string) *plan {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.plans[key]
+}
+
+func (c *planCache) put(key string, p *plan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.plans == nil {
+		c.plans = map[string]*plan{}
+	}
+	if _, ok := c.plans[key]; ok {
+		return
+	}
+	if len(c.order) >= planCacheSize {
+		delete(c.plans, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.plans[key] = p
+	c.order = append(c.order, key)
 }
