@@ -283,6 +283,9 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 		if !slices.ContainsFunc(ex.targets, func(x queryRange) bool { return pkRange{Min: tr.Min, Max: tr.Max}.overlaps(x) }) {
 			return bad("it names a range the query does not target")
 		}
+		if i := slices.IndexFunc(all, func(r pkRange) bool { return r.ID == tr.ID }); i >= 0 && (all[i].Min != tr.Min || all[i].Max != tr.Max) {
+			return bad("it names a range with other bounds")
+		}
 		sh, _ := hashes(tr.Seen)
 		s := &source{r: pkRange{ID: tr.ID, Min: tr.Min, Max: tr.Max}, seen: multisetOf(sh)}
 		if tr.Drop > 0 {
@@ -310,13 +313,10 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 	return nil
 }
 
-// fetch reads the next page of s (until it has a row or ends).
+// fetch reads pages of s until it holds an unread row or has ended. It runs concurrently for
+// different sources, so it leaves drop groups (shared by siblings) to the merge (dropHead).
 func (ex *execution) fetch(ctx context.Context, s *source) error {
-	for {
-		ex.dropHead(s)
-		if s.pos < len(s.buf) || s.finished() {
-			return nil
-		}
+	for s.pos >= len(s.buf) && !s.finished() {
 		tok := s.pageTok
 		if s.open {
 			tok = s.next
@@ -346,6 +346,7 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 			s.skipN = 0
 		}
 	}
+	return nil
 }
 
 // dropHead skips the rows at the head of s that a split's drop group says were consumed.
@@ -512,7 +513,6 @@ func (ex *execution) fetchAll(ctx context.Context, need []*source) error {
 
 // nextPage returns the next page of results.
 func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse, error) {
-	ex.charge = 0
 	var items [][]byte
 	var err error
 	switch ex.shape {
@@ -522,7 +522,8 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 		items, err = ex.nonStreaming(ctx)
 	}
 	resp := azcosmos.QueryItemsResponse{Items: items}
-	resp.RequestCharge = ex.charge
+	resp.RequestCharge = ex.charge // with the plan request's charge on the first page
+	defer func() { ex.charge, ex.touched = 0, map[string]bool{} }()
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		ids := make([]string, 0, len(ex.touched))
 		for id := range ex.touched {
@@ -612,15 +613,39 @@ func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
 	return items, nil
 }
 
+// ready makes the sources the merge looks at (every source for ORDER BY, the current one for a
+// plain query) hold an unread row that no drop group removes, or end. Splits replace sources in
+// ex.srcs, so the list is looked at again after each round of reads.
+func (ex *execution) ready(ctx context.Context) error {
+	for {
+		srcs := ex.srcs
+		if ex.shape == shapePlain {
+			srcs = ex.srcs[ex.cur : ex.cur+1]
+		}
+		var need []*source
+		for _, s := range srcs {
+			ex.dropHead(s)
+			if s.pos >= len(s.buf) && !s.finished() {
+				need = append(need, s)
+			}
+		}
+		if len(need) == 0 {
+			return nil
+		}
+		if err := ex.fetchAll(ctx, need); err != nil {
+			return err
+		}
+	}
+}
+
 // head returns the source whose head row comes next, nil at the end.
 func (ex *execution) head(ctx context.Context) (*source, error) {
 	if ex.shape == shapePlain {
 		for ex.cur < len(ex.srcs) {
-			s := ex.srcs[ex.cur]
-			if err := ex.fetchAll(ctx, []*source{s}); err != nil {
+			if err := ex.ready(ctx); err != nil {
 				return nil, err
 			}
-			s = ex.srcs[ex.cur] // a split replaced it with its first child
+			s := ex.srcs[ex.cur] // a split replaced it with its first child
 			if s.pos < len(s.buf) {
 				return s, nil
 			}
@@ -630,14 +655,7 @@ func (ex *execution) head(ctx context.Context) (*source, error) {
 		}
 		return nil, nil
 	}
-	var need []*source
-	for _, s := range ex.srcs {
-		ex.dropHead(s)
-		if s.pos >= len(s.buf) && !s.finished() {
-			need = append(need, s)
-		}
-	}
-	if err := ex.fetchAll(ctx, need); err != nil {
+	if err := ex.ready(ctx); err != nil {
 		return nil, err
 	}
 	var best *source
