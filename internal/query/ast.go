@@ -14,8 +14,9 @@ type (
 		slot  int
 	}
 	propExpr struct {
-		obj  expr
-		name string
+		obj    expr
+		name   string
+		quoted bool // written obj["name"] (the plan's rewritten query keeps it)
 	}
 	indexExpr struct {
 		obj   expr

@@ -130,14 +130,19 @@ type dCountInfo struct {
 	DCountAlias string `json:"dCountAlias"`
 }
 
-func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
-	b, _ := q.Plan(PlanOptions{Vector: vec})
+// plan is Info's plan: also for the shapes the service's plan generator refuses (Plan reports those).
+func (q *Query) plan(_ Info, vec VectorDefaults) json.RawMessage {
+	b, _ := json.Marshal(plan{Version: 2, QueryInfo: q.queryInfo(PlanOptions{Vector: vec}),
+		QueryRanges: []PlanRange{{Min: "", Max: "FF", IsMinInclusive: true}}})
 	return b
 }
 
 // Plan returns the partitioned query execution info (version 2) the gateway answers a query plan
 // request with, and puts in the additionalErrorInfo of a 400/1004.
 func (q *Query) Plan(opts PlanOptions) (json.RawMessage, error) {
+	if err := q.checkPlannable(); err != nil {
+		return nil, err
+	}
 	ranges := opts.Ranges
 	if ranges == nil {
 		ranges = []PlanRange{{Min: "", Max: "FF", IsMinInclusive: true, IsMaxInclusive: false}}
@@ -164,11 +169,15 @@ func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 			qi.DistinctType = "Ordered"
 		}
 	}
+	if len(s.sources) == 0 {
+		return qi // one row, whatever the partitions: nothing to merge
+	}
 	if s.top != nil {
 		qi.Top = boundInt(s.top, opts.Params)
 	}
 	var offLimit *int
-	if s.offset != nil && !opts.SinglePartition {
+	plain := !s.distinct && !s.hasAgg && len(s.groupBy) == 0 && len(s.orderBy) == 0
+	if s.offset != nil && !(opts.SinglePartition && plain) {
 		qi.Offset = boundInt(s.offset, opts.Params)
 		qi.Limit = boundInt(s.limit, opts.Params)
 		if qi.Offset != nil && qi.Limit != nil {
@@ -215,7 +224,7 @@ func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 			qi.GroupByAliasToAggregateType[it.name] = nil
 		}
 	}
-	if s.offset != nil && opts.SinglePartition && !s.distinct && !s.hasAgg && len(s.groupBy) == 0 && len(s.orderBy) == 0 {
+	if s.offset != nil && opts.SinglePartition && plain {
 		return qi // the one partition runs the query as written
 	}
 	qi.RewrittenQuery = rewrite(s, offLimit)
@@ -280,7 +289,7 @@ func formatExpr(x expr) string {
 	case *identExpr:
 		return e.name
 	case propExpr:
-		if isPlainName(e.name) {
+		if isPlainName(e.name) && !e.quoted {
 			return formatExpr(e.obj) + "." + e.name
 		}
 		return formatExpr(e.obj) + "[" + string(appendString(nil, e.name)) + "]"
@@ -475,9 +484,17 @@ const maxPlanPoints = 1000
 // the WHERE clause limits the query to, for a plan's queryRanges: top-level AND-ed equalities and
 // IN lists on the key paths, each tuple holding values for paths[:n] with the same n for all.
 // ok is false when the first path is not pinned (the query spans the whole key space).
+//
+// A query that reads no document (no FROM, or WHERE false) has ok true and no points.
 func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (points [][]any, ok bool) {
 	s := q.sel
-	if len(paths) == 0 || s.where == nil || len(s.sources) == 0 || s.sources[0].in || s.sources[0].sub != nil {
+	if len(s.sources) == 0 {
+		return nil, true
+	}
+	if l, isLit := s.where.(litExpr); isLit && l.v == false {
+		return nil, true
+	}
+	if len(paths) == 0 || s.where == nil || s.sources[0].in || s.sources[0].sub != nil {
 		return nil, false
 	}
 	if _, isIdent := s.sources[0].x.(*identExpr); !isIdent {
@@ -487,6 +504,19 @@ func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (point
 	var collect func(x expr)
 	collect = func(x expr) {
 		switch e := x.(type) {
+		case propExpr:
+			// WHERE c.flag pins the path to true, WHERE NOT c.flag to false.
+			if p := rootPath(e); p != "" {
+				if _, seen := pins[p]; !seen {
+					pins[p] = []any{true}
+				}
+			}
+		case unaryExpr:
+			if p := rootPath(e.x); e.op == "NOT" && p != "" {
+				if _, seen := pins[p]; !seen {
+					pins[p] = []any{false}
+				}
+			}
 		case inExpr:
 			if e.not {
 				return
@@ -546,4 +576,42 @@ func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (point
 		return nil, false
 	}
 	return points, true
+}
+
+// maxCount is the largest TOP, OFFSET or LIMIT count the service's plan generator accepts.
+const maxCount = 1<<32 - 1
+
+// checkPlannable reports the query shapes the service's plan generator refuses although the engine
+// runs them within one partition: an aggregate inside another expression of the select list
+// (partial aggregates cannot be combined through it), and counts beyond 32 bits.
+func (q *Query) checkPlannable() error {
+	s := q.sel
+	if s.hasAgg {
+		xs := []expr{s.value}
+		if s.value == nil {
+			xs = xs[:0]
+			for _, it := range s.items {
+				xs = append(xs, it.x)
+			}
+		}
+		for _, x := range xs {
+			if aggregateOf(x) == nil && hasAggregate(x) {
+				return badRequest("Compositions of aggregates and other expressions are not allowed.")
+			}
+		}
+	}
+	tooBig := func(x expr) bool {
+		l, ok := x.(litExpr)
+		f, isNum := l.v.(float64)
+		return ok && isNum && f > maxCount
+	}
+	switch {
+	case s.top != nil && tooBig(s.top):
+		return badRequest("The count value provided for a TOP clause must be an integer.")
+	case s.offset != nil && tooBig(s.offset):
+		return badRequest("The OFFSET count value exceeds the maximum allowed value.")
+	case s.limit != nil && tooBig(s.limit):
+		return badRequest("The LIMIT count value exceeds the maximum allowed value.")
+	}
+	return nil
 }

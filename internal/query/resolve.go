@@ -85,6 +85,9 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 		q.hasAgg = q.hasAgg || hasAggregate(it.x)
 	}
 	if len(q.groupBy) > 0 || q.hasAgg {
+		if q.star && len(q.groupBy) > 0 {
+			return badRequest("'SELECT *' is not allowed with GROUP BY.")
+		}
 		if q.star {
 			return badRequest("'SELECT *' is not valid with GROUP BY or aggregate functions.")
 		}

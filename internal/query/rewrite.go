@@ -28,11 +28,11 @@ func rewrite(s *selectQuery, offLimit *int) string {
 		return rewriteAggregate(s)
 	case len(s.orderBy) > 0 && len(s.sources) > 0:
 		return rewriteOrderBy(s, offLimit)
-	case s.offset != nil && s.distinct:
+	case s.distinct && (s.offset != nil || s.top != nil):
 		// DISTINCT dedups across partitions on the client, so every partition returns all of its
-		// distinct rows and the client applies OFFSET/LIMIT.
+		// distinct rows and the client applies TOP or OFFSET/LIMIT.
 		c := *s
-		c.offset, c.limit = nil, nil
+		c.offset, c.limit, c.top = nil, nil, nil
 		return formatSelect(&c, "")
 	case s.offset != nil && offLimit != nil:
 		// Every partition returns its first OFFSET+LIMIT rows; the client skips OFFSET of the merge.
