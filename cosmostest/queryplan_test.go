@@ -122,6 +122,14 @@ func TestQueryPlanRequest(t *testing.T) {
 	if qi["offset"] != 2.0 || qi["limit"] != 3.0 || qi["rewrittenQuery"] != "SELECT *\nFROM c\nOFFSET 0 LIMIT 5" {
 		t.Fatalf("offset/limit plan %v", qi)
 	}
+	plan, err = p.plan(t, "SELECT TOP @n c.id FROM c ORDER BY c.id", []azcosmos.QueryParameter{{Name: "@n", Value: 7}}, allFeatures)
+	if err != nil || plan["queryInfo"].(map[string]any)["top"] != 7.0 {
+		t.Fatalf("TOP parameter plan %v, %v", plan, err)
+	}
+	_, err = p.plan(t, "SELECT TOP @n c.id FROM c", []azcosmos.QueryParameter{{Name: "@n", Value: "x"}}, allFeatures)
+	if st, _ := status(t, err); st != http.StatusBadRequest {
+		t.Fatalf("TOP parameter that is not a count: %v (want 400)", err)
+	}
 }
 
 func TestQueryPlanRanges(t *testing.T) {

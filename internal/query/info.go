@@ -143,6 +143,19 @@ func (q *Query) Plan(opts PlanOptions) (json.RawMessage, error) {
 	if err := q.checkPlannable(); err != nil {
 		return nil, err
 	}
+	// The plan binds TOP/OFFSET/LIMIT parameters, so a parameter that is not a count is refused here.
+	ev := newEvaluator(Options{Params: opts.Params})
+	for _, c := range []struct {
+		x      expr
+		clause string
+	}{{q.sel.top, "TOP"}, {q.sel.offset, "OFFSET"}, {q.sel.limit, "LIMIT"}} {
+		if _, isParam := c.x.(paramExpr); isParam && ev.err == nil {
+			ev.count(c.x, c.clause)
+		}
+	}
+	if ev.err != nil {
+		return nil, ev.err
+	}
 	ranges := opts.Ranges
 	if ranges == nil {
 		ranges = []PlanRange{{Min: "", Max: "FF", IsMinInclusive: true, IsMaxInclusive: false}}
