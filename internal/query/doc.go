@@ -4,8 +4,14 @@
 //
 // Parse turns query text into a Query (errors are *Error with the service's 400 message); Execute runs
 // one page of it over documents sorted by Key; Info reports what the gateway needs to refuse a
-// cross-partition query and the partitioned query execution plan it returns; PartitionKeyFilter finds
-// the partition key values a WHERE clause pins; Match evaluates a patch condition.
+// cross-partition query; Plan renders the partitioned query execution info (version 2) the gateway
+// answers a query plan request with, including the rewrittenQuery each partition key range runs in
+// the service's text form (rewrite.go), and Features the query features a client must implement;
+// PartitionKeyFilter finds the partition key values a WHERE clause pins and PartitionKeyPoints the
+// logical partitions (or key prefixes) it limits the query to; Match evaluates a patch condition.
+//
+// Plans are checked against the .NET SDK's QueryPlanBaselineTests (testdata/queryplan_baselines.json,
+// baseline_test.go lists the cases that differ and why).
 //
 // # Language
 //
