@@ -33,7 +33,7 @@
 // cross-type order and give undefined for arrays and objects. ORDER BY items must be document paths
 // of the FROM source (the service's "could not be mapped to a document path" and "correlated
 // collections" errors); ORDER BY VectorDistance sorts by similarity: descending for cosine and dot
-// product, ascending for Euclidean distance, whatever direction is written.
+// product, ascending for Euclidean distance; writing ASC or DESC after it is the service's 400.
 //
 // # Paging
 //

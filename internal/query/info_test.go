@@ -254,3 +254,15 @@ func TestRewrittenOrderByQueryRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestVectorDistanceOrderDirectionRefused(t *testing.T) {
+	for _, q := range []string{
+		"SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, [1, 2]) ASC",
+		"SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, [1, 2]) DESC",
+	} {
+		_, err := Parse(q)
+		if err == nil || !strings.Contains(err.Error(), "Specifying a sorting order (ASC or DESC) with VectorDistance function is not supported.") {
+			t.Errorf("%s: %v, want the service's 400", q, err)
+		}
+	}
+}

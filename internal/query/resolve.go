@@ -99,6 +99,10 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 		if err := r.expr(o.x, len(q.groupBy) > 0); err != nil {
 			return err
 		}
+		if c, ok := o.x.(*callExpr); ok && c.name == "VECTORDISTANCE" && (o.asc || o.desc) {
+			// The direction comes from the distance function (see VectorDefaults).
+			return badRequest("Specifying a sorting order (ASC or DESC) with VectorDistance function is not supported.")
+		}
 		if len(q.groupBy) == 0 && !hasAggregate(o.x) {
 			if err := checkOrderByItem(o.x); err != nil {
 				return err
