@@ -216,3 +216,57 @@ func normalizePlan(p baselinePlan) baselinePlan {
 	}
 	return p
 }
+
+// TestRewrittenQueriesParse: every rewrittenQuery the engine renders (for the query table and the
+// baselines), with the filter placeholder replaced by true as the SDKs do, is a query it accepts.
+func TestRewrittenQueriesParse(t *testing.T) {
+	_, cases := loadTable(t)
+	var texts []string
+	params := map[string]map[string]any{}
+	for _, c := range cases {
+		texts = append(texts, c.Query)
+		params[c.Query] = c.Params
+	}
+	b, err := os.ReadFile("testdata/queryplan_baselines.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bl []baselineCase
+	if err := json.Unmarshal(b, &bl); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range bl {
+		texts = append(texts, c.Query)
+		params[c.Query] = c.Params
+	}
+	n := 0
+	for _, text := range texts {
+		q, err := Parse(text)
+		if err != nil {
+			continue
+		}
+		raw, err := q.Plan(PlanOptions{Params: params[text]})
+		if err != nil {
+			continue
+		}
+		var p struct {
+			QueryInfo struct {
+				RewrittenQuery string `json:"rewrittenQuery"`
+			} `json:"queryInfo"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.QueryInfo.RewrittenQuery == "" {
+			continue
+		}
+		n++
+		rw := strings.ReplaceAll(p.QueryInfo.RewrittenQuery, "{"+"documentdb-formattableorderbyquery-filter}", "true")
+		if _, err := Parse(rw); err != nil {
+			t.Errorf("%s\nrewritten %s\n%v", text, rw, err)
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d rewritten queries", n)
+	}
+}

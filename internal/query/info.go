@@ -185,6 +185,14 @@ func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 	if len(s.sources) == 0 {
 		return qi // one row, whatever the partitions: nothing to merge
 	}
+	if sub, alias, ok := dCountShape(s); ok {
+		// COUNT over a DISTINCT subquery: the partitions run the subquery, the client dedups
+		// and counts.
+		qi.DistinctType = "Unordered"
+		qi.DCountInfo = &dCountInfo{DCountAlias: alias}
+		qi.RewrittenQuery = formatSelect(sub, "")
+		return qi
+	}
 	if s.top != nil {
 		qi.Top = boundInt(s.top, opts.Params)
 	}
@@ -591,6 +599,46 @@ func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (point
 	return points, true
 }
 
+// dCountShape reports whether s is SELECT VALUE COUNT(...) (or SELECT COUNT(...) AS alias) over a
+// FROM subquery that is a plain DISTINCT, and returns the subquery and the alias ("" for VALUE).
+func dCountShape(s *selectQuery) (sub *selectQuery, alias string, ok bool) {
+	if len(s.sources) != 1 || s.sources[0].sub == nil || s.where != nil || len(s.groupBy) > 0 ||
+		len(s.orderBy) > 0 || s.top != nil || s.offset != nil || s.distinct {
+		return nil, "", false
+	}
+	sub = s.sources[0].sub
+	if !sub.distinct || sub.top != nil || sub.offset != nil || len(sub.orderBy) > 0 || len(sub.groupBy) > 0 || sub.hasAgg ||
+		len(sub.sources) > 0 && sub.sources[0].sub != nil {
+		return nil, "", false
+	}
+	x := s.value
+	if x == nil {
+		if len(s.items) != 1 {
+			return nil, "", false
+		}
+		x, alias = s.items[0].x, s.items[0].name
+	}
+	c := aggregateOf(x)
+	if c == nil || c.agg != aggCount {
+		return nil, "", false
+	}
+	switch a := c.args[0].(type) {
+	case litExpr:
+	case *identExpr:
+		if a.name != s.sources[0].alias {
+			return nil, "", false
+		}
+	default:
+		return nil, "", false
+	}
+	return sub, alias, true
+}
+
+// needsState reports whether a query level needs state across partitions.
+func needsState(s *selectQuery) bool {
+	return s.top != nil || s.offset != nil || len(s.orderBy) > 0 || s.distinct || len(s.groupBy) > 0 || s.hasAgg
+}
+
 // maxCount is the largest TOP, OFFSET or LIMIT count the service's plan generator accepts.
 const maxCount = 1<<32 - 1
 
@@ -599,6 +647,15 @@ const maxCount = 1<<32 - 1
 // (partial aggregates cannot be combined through it), and counts beyond 32 bits.
 func (q *Query) checkPlannable() error {
 	s := q.sel
+	if _, _, dcount := dCountShape(s); !dcount {
+		for sub := s; len(sub.sources) > 0 && sub.sources[0].sub != nil; {
+			sub = sub.sources[0].sub
+			if needsState(sub) {
+				// The rewrite would run the subquery per partition (each its own TOP, DISTINCT, ...).
+				return badRequest("cosmostest does not support a cross-partition query whose FROM subquery has TOP, OFFSET/LIMIT, ORDER BY, DISTINCT, GROUP BY or an aggregate (except COUNT over SELECT DISTINCT).")
+			}
+		}
+	}
 	if s.hasAgg {
 		xs := []expr{s.value}
 		if s.value == nil {

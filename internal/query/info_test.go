@@ -266,3 +266,50 @@ func TestVectorDistanceOrderDirectionRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanDCountAndSubqueries(t *testing.T) {
+	var p struct {
+		QueryInfo struct {
+			DistinctType   string          `json:"distinctType"`
+			DCountInfo     json.RawMessage `json:"dCountInfo"`
+			Aggregates     []string        `json:"aggregates"`
+			RewrittenQuery string          `json:"rewrittenQuery"`
+		} `json:"queryInfo"`
+	}
+	for q, want := range map[string]string{
+		"SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE c.city FROM c WHERE c.n > 1)": `{"dCountAlias":""}`,
+		"SELECT COUNT(1) AS n FROM (SELECT DISTINCT c.city, c.zip FROM c) x":             `{"dCountAlias":"n"}`,
+	} {
+		b, err := mustParse(t, q).Plan(PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		if string(p.QueryInfo.DCountInfo) != want || p.QueryInfo.DistinctType != "Unordered" || len(p.QueryInfo.Aggregates) != 0 ||
+			!strings.HasPrefix(p.QueryInfo.RewrittenQuery, "SELECT DISTINCT ") {
+			t.Errorf("%s: %+v", q, p.QueryInfo)
+		}
+	}
+	for _, q := range []string{
+		"SELECT VALUE COUNT(1) FROM (SELECT TOP 3 c.id FROM c) x",
+		"SELECT VALUE COUNT(1) FROM (SELECT VALUE c.id FROM c OFFSET 2 LIMIT 3) x",
+		"SELECT * FROM (SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g) x",
+	} {
+		if _, err := mustParse(t, q).Plan(PlanOptions{}); err == nil || !strings.Contains(err.Error(), "cosmostest does not support") {
+			t.Errorf("%s: %v, want a 400 naming cosmostest", q, err)
+		}
+	}
+	// A JOIN subquery without an alias is rendered without AS.
+	b, err := mustParse(t, "SELECT VALUE COUNT(1) FROM c JOIN (SELECT VALUE t FROM t IN c.tags WHERE t = 'red')").Plan(PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(p.QueryInfo.RewrittenQuery); err != nil {
+		t.Errorf("rewrittenQuery %q does not parse: %v", p.QueryInfo.RewrittenQuery, err)
+	}
+}
