@@ -198,7 +198,7 @@ func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 	}
 	var offLimit *int
 	plain := !s.distinct && !s.hasAgg && len(s.groupBy) == 0 && len(s.orderBy) == 0
-	if s.offset != nil && !(opts.SinglePartition && plain) {
+	if s.offset != nil && (!opts.SinglePartition || !plain) {
 		qi.Offset = boundInt(s.offset, opts.Params)
 		qi.Limit = boundInt(s.limit, opts.Params)
 		if qi.Offset != nil && qi.Limit != nil {
