@@ -106,7 +106,7 @@
 //
 //   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
 //     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
-//   - Hybrid search and full-text plans (FullTextScore, ORDER BY RANK), MAKELIST/MAKESET.
+//   - Hybrid search and full-text plans (FullTextScore, ORDER BY RANK).
 //   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
 //     client encryption keys; consistency levels beyond one store
 //     (every read sees the latest write); the ±15 minute x-ms-date check.

@@ -21,7 +21,7 @@
 // OFFSET/LIMIT (literals or parameters). Expressions: property paths with . and ["quoted"] or [index]
 // access, object and array literals, parameters of any JSON type, arithmetic, comparison, logical,
 // bitwise, string concatenation (||), IN, BETWEEN, LIKE with ESCAPE, ??, ?:, EXISTS, ARRAY and scalar
-// subqueries (correlated with the outer row), and the aggregates COUNT, SUM, MIN, MAX, AVG. Built-in
+// subqueries (correlated with the outer row), and the aggregates COUNT, SUM, MIN, MAX, AVG, MAKELIST, MAKESET. Built-in
 // functions: type checks, string, math, integer, array, date and time, IIF/CHOOSE and VectorDistance
 // (see the functions_*.go files). Function names are case-insensitive.
 //

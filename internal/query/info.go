@@ -283,6 +283,12 @@ func (q *Query) Features(opts PlanOptions) []string {
 	need["Top"] = qi.Top != nil
 	need["NonStreamingOrderBy"] = qi.HasNonStreamingOrderBy
 	need["DCount"] = qi.DCountInfo != nil
+	for _, a := range qi.Aggregates {
+		need["ListAndSetAggregate"] = need["ListAndSetAggregate"] || a == "MakeList" || a == "MakeSet"
+	}
+	for _, a := range qi.GroupByAliasToAggregateType {
+		need["ListAndSetAggregate"] = need["ListAndSetAggregate"] || a != nil && (*a == "MakeList" || *a == "MakeSet")
+	}
 	var out []string
 	for _, f := range featureOrder {
 		if need[f] {

@@ -313,3 +313,32 @@ func TestPlanDCountAndSubqueries(t *testing.T) {
 		t.Errorf("rewrittenQuery %q does not parse: %v", p.QueryInfo.RewrittenQuery, err)
 	}
 }
+
+func TestMakeListMakeSet(t *testing.T) {
+	docs := []Document{
+		{Key: "1", Value: map[string]any{"g": "a", "v": 1.0}},
+		{Key: "2", Value: map[string]any{"g": "a", "v": 1.0}},
+		{Key: "3", Value: map[string]any{"g": "b", "v": "x"}},
+		{Key: "4", Value: map[string]any{"g": "b"}},
+	}
+	for q, want := range map[string]string{
+		"SELECT VALUE MAKELIST(c.v) FROM c":                                  `[[1,1,"x"]]`,
+		"SELECT VALUE MAKESET(c.v) FROM c":                                   `[[1,"x"]]`,
+		"SELECT c.g, MAKESET(c.v) AS s FROM c GROUP BY c.g":                  `[{"g":"a","s":[1]},{"g":"b","s":["x"]}]`,
+		"SELECT VALUE MAKELIST(c.v) FROM c WHERE c.g = 'none'":               `[[]]`,
+		`SELECT VALUE [{"item": MAKELIST(c.v)}] FROM c WHERE IS_NUMBER(c.v)`: `[[{"item":[1,1]}]]`,
+	} {
+		page := mustExecute(t, mustParse(t, q), docs, Options{})
+		got, _ := json.Marshal(page.Results)
+		if string(got) != want {
+			t.Errorf("%s: %s, want %s", q, got, want)
+		}
+	}
+	b, _ := mustParse(t, "SELECT VALUE MAKESET(c.v) FROM c").Plan(PlanOptions{})
+	if !strings.Contains(string(b), `"aggregates":["MakeSet"]`) {
+		t.Errorf("plan %s", b)
+	}
+	if f := mustParse(t, "SELECT VALUE MAKESET(c.v) FROM c").Features(PlanOptions{}); fmt.Sprint(f) != "[Aggregate ListAndSetAggregate]" {
+		t.Errorf("features %v", f)
+	}
+}
