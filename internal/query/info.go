@@ -2,6 +2,8 @@ package query
 
 import (
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -206,7 +208,11 @@ func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 			offLimit = &n
 		}
 	}
-	for _, o := range s.orderBy {
+	orderBy := s.orderBy
+	if s.hasAgg || len(s.groupBy) > 0 {
+		orderBy = nil // one row per group: the plan orders nothing (as the service's)
+	}
+	for _, o := range orderBy {
 		desc := o.desc
 		if c, ok := o.x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
 			desc = vectorFunction(c, opts.Vector) != "euclidean"
@@ -303,12 +309,28 @@ var featureOrder = []string{"Aggregate", "CompositeAggregate", "Distinct", "Grou
 	"MultipleOrderBy", "OffsetAndLimit", "OrderBy", "Top", "NonValueAggregate", "DCount", "NonStreamingOrderBy",
 	"ListAndSetAggregate", "CountIf", "HybridSearch", "WeightedRankFusion"}
 
-// formatExpr renders an expression as query text.
-func formatExpr(x expr) string {
+// formatExpr renders an expression as query text, in the service's form (obj["name"] as written).
+func formatExpr(x expr) string { return exprFormat{keepQuoted: true}.expr(x) }
+
+// formatList renders expressions separated by ", ".
+func formatList(xs []expr) string { return exprFormat{keepQuoted: true}.list(xs) }
+
+// exprKey renders an expression with obj["name"] as obj.name, to compare expressions.
+func exprKey(x expr) string { return exprFormat{}.expr(x) }
+
+// exprFormat renders expressions; keepQuoted keeps obj["name"] as written.
+type exprFormat struct{ keepQuoted bool }
+
+func (f exprFormat) expr(x expr) string {
 	switch e := x.(type) {
 	case litExpr:
 		if isUndef(e.v) {
 			return "undefined"
+		}
+		if n, ok := e.v.(float64); ok && n != math.Trunc(n) {
+			// The service prints numbers that are not integers with 17 significant digits
+			// (-0.0056763873435556889 for -0.005676387343555689), as C's %.17g does.
+			return strconv.FormatFloat(n, 'g', 17, 64)
 		}
 		return string(marshalValue(nil, e.v))
 	case paramExpr:
@@ -382,10 +404,10 @@ func formatExpr(x expr) string {
 	return ""
 }
 
-func formatList(xs []expr) string {
+func (f exprFormat) list(xs []expr) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
-		parts[i] = formatExpr(x)
+		parts[i] = f.expr(x)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -103,7 +103,9 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 			// The direction comes from the distance function (see VectorDefaults).
 			return badRequest("Specifying a sorting order (ASC or DESC) with VectorDistance function is not supported.")
 		}
-		if len(q.groupBy) == 0 && !hasAggregate(o.x) {
+		// An aggregate query yields one row, so its ORDER BY items are not checked (the service plans
+		// SELECT VALUE AVG(c.age) FROM r JOIN c IN r.children ORDER BY c.name).
+		if len(q.groupBy) == 0 && !q.hasAgg && !hasAggregate(o.x) {
 			if err := checkOrderByItem(o.x); err != nil {
 				return err
 			}
@@ -291,7 +293,7 @@ func checkOrderByItem(x expr) error {
 func checkGroupedSelect(q *selectQuery) error {
 	groups := make(map[string]bool, len(q.groupBy))
 	for _, g := range q.groupBy {
-		groups[formatExpr(g)] = true
+		groups[exprKey(g)] = true
 	}
 	var bad expr
 	check := func(x expr) {
@@ -299,7 +301,7 @@ func checkGroupedSelect(q *selectQuery) error {
 			if bad != nil {
 				return false
 			}
-			if groups[formatExpr(e)] {
+			if groups[exprKey(e)] {
 				return false
 			}
 			switch n := e.(type) {
