@@ -51,7 +51,6 @@ type baselinePlan struct {
 // matches (then remove it here).
 var baselineDifferences = map[string]string{
 	"Basic/UDF":                      "cosmostest has no user-defined functions; the service plans udf calls without knowing them",
-	"GroupBy/GROUP BY in multiple subqueries and outer query":               "the engine does not accept g1.name in the select list of a subquery grouped by g1 (a whole alias)",
 	"OffsetLimit/OFFSET value beyond upper range (client)":                  clientInt32,
 	"OffsetLimit/OFFSET value beyond lower range - hybrid search":           hybridSearch,
 	"OffsetLimit/OFFSET value at lower range - hybrid search":               hybridSearch,

@@ -342,3 +342,19 @@ func TestMakeListMakeSet(t *testing.T) {
 		t.Errorf("features %v", f)
 	}
 }
+
+func TestGroupByKeyProperty(t *testing.T) {
+	docs := []Document{
+		{Key: "1", Value: map[string]any{"g": map[string]any{"name": "a", "n": 1.0}}},
+		{Key: "2", Value: map[string]any{"g": map[string]any{"name": "a", "n": 1.0}}},
+		{Key: "3", Value: map[string]any{"g": map[string]any{"name": "b", "n": 2.0}}},
+	}
+	page := mustExecute(t, mustParse(t, "SELECT c.g.name AS name, COUNT(1) AS n FROM c GROUP BY c.g"), docs, Options{})
+	got, _ := json.Marshal(page.Results)
+	if string(got) != `[{"name":"a","n":2},{"name":"b","n":1}]` {
+		t.Fatalf("got %s", got)
+	}
+	if _, err := Parse("SELECT c.h.name FROM c GROUP BY c.g"); err == nil {
+		t.Fatal("a property of a path that is not a GROUP BY key was accepted")
+	}
+}

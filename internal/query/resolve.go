@@ -308,6 +308,9 @@ func checkGroupedSelect(q *selectQuery) error {
 			case *callExpr:
 				return n.agg == aggNone
 			case propExpr, indexExpr:
+				if groupedPrefix(e, groups) {
+					return false // a property of a GROUP BY key (GROUP BY g ... SELECT g.name)
+				}
 				if pathRoot(e) != "" {
 					bad = e
 					return false
@@ -329,6 +332,23 @@ func checkGroupedSelect(q *selectQuery) error {
 		return badRequest("Property reference '%s' is invalid in the select list because it is not contained in either an aggregate function or the GROUP BY clause.", formatExpr(bad))
 	}
 	return nil
+}
+
+// groupedPrefix reports whether a property path starts with a GROUP BY key.
+func groupedPrefix(x expr, groups map[string]bool) bool {
+	for {
+		switch e := x.(type) {
+		case propExpr:
+			x = e.obj
+		case indexExpr:
+			x = e.obj
+		default:
+			return false
+		}
+		if groups[exprKey(x)] {
+			return true
+		}
+	}
 }
 
 func hasSubquery(x expr) bool {
