@@ -3,6 +3,7 @@ package query
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -549,64 +550,7 @@ func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (point
 	if _, isIdent := s.sources[0].x.(*identExpr); !isIdent {
 		return nil, false
 	}
-	pins := map[string][]any{}
-	var collect func(x expr)
-	collect = func(x expr) {
-		switch e := x.(type) {
-		case propExpr:
-			// WHERE c.flag pins the path to true, WHERE NOT c.flag to false.
-			if p := rootPath(e); p != "" {
-				if _, seen := pins[p]; !seen {
-					pins[p] = []any{true}
-				}
-			}
-		case unaryExpr:
-			if p := rootPath(e.x); e.op == "NOT" && p != "" {
-				if _, seen := pins[p]; !seen {
-					pins[p] = []any{false}
-				}
-			}
-		case inExpr:
-			if e.not {
-				return
-			}
-			p := rootPath(e.x)
-			if p == "" {
-				return
-			}
-			if _, seen := pins[p]; seen {
-				return
-			}
-			var vals []any
-			for _, v := range e.list {
-				pv, ok := pinValue(v, params)
-				if !ok {
-					return
-				}
-				vals = append(vals, pv)
-			}
-			pins[p] = vals
-		case binaryExpr:
-			switch e.op {
-			case "AND":
-				collect(e.l)
-				collect(e.r)
-			case "=":
-				l, r := e.l, e.r
-				if rootPath(l) == "" {
-					l, r = r, l
-				}
-				if p := rootPath(l); p != "" {
-					if v, ok := pinValue(r, params); ok {
-						if _, seen := pins[p]; !seen {
-							pins[p] = []any{v}
-						}
-					}
-				}
-			}
-		}
-	}
-	collect(s.where)
+	pins := keyPins(s.where, params)
 	points = [][]any{{}}
 	for _, p := range paths {
 		vals, found := pins[p]
@@ -621,7 +565,10 @@ func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (point
 		}
 		points = next
 	}
-	if len(points) == 0 || len(points[0]) == 0 {
+	if len(points) == 0 {
+		return nil, true // contradictory pins (c.pk = 1 AND c.pk = 2): no document can match
+	}
+	if len(points[0]) == 0 {
 		return nil, false
 	}
 	return points, true
@@ -712,4 +659,107 @@ func (q *Query) checkPlannable() error {
 		return badRequest("The LIMIT count value exceeds the maximum allowed value.")
 	}
 	return nil
+}
+
+// keyPins returns, per root property path, the values a WHERE condition x limits it to: equalities
+// and IN lists with literal or parameter values, c.flag (true), NOT c.flag (false), IS_BOOL,
+// IS_NULL and ARRAY_CONTAINS over a literal array. AND intersects; OR keeps the paths both sides
+// limit, with the values of either. A path absent from the map is not limited.
+func keyPins(x expr, params map[string]any) map[string][]any {
+	pins := map[string][]any{}
+	one := func(p string, vals ...any) map[string][]any {
+		if p == "" {
+			return pins
+		}
+		pins[p] = vals
+		return pins
+	}
+	switch e := x.(type) {
+	case propExpr:
+		return one(rootPath(e), true)
+	case unaryExpr:
+		if e.op == "NOT" {
+			if _, isPath := e.x.(propExpr); isPath {
+				return one(rootPath(e.x), false)
+			}
+		}
+	case *callExpr:
+		switch {
+		case e.name == "IS_BOOL" && len(e.args) == 1:
+			return one(rootPath(e.args[0]), false, true)
+		case e.name == "IS_NULL" && len(e.args) == 1:
+			return one(rootPath(e.args[0]), nil)
+		case e.name == "ARRAY_CONTAINS" && len(e.args) == 2:
+			arr, ok := e.args[0].(arrayExpr)
+			if !ok {
+				return pins
+			}
+			vals, ok := pinValues(arr.elems, params)
+			if ok {
+				return one(rootPath(e.args[1]), vals...)
+			}
+		}
+	case inExpr:
+		if !e.not {
+			if vals, ok := pinValues(e.list, params); ok {
+				return one(rootPath(e.x), vals...)
+			}
+		}
+	case binaryExpr:
+		switch e.op {
+		case "AND":
+			l, r := keyPins(e.l, params), keyPins(e.r, params)
+			for p, vals := range r {
+				old, seen := l[p]
+				if !seen {
+					l[p] = vals
+					continue
+				}
+				both := []any{}
+				for _, v := range vals {
+					if slices.ContainsFunc(old, func(o any) bool { eq, ok := equalValues(o, v); return eq && ok }) {
+						both = append(both, v)
+					}
+				}
+				l[p] = both
+			}
+			return l
+		case "OR":
+			l, r := keyPins(e.l, params), keyPins(e.r, params)
+			for p, vals := range l {
+				if rv, both := r[p]; both {
+					for _, v := range rv {
+						if !slices.ContainsFunc(vals, func(o any) bool { eq, ok := equalValues(o, v); return eq && ok }) {
+							vals = append(vals, v)
+						}
+					}
+					pins[p] = vals
+				}
+			}
+			return pins
+		case "=":
+			l, r := e.l, e.r
+			if rootPath(l) == "" {
+				l, r = r, l
+			}
+			if v, ok := pinValue(r, params); ok {
+				return one(rootPath(l), v)
+			}
+		}
+	}
+	return pins
+}
+
+// pinValues returns the partition key values of literal or parameter expressions; ok is false if
+// any is not a key value (arrays, objects, expressions).
+func pinValues(xs []expr, params map[string]any) ([]any, bool) {
+	vals := make([]any, 0, len(xs))
+	for _, x := range xs {
+		v, ok := pinValue(x, params)
+		if !ok {
+			return nil, false
+		}
+		vals = append(vals, v)
+	}
+	return vals, true
 }

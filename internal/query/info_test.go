@@ -358,3 +358,32 @@ func TestGroupByKeyProperty(t *testing.T) {
 		t.Fatal("a property of a path that is not a GROUP BY key was accepted")
 	}
 }
+
+func TestPartitionKeyPoints(t *testing.T) {
+	for q, want := range map[string]string{
+		"SELECT * FROM c WHERE c.pk = 'a'":                            "[[a]] true",
+		"SELECT * FROM c WHERE c.pk = 'a' OR c.pk = 'b'":              "[[a] [b]] true",
+		"SELECT * FROM c WHERE c.pk = 'a' OR c.n = 1":                 "[] false",
+		"SELECT * FROM c WHERE c.pk = 'a' AND c.pk = 'b'":             "[] true",
+		"SELECT * FROM c WHERE c.pk IN ('a', 'b') AND c.pk = 'b'":     "[[b]] true",
+		"SELECT * FROM c WHERE (c.pk = 'a' AND c.n > 1) OR c.pk = @p": "[[a] [z]] true",
+		"SELECT * FROM c WHERE ARRAY_CONTAINS(['a', 'b'], c.pk)":      "[[a] [b]] true",
+		"SELECT * FROM c WHERE ARRAY_CONTAINS(['a', c.x], c.pk)":      "[] false",
+		"SELECT * FROM c WHERE IS_NULL(c.pk)":                         "[[<nil>]] true",
+		"SELECT * FROM c WHERE NOT (c.pk = 'a')":                      "[] false",
+		"SELECT * FROM c WHERE c.pk != 'a'":                           "[] false",
+		"SELECT * FROM c WHERE c.pk IN ()":                            "[] true",
+	} {
+		q2, err := Parse(q)
+		if err != nil {
+			if strings.HasSuffix(q, "IN ()") {
+				continue
+			}
+			t.Fatal(err)
+		}
+		pts, ok := q2.PartitionKeyPoints([]string{"/pk"}, map[string]any{"@p": "z"})
+		if got := fmt.Sprint(pts, " ", ok); strings.ReplaceAll(got, "  ", " ") != want && fmt.Sprintf("%v %v", pts, ok) != want {
+			t.Errorf("%s: %v %v, want %s", q, pts, ok, want)
+		}
+	}
+}
