@@ -65,8 +65,8 @@
 //   - Query plans (queryplan.go): x-ms-cosmos-is-query-plan-request: True answers the
 //     partitioned query execution info the other SDKs run cross-partition queries from: queryInfo
 //     with the rewrittenQuery per range, queryRanges as EPK ranges narrowed by the WHERE clause's
-//     partition key equalities and IN lists (a point per full key, [prefix, prefix+FF) for a
-//     hierarchical prefix); 400/1004 naming each feature the query needs that
+//     partition key equalities, IN lists, ORs and ARRAY_CONTAINS (a point per full key,
+//     [prefix, prefix+FF) for a hierarchical prefix, none for a contradiction); 400/1004 naming each feature the query needs that
 //     x-ms-cosmos-supported-query-features does not list. Rewritten queries run per range with
 //     x-ms-documentdb-partitionkeyrangeid, with the filter placeholder replaced by true or a
 //     resume filter.
