@@ -1,10 +1,12 @@
 package cosmostest_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -213,5 +215,62 @@ func TestRewrittenAggregatesPerRange(t *testing.T) {
 		if groups[g] != float64(want) {
 			t.Fatalf("group %s: %v, want %d (%v)", g, groups[g], want, groups)
 		}
+	}
+}
+
+// TestRewrittenVectorSearchPerRange: a vector search (non-streaming ORDER BY VectorDistance with
+// TOP) planned on 4 physical partitions, run per range from its rewrittenQuery and merged by
+// orderByItems in the plan's direction, returns the same top k as the query on one partition.
+func TestRewrittenVectorSearchPerRange(t *testing.T) {
+	t.Parallel()
+	props := func() *azcosmos.ContainerProperties {
+		return &azcosmos.ContainerProperties{
+			PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}},
+			VectorEmbeddingPolicy: &azcosmos.VectorEmbeddingPolicy{VectorEmbeddings: []azcosmos.VectorEmbedding{
+				{Path: "/embedding", DataType: azcosmos.VectorDataTypeFloat32, DistanceFunction: azcosmos.VectorDistanceFunctionCosine, Dimensions: 3},
+			}},
+		}
+	}
+	many := newPlanClientNamed(t, cosmostest.NewServer(t, cosmostest.WithPartitionCount(4)), "v", props())
+	one := newPlanClientNamed(t, cosmostest.NewServer(t), "v", props())
+	ctx := context.Background()
+	for i := range 40 {
+		d := map[string]any{"id": fmt.Sprintf("v%02d", i), "pk": fmt.Sprintf("p%d", i%13),
+			"embedding": []float64{float64(i%7) - 3, float64(i%5) + 0.5, float64(i % 3)}}
+		b, _ := json.Marshal(d)
+		for _, p := range []planClient{many, one} {
+			if _, err := p.cc.CreateItem(ctx, azcosmos.NewPartitionKeyString(d["pk"].(string)), b, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const q = "SELECT TOP 5 c.id FROM c ORDER BY VectorDistance(c.embedding, [1, 2, 0.5])"
+	plan, err := many.plan(t, q, nil, allFeatures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qi := plan["queryInfo"].(map[string]any)
+	if qi["hasNonStreamingOrderBy"] != true || fmt.Sprint(qi["orderBy"]) != "[Descending]" || qi["top"] != 5.0 {
+		t.Fatalf("plan %v", qi)
+	}
+	rw := strings.ReplaceAll(qi["rewrittenQuery"].(string), "{documentdb-formattableorderbyquery-filter}", "true")
+	var rows []map[string]any
+	for r := range 4 {
+		rows = append(rows, onRange(t, many.cc, fmt.Sprint(r), rw, 2)...)
+	}
+	score := func(row map[string]any) float64 {
+		return row["orderByItems"].([]any)[0].(map[string]any)["item"].(float64)
+	}
+	slices.SortStableFunc(rows, func(a, b map[string]any) int { return cmp.Compare(score(b), score(a)) })
+	var got []any
+	for _, r := range rows[:5] {
+		got = append(got, r["payload"].(map[string]any)["id"])
+	}
+	var want []any
+	for _, it := range onRange(t, one.cc, "0", q, 10) { // the one physical partition
+		want = append(want, it["id"])
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("merged top 5 %v, one partition %v", got, want)
 	}
 }
