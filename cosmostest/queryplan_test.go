@@ -204,3 +204,38 @@ func TestQueryPlanUnsupportedFeatures(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQueryPlanRequest is a query plan request through azcosmos (HTTPS round trip, signing,
+// plan rendering) for an ORDER BY with TOP and a partition key IN list, on 8 physical partitions.
+func BenchmarkQueryPlanRequest(b *testing.B) {
+	s := cosmostest.NewServer(b, cosmostest.WithPartitionCount(8))
+	cred, err := azcosmos.NewKeyCredential(s.Key())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c",
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		b.Fatal(err)
+	}
+	cc, _ := db.NewContainer("c")
+	planCtx := policy.WithHTTPHeader(ctx, http.Header{
+		"x-ms-cosmos-is-query-plan-request":    {"True"},
+		"x-ms-cosmos-supported-query-features": {allFeatures},
+	})
+	const q = "SELECT TOP 100 c.id, c.price FROM c WHERE c.pk IN ('a', 'b', 'c') AND c.price > 10 ORDER BY c.price DESC"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := cc.NewQueryItemsPager(q, azcosmos.NewPartitionKey(), nil).NextPage(planCtx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
