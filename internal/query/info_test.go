@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -386,4 +387,28 @@ func TestPartitionKeyPoints(t *testing.T) {
 			t.Errorf("%s: %v %v, want %s", q, pts, ok, want)
 		}
 	}
+}
+
+// TestPlanConcurrent: a Query is shared; plans from many goroutines agree (run with -race).
+func TestPlanConcurrent(t *testing.T) {
+	q := mustParse(t, "SELECT TOP @n c.id FROM c WHERE c.pk IN ('a', 'b') ORDER BY c.x DESC")
+	want, err := q.Plan(PlanOptions{Params: map[string]any{"@n": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				got, err := q.Plan(PlanOptions{Params: map[string]any{"@n": 3}})
+				if err != nil || string(got) != string(want) {
+					t.Errorf("plan %s, %v; want %s", got, err, want)
+					return
+				}
+				q.PartitionKeyPoints([]string{"/pk"}, nil)
+				q.Features(PlanOptions{})
+			}
+		})
+	}
+	wg.Wait()
 }
