@@ -89,6 +89,7 @@ func (c *container) planOptions(q parsedQuery, params map[string]any, pk []any) 
 			return opts
 		}
 	}
+	opts.Ranges = []query.PlanRange{} // a query that reads no document has none
 	for _, p := range points {
 		e := c.effectivePK(p)
 		r := query.PlanRange{Min: e, Max: e, IsMinInclusive: true, IsMaxInclusive: true}
@@ -115,10 +116,12 @@ func (c *container) crossPartitionRefusal(q parsedQuery, info queryInfo, params 
 	if info.HasGroupBy || info.HasAggregates && !info.HasSelectValue {
 		return badRequest("%s", nonValueAggregateMessage)
 	}
-	e := newError(http.StatusBadRequest, subCrossPartitionQuery, "%s", crossPartitionGatewayMessage)
-	if b, err := q.plan(c.planOptions(q, params, nil)); err == nil && json.Valid(b) {
-		e.extra = map[string]any{"additionalErrorInfo": string(b)}
+	b, err := q.plan(c.planOptions(q, params, nil))
+	if err != nil {
+		return queryError(err) // a shape the plan generator refuses
 	}
+	e := newError(http.StatusBadRequest, subCrossPartitionQuery, "%s", crossPartitionGatewayMessage)
+	e.extra = map[string]any{"additionalErrorInfo": string(b)}
 	return e
 }
 

@@ -122,6 +122,14 @@ func TestQueryPlanRequest(t *testing.T) {
 	if qi["offset"] != 2.0 || qi["limit"] != 3.0 || qi["rewrittenQuery"] != "SELECT *\nFROM c\nOFFSET 0 LIMIT 5" {
 		t.Fatalf("offset/limit plan %v", qi)
 	}
+	plan, err = p.plan(t, "SELECT TOP @n c.id FROM c ORDER BY c.id", []azcosmos.QueryParameter{{Name: "@n", Value: 7}}, allFeatures)
+	if err != nil || plan["queryInfo"].(map[string]any)["top"] != 7.0 {
+		t.Fatalf("TOP parameter plan %v, %v", plan, err)
+	}
+	_, err = p.plan(t, "SELECT TOP @n c.id FROM c", []azcosmos.QueryParameter{{Name: "@n", Value: "x"}}, allFeatures)
+	if st, _ := status(t, err); st != http.StatusBadRequest {
+		t.Fatalf("TOP parameter that is not a count: %v (want 400)", err)
+	}
 }
 
 func TestQueryPlanRanges(t *testing.T) {
@@ -193,6 +201,41 @@ func TestQueryPlanUnsupportedFeatures(t *testing.T) {
 		}
 		if _, err := p.plan(t, tc.query, nil, allFeatures); err != nil {
 			t.Errorf("%s with every feature: %v", tc.query, err)
+		}
+	}
+}
+
+// BenchmarkQueryPlanRequest is a query plan request through azcosmos (HTTPS round trip, signing,
+// plan rendering) for an ORDER BY with TOP and a partition key IN list, on 8 physical partitions.
+func BenchmarkQueryPlanRequest(b *testing.B) {
+	s := cosmostest.NewServer(b, cosmostest.WithPartitionCount(8))
+	cred, err := azcosmos.NewKeyCredential(s.Key())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c",
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		b.Fatal(err)
+	}
+	cc, _ := db.NewContainer("c")
+	planCtx := policy.WithHTTPHeader(ctx, http.Header{
+		"x-ms-cosmos-is-query-plan-request":    {"True"},
+		"x-ms-cosmos-supported-query-features": {allFeatures},
+	})
+	const q = "SELECT TOP 100 c.id, c.price FROM c WHERE c.pk IN ('a', 'b', 'c') AND c.price > 10 ORDER BY c.price DESC"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := cc.NewQueryItemsPager(q, azcosmos.NewPartitionKey(), nil).NextPage(planCtx); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -14,8 +14,9 @@ type (
 		slot  int
 	}
 	propExpr struct {
-		obj  expr
-		name string
+		obj    expr
+		name   string
+		quoted bool // written obj["name"] (the plan's rewritten query keeps it)
 	}
 	indexExpr struct {
 		obj   expr
@@ -94,12 +95,15 @@ const (
 	aggMin
 	aggMax
 	aggAvg
+	aggMakeList
+	aggMakeSet
 )
 
-var aggNames = map[string]aggKind{"COUNT": aggCount, "SUM": aggSum, "MIN": aggMin, "MAX": aggMax, "AVG": aggAvg}
+var aggNames = map[string]aggKind{"COUNT": aggCount, "SUM": aggSum, "MIN": aggMin, "MAX": aggMax, "AVG": aggAvg,
+	"MAKELIST": aggMakeList, "MAKESET": aggMakeSet}
 
 func (k aggKind) planName() string {
-	return [...]string{"", "Count", "Sum", "Min", "Max", "Average"}[k]
+	return [...]string{"", "Count", "Sum", "Min", "Max", "Average", "MakeList", "MakeSet"}[k]
 }
 
 type selectItem struct {

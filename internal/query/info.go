@@ -2,6 +2,9 @@ package query
 
 import (
 	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -130,14 +133,32 @@ type dCountInfo struct {
 	DCountAlias string `json:"dCountAlias"`
 }
 
-func (q *Query) plan(info Info, vec VectorDefaults) json.RawMessage {
-	b, _ := q.Plan(PlanOptions{Vector: vec})
+// plan is Info's plan: also for the shapes the service's plan generator refuses (Plan reports those).
+func (q *Query) plan(_ Info, vec VectorDefaults) json.RawMessage {
+	b, _ := json.Marshal(plan{Version: 2, QueryInfo: q.queryInfo(PlanOptions{Vector: vec}),
+		QueryRanges: []PlanRange{{Min: "", Max: "FF", IsMinInclusive: true}}})
 	return b
 }
 
 // Plan returns the partitioned query execution info (version 2) the gateway answers a query plan
 // request with, and puts in the additionalErrorInfo of a 400/1004.
 func (q *Query) Plan(opts PlanOptions) (json.RawMessage, error) {
+	if err := q.checkPlannable(); err != nil {
+		return nil, err
+	}
+	// The plan binds TOP/OFFSET/LIMIT parameters, so a parameter that is not a count is refused here.
+	ev := newEvaluator(Options{Params: opts.Params})
+	for _, c := range []struct {
+		x      expr
+		clause string
+	}{{q.sel.top, "TOP"}, {q.sel.offset, "OFFSET"}, {q.sel.limit, "LIMIT"}} {
+		if _, isParam := c.x.(paramExpr); isParam && ev.err == nil {
+			ev.count(c.x, c.clause)
+		}
+	}
+	if ev.err != nil {
+		return nil, ev.err
+	}
 	ranges := opts.Ranges
 	if ranges == nil {
 		ranges = []PlanRange{{Min: "", Max: "FF", IsMinInclusive: true, IsMaxInclusive: false}}
@@ -164,11 +185,23 @@ func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 			qi.DistinctType = "Ordered"
 		}
 	}
+	if len(s.sources) == 0 {
+		return qi // one row, whatever the partitions: nothing to merge
+	}
+	if sub, alias, ok := dCountShape(s); ok {
+		// COUNT over a DISTINCT subquery: the partitions run the subquery, the client dedups
+		// and counts.
+		qi.DistinctType = "Unordered"
+		qi.DCountInfo = &dCountInfo{DCountAlias: alias}
+		qi.RewrittenQuery = formatSelect(sub, "")
+		return qi
+	}
 	if s.top != nil {
 		qi.Top = boundInt(s.top, opts.Params)
 	}
 	var offLimit *int
-	if s.offset != nil && !opts.SinglePartition {
+	plain := !s.distinct && !s.hasAgg && len(s.groupBy) == 0 && len(s.orderBy) == 0
+	if s.offset != nil && (!opts.SinglePartition || !plain) {
 		qi.Offset = boundInt(s.offset, opts.Params)
 		qi.Limit = boundInt(s.limit, opts.Params)
 		if qi.Offset != nil && qi.Limit != nil {
@@ -176,7 +209,11 @@ func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 			offLimit = &n
 		}
 	}
-	for _, o := range s.orderBy {
+	orderBy := s.orderBy
+	if s.hasAgg || len(s.groupBy) > 0 {
+		orderBy = nil // one row per group: the plan orders nothing (as the service's)
+	}
+	for _, o := range orderBy {
 		desc := o.desc
 		if c, ok := o.x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
 			desc = vectorFunction(c, opts.Vector) != "euclidean"
@@ -215,7 +252,7 @@ func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 			qi.GroupByAliasToAggregateType[it.name] = nil
 		}
 	}
-	if s.offset != nil && opts.SinglePartition && !s.distinct && !s.hasAgg && len(s.groupBy) == 0 && len(s.orderBy) == 0 {
+	if s.offset != nil && opts.SinglePartition && plain {
 		return qi // the one partition runs the query as written
 	}
 	qi.RewrittenQuery = rewrite(s, offLimit)
@@ -253,6 +290,12 @@ func (q *Query) Features(opts PlanOptions) []string {
 	need["Top"] = qi.Top != nil
 	need["NonStreamingOrderBy"] = qi.HasNonStreamingOrderBy
 	need["DCount"] = qi.DCountInfo != nil
+	for _, a := range qi.Aggregates {
+		need["ListAndSetAggregate"] = need["ListAndSetAggregate"] || a == "MakeList" || a == "MakeSet"
+	}
+	for _, a := range qi.GroupByAliasToAggregateType {
+		need["ListAndSetAggregate"] = need["ListAndSetAggregate"] || a != nil && (*a == "MakeList" || *a == "MakeSet")
+	}
 	var out []string
 	for _, f := range featureOrder {
 		if need[f] {
@@ -267,12 +310,28 @@ var featureOrder = []string{"Aggregate", "CompositeAggregate", "Distinct", "Grou
 	"MultipleOrderBy", "OffsetAndLimit", "OrderBy", "Top", "NonValueAggregate", "DCount", "NonStreamingOrderBy",
 	"ListAndSetAggregate", "CountIf", "HybridSearch", "WeightedRankFusion"}
 
-// formatExpr renders an expression as query text.
-func formatExpr(x expr) string {
+// formatExpr renders an expression as query text, in the service's form (obj["name"] as written).
+func formatExpr(x expr) string { return exprFormat{keepQuoted: true}.expr(x) }
+
+// formatList renders expressions separated by ", ".
+func formatList(xs []expr) string { return exprFormat{keepQuoted: true}.list(xs) }
+
+// exprKey renders an expression with obj["name"] as obj.name, to compare expressions.
+func exprKey(x expr) string { return exprFormat{}.expr(x) }
+
+// exprFormat renders expressions; keepQuoted keeps obj["name"] as written.
+type exprFormat struct{ keepQuoted bool }
+
+func (f exprFormat) expr(x expr) string {
 	switch e := x.(type) {
 	case litExpr:
 		if isUndef(e.v) {
 			return "undefined"
+		}
+		if n, ok := e.v.(float64); ok && n != math.Trunc(n) {
+			// The service prints numbers that are not integers with 17 significant digits
+			// (-0.0056763873435556889 for -0.005676387343555689), as C's %.17g does.
+			return strconv.FormatFloat(n, 'g', 17, 64)
 		}
 		return string(marshalValue(nil, e.v))
 	case paramExpr:
@@ -280,7 +339,7 @@ func formatExpr(x expr) string {
 	case *identExpr:
 		return e.name
 	case propExpr:
-		if isPlainName(e.name) {
+		if isPlainName(e.name) && !e.quoted {
 			return formatExpr(e.obj) + "." + e.name
 		}
 		return formatExpr(e.obj) + "[" + string(appendString(nil, e.name)) + "]"
@@ -346,10 +405,10 @@ func formatExpr(x expr) string {
 	return ""
 }
 
-func formatList(xs []expr) string {
+func (f exprFormat) list(xs []expr) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
-		parts[i] = formatExpr(x)
+		parts[i] = f.expr(x)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -475,59 +534,23 @@ const maxPlanPoints = 1000
 // the WHERE clause limits the query to, for a plan's queryRanges: top-level AND-ed equalities and
 // IN lists on the key paths, each tuple holding values for paths[:n] with the same n for all.
 // ok is false when the first path is not pinned (the query spans the whole key space).
+//
+// A query that reads no document (no FROM, or WHERE false) has ok true and no points.
 func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (points [][]any, ok bool) {
 	s := q.sel
-	if len(paths) == 0 || s.where == nil || len(s.sources) == 0 || s.sources[0].in || s.sources[0].sub != nil {
+	if len(s.sources) == 0 {
+		return nil, true
+	}
+	if l, isLit := s.where.(litExpr); isLit && l.v == false {
+		return nil, true
+	}
+	if len(paths) == 0 || s.where == nil || s.sources[0].in || s.sources[0].sub != nil {
 		return nil, false
 	}
 	if _, isIdent := s.sources[0].x.(*identExpr); !isIdent {
 		return nil, false
 	}
-	pins := map[string][]any{}
-	var collect func(x expr)
-	collect = func(x expr) {
-		switch e := x.(type) {
-		case inExpr:
-			if e.not {
-				return
-			}
-			p := rootPath(e.x)
-			if p == "" {
-				return
-			}
-			if _, seen := pins[p]; seen {
-				return
-			}
-			var vals []any
-			for _, v := range e.list {
-				pv, ok := pinValue(v, params)
-				if !ok {
-					return
-				}
-				vals = append(vals, pv)
-			}
-			pins[p] = vals
-		case binaryExpr:
-			switch e.op {
-			case "AND":
-				collect(e.l)
-				collect(e.r)
-			case "=":
-				l, r := e.l, e.r
-				if rootPath(l) == "" {
-					l, r = r, l
-				}
-				if p := rootPath(l); p != "" {
-					if v, ok := pinValue(r, params); ok {
-						if _, seen := pins[p]; !seen {
-							pins[p] = []any{v}
-						}
-					}
-				}
-			}
-		}
-	}
-	collect(s.where)
+	pins := keyPins(s.where, params)
 	points = [][]any{{}}
 	for _, p := range paths {
 		vals, found := pins[p]
@@ -542,8 +565,201 @@ func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (point
 		}
 		points = next
 	}
-	if len(points) == 0 || len(points[0]) == 0 {
+	if len(points) == 0 {
+		return nil, true // contradictory pins (c.pk = 1 AND c.pk = 2): no document can match
+	}
+	if len(points[0]) == 0 {
 		return nil, false
 	}
 	return points, true
+}
+
+// dCountShape reports whether s is SELECT VALUE COUNT(...) (or SELECT COUNT(...) AS alias) over a
+// FROM subquery that is a plain DISTINCT, and returns the subquery and the alias ("" for VALUE).
+func dCountShape(s *selectQuery) (sub *selectQuery, alias string, ok bool) {
+	if len(s.sources) != 1 || s.sources[0].sub == nil || s.where != nil || len(s.groupBy) > 0 ||
+		len(s.orderBy) > 0 || s.top != nil || s.offset != nil || s.distinct {
+		return nil, "", false
+	}
+	sub = s.sources[0].sub
+	if !sub.distinct || sub.top != nil || sub.offset != nil || len(sub.orderBy) > 0 || len(sub.groupBy) > 0 || sub.hasAgg ||
+		len(sub.sources) > 0 && sub.sources[0].sub != nil {
+		return nil, "", false
+	}
+	x := s.value
+	if x == nil {
+		if len(s.items) != 1 {
+			return nil, "", false
+		}
+		x, alias = s.items[0].x, s.items[0].name
+	}
+	c := aggregateOf(x)
+	if c == nil || c.agg != aggCount {
+		return nil, "", false
+	}
+	switch a := c.args[0].(type) {
+	case litExpr:
+	case *identExpr:
+		if a.name != s.sources[0].alias {
+			return nil, "", false
+		}
+	default:
+		return nil, "", false
+	}
+	return sub, alias, true
+}
+
+// needsState reports whether a query level needs state across partitions.
+func needsState(s *selectQuery) bool {
+	return s.top != nil || s.offset != nil || len(s.orderBy) > 0 || s.distinct || len(s.groupBy) > 0 || s.hasAgg
+}
+
+// maxCount is the largest TOP, OFFSET or LIMIT count the service's plan generator accepts.
+const maxCount = 1<<32 - 1
+
+// checkPlannable reports the query shapes the service's plan generator refuses although the engine
+// runs them within one partition: an aggregate inside another expression of the select list
+// (partial aggregates cannot be combined through it), and counts beyond 32 bits.
+func (q *Query) checkPlannable() error {
+	s := q.sel
+	if _, _, dcount := dCountShape(s); !dcount {
+		for sub := s; len(sub.sources) > 0 && sub.sources[0].sub != nil; {
+			sub = sub.sources[0].sub
+			if needsState(sub) {
+				// The rewrite would run the subquery per partition (each its own TOP, DISTINCT, ...).
+				return badRequest("cosmostest does not support a cross-partition query whose FROM subquery has TOP, OFFSET/LIMIT, ORDER BY, DISTINCT, GROUP BY or an aggregate (except COUNT over SELECT DISTINCT).")
+			}
+		}
+	}
+	if s.hasAgg {
+		xs := []expr{s.value}
+		if s.value == nil {
+			xs = xs[:0]
+			for _, it := range s.items {
+				xs = append(xs, it.x)
+			}
+		}
+		for _, x := range xs {
+			if aggregateOf(x) == nil && hasAggregate(x) {
+				return badRequest("Compositions of aggregates and other expressions are not allowed.")
+			}
+		}
+	}
+	tooBig := func(x expr) bool {
+		l, ok := x.(litExpr)
+		f, isNum := l.v.(float64)
+		return ok && isNum && f > maxCount
+	}
+	switch {
+	case s.top != nil && tooBig(s.top):
+		return badRequest("The count value provided for a TOP clause must be an integer.")
+	case s.offset != nil && tooBig(s.offset):
+		return badRequest("The OFFSET count value exceeds the maximum allowed value.")
+	case s.limit != nil && tooBig(s.limit):
+		return badRequest("The LIMIT count value exceeds the maximum allowed value.")
+	}
+	return nil
+}
+
+// keyPins returns, per root property path, the values a WHERE condition x limits it to: equalities
+// and IN lists with literal or parameter values, c.flag (true), NOT c.flag (false), IS_BOOL,
+// IS_NULL and ARRAY_CONTAINS over a literal array. AND intersects; OR keeps the paths both sides
+// limit, with the values of either. A path absent from the map is not limited.
+func keyPins(x expr, params map[string]any) map[string][]any {
+	pins := map[string][]any{}
+	one := func(p string, vals ...any) map[string][]any {
+		if p == "" {
+			return pins
+		}
+		pins[p] = vals
+		return pins
+	}
+	switch e := x.(type) {
+	case propExpr:
+		return one(rootPath(e), true)
+	case unaryExpr:
+		if e.op == "NOT" {
+			if _, isPath := e.x.(propExpr); isPath {
+				return one(rootPath(e.x), false)
+			}
+		}
+	case *callExpr:
+		switch {
+		case e.name == "IS_BOOL" && len(e.args) == 1:
+			return one(rootPath(e.args[0]), false, true)
+		case e.name == "IS_NULL" && len(e.args) == 1:
+			return one(rootPath(e.args[0]), nil)
+		case e.name == "ARRAY_CONTAINS" && len(e.args) == 2:
+			arr, ok := e.args[0].(arrayExpr)
+			if !ok {
+				return pins
+			}
+			vals, ok := pinValues(arr.elems, params)
+			if ok {
+				return one(rootPath(e.args[1]), vals...)
+			}
+		}
+	case inExpr:
+		if !e.not {
+			if vals, ok := pinValues(e.list, params); ok {
+				return one(rootPath(e.x), vals...)
+			}
+		}
+	case binaryExpr:
+		switch e.op {
+		case "AND":
+			l, r := keyPins(e.l, params), keyPins(e.r, params)
+			for p, vals := range r {
+				old, seen := l[p]
+				if !seen {
+					l[p] = vals
+					continue
+				}
+				both := []any{}
+				for _, v := range vals {
+					if slices.ContainsFunc(old, func(o any) bool { eq, ok := equalValues(o, v); return eq && ok }) {
+						both = append(both, v)
+					}
+				}
+				l[p] = both
+			}
+			return l
+		case "OR":
+			l, r := keyPins(e.l, params), keyPins(e.r, params)
+			for p, vals := range l {
+				if rv, both := r[p]; both {
+					for _, v := range rv {
+						if !slices.ContainsFunc(vals, func(o any) bool { eq, ok := equalValues(o, v); return eq && ok }) {
+							vals = append(vals, v)
+						}
+					}
+					pins[p] = vals
+				}
+			}
+			return pins
+		case "=":
+			l, r := e.l, e.r
+			if rootPath(l) == "" {
+				l, r = r, l
+			}
+			if v, ok := pinValue(r, params); ok {
+				return one(rootPath(l), v)
+			}
+		}
+	}
+	return pins
+}
+
+// pinValues returns the partition key values of literal or parameter expressions; ok is false if
+// any is not a key value (arrays, objects, expressions).
+func pinValues(xs []expr, params map[string]any) ([]any, bool) {
+	vals := make([]any, 0, len(xs))
+	for _, x := range xs {
+		v, ok := pinValue(x, params)
+		if !ok {
+			return nil, false
+		}
+		vals = append(vals, v)
+	}
+	return vals, true
 }

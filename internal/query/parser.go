@@ -583,7 +583,7 @@ func (p *parser) parsePostfix() (expr, error) {
 			if t.kind == tKeyword {
 				name = p.text[t.pos : t.pos+len(t.text)]
 			}
-			x = propExpr{x, name}
+			x = propExpr{obj: x, name: name}
 		case p.acceptOp("["):
 			idx, err := p.parseExpr()
 			if err != nil {
@@ -594,7 +594,7 @@ func (p *parser) parsePostfix() (expr, error) {
 			}
 			if l, ok := idx.(litExpr); ok {
 				if s, ok := l.v.(string); ok {
-					x = propExpr{x, s}
+					x = propExpr{obj: x, name: s, quoted: true}
 					continue
 				}
 			}

@@ -28,11 +28,11 @@ func rewrite(s *selectQuery, offLimit *int) string {
 		return rewriteAggregate(s)
 	case len(s.orderBy) > 0 && len(s.sources) > 0:
 		return rewriteOrderBy(s, offLimit)
-	case s.offset != nil && s.distinct:
+	case s.distinct && (s.offset != nil || s.top != nil):
 		// DISTINCT dedups across partitions on the client, so every partition returns all of its
-		// distinct rows and the client applies OFFSET/LIMIT.
+		// distinct rows and the client applies TOP or OFFSET/LIMIT.
 		c := *s
-		c.offset, c.limit = nil, nil
+		c.offset, c.limit, c.top = nil, nil, nil
 		return formatSelect(&c, "")
 	case s.offset != nil && offLimit != nil:
 		// Every partition returns its first OFFSET+LIMIT rows; the client skips OFFSET of the merge.
@@ -47,7 +47,9 @@ func rewriteOrderBy(s *selectQuery, offLimit *int) string {
 	alias := s.sources[0].alias
 	var b strings.Builder
 	b.WriteString("SELECT ")
-	if s.top != nil {
+	// DISTINCT dedups on the client, so a partition cannot cut its rows at TOP or OFFSET+LIMIT
+	// before duplicates are gone.
+	if s.top != nil && !s.distinct {
 		b.WriteString("TOP " + formatExpr(s.top) + " ")
 	}
 	b.WriteString(alias + "._rid, [")
@@ -69,7 +71,7 @@ func rewriteOrderBy(s *selectQuery, offLimit *int) string {
 	}
 	b.WriteString("\nWHERE " + formatExpr(where))
 	writeOrderBy(&b, s, "")
-	if s.offset != nil && offLimit != nil {
+	if s.offset != nil && offLimit != nil && !s.distinct {
 		b.WriteString("\nOFFSET 0 LIMIT " + strconv.Itoa(*offLimit))
 	}
 	return b.String()
@@ -242,7 +244,11 @@ func formatSourceIndented(s source, indent string) string {
 	switch {
 	case s.sub != nil:
 		inner := indent + "    "
-		return "(\n" + inner + formatSelect(s.sub, inner) + "\n" + indent + ") AS " + s.alias
+		sub := "(\n" + inner + formatSelect(s.sub, inner) + "\n" + indent + ")"
+		if s.alias != "" {
+			sub += " AS " + s.alias
+		}
+		return sub
 	case s.in:
 		return s.alias + " IN " + formatExpr(s.x)
 	}
