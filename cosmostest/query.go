@@ -252,7 +252,9 @@ func (srv *server) cachedScope(c *container, sc *queryScope) *scopeEntry {
 		e.lsns = append(e.lsns, r.lsn)
 		e.counts = append(e.counts, len(r.items))
 	}
-	if len(qc.entries) >= queryCacheEntries {
+	// Room for one scope per physical partition besides: a client engine fans a cross-partition
+	// query out as one request per range, each its own scope.
+	if len(qc.entries) >= queryCacheEntries+len(c.ranges) {
 		qc.entries = slices.Delete(qc.entries, 0, 1)
 	}
 	qc.entries = append(qc.entries, e)

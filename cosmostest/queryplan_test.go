@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -236,6 +237,55 @@ func BenchmarkQueryPlanRequest(b *testing.B) {
 	for b.Loop() {
 		if _, err := cc.NewQueryItemsPager(q, azcosmos.NewPartitionKey(), nil).NextPage(planCtx); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRangeFanOut runs the first page (TOP 100) of a plan's ORDER BY rewrite on every physical
+// partition of a container holding 20,000 documents in 100 logical partitions, one range after the
+// other as a client engine does: on 1 partition and on 8. With the query cache holding a scope per
+// range, each range's documents are read and indexed once, not on every request.
+func BenchmarkRangeFanOut(b *testing.B) {
+	if testing.Short() {
+		b.Skip("seeds 20,000 documents")
+	}
+	const rw = "SELECT TOP 100 c._rid, [{\"item\": c.price}] AS orderByItems, c AS payload\nFROM c\nWHERE (true)\nORDER BY c.price DESC"
+	for _, n := range []int{1, 8} {
+		b.Run(fmt.Sprintf("partitions=%d", n), func(b *testing.B) {
+			s := cosmostest.NewServer(b, cosmostest.WithPartitionCount(n))
+			cc := benchQueryContainer(b, s)
+			for p := range 100 {
+				seedBenchAt(b, cc, fmt.Sprintf("p%03d", p), p*200, 200)
+			}
+			ctxs := make([]context.Context, n)
+			for r := range n {
+				ctxs[r] = policy.WithHTTPHeader(context.Background(), http.Header{"x-ms-documentdb-partitionkeyrangeid": {fmt.Sprint(r)}})
+			}
+			opts := &azcosmos.QueryOptions{PageSizeHint: 100}
+			b.ReportAllocs()
+			for b.Loop() {
+				for r := range n {
+					if _, err := cc.NewQueryItemsPager(rw, azcosmos.NewPartitionKey(), opts).NextPage(ctxs[r]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// seedBenchAt creates n documents with ids from start in logical partition pk, with a batch of 100.
+func seedBenchAt(b *testing.B, cc *azcosmos.ContainerClient, pk string, start, n int) {
+	b.Helper()
+	ctx := context.Background()
+	for lo := start; lo < start+n; lo += 100 {
+		batch := cc.NewTransactionalBatch(azcosmos.NewPartitionKeyString(pk))
+		for i := lo; i < min(lo+100, start+n); i++ {
+			batch.UpsertItem(fmt.Appendf(nil, `{"id":"d%06d","pk":%q,"price":%.2f}`, i, pk, float64(i*7919%100000)/100), nil)
+		}
+		resp, err := cc.ExecuteTransactionalBatch(ctx, batch, nil)
+		if err != nil || !resp.Success {
+			b.Fatalf("seed %s: %v", pk, err)
 		}
 	}
 }
