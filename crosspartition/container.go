@@ -74,7 +74,8 @@ func (c *Container) Options() Options { return c.opts }
 // SessionToken, ConsistencyLevel, PriorityLevel, ThroughputBucket, EnableScanInQuery and
 // DedicatedGatewayRequestOptions; every page's ContinuationToken is this package's own opaque,
 // URL-safe token (nil on the last page). A page is never empty unless the query has no (more)
-// results. RequestCharge of a page is the sum over the requests it made.
+// results. RequestCharge of a page is the sum over the requests it made; RawResponse, ActivityID,
+// QueryMetrics and Diagnostics are empty (a page is made of several responses: see the span).
 func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
 	var opts azcosmos.QueryOptions
 	if o != nil {
