@@ -57,6 +57,7 @@ type source struct {
 	lastRaw json.RawMessage
 	seen    multiset // consumed rows (plain) or consumed rows tied with last (ORDER BY)
 	drop    *dropGroup
+	filter  json.RawMessage // ORDER BY values of the resume filter this source runs with (a split's child)
 }
 
 func (s *source) finished() bool { return s.open && s.pos >= len(s.buf) && s.next == "" }
@@ -295,6 +296,7 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 			s.last, _ = parseItems(tr.Last)
 			s.lastRaw = tr.Last
 		}
+		s.filter = tr.Filter
 		switch {
 		case tr.Done:
 			s.open = true
@@ -321,7 +323,8 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 		if s.open {
 			tok = s.next
 		}
-		resp, err := ex.c.page(inRange(ctx, s.r.ID), ex.query, ex.params, tok, ex.backend, ex.opts)
+		text, params := ex.queryFor(s)
+		resp, err := ex.c.page(inRange(ctx, s.r.ID), text, params, tok, ex.backend, ex.opts)
 		ex.mu.Lock()
 		ex.charge += resp.RequestCharge
 		ex.touched[s.r.ID] = true
@@ -462,6 +465,12 @@ func (ex *execution) split(ctx context.Context, s *source) ([]*source, error) {
 	}
 	for _, k := range kids {
 		k.seen, k.last, k.lastRaw = s.seen.clone(), s.last, s.lastRaw
+		if ex.shape == shapeOrderBy && s.last != nil {
+			// The child starts where the parent was: the plan's resume filter, as the SDKs do.
+			k.filter = s.lastRaw
+		} else if ex.shape == shapeOrderBy {
+			k.filter = s.filter
+		}
 		if len(g.seen) > 0 || g.below != nil {
 			k.drop = g
 		}
@@ -691,7 +700,7 @@ func (ex *execution) token() string {
 	}
 	groups := map[*dropGroup]int{}
 	for _, s := range ex.srcs {
-		tr := tokenRange{ID: s.r.ID, Min: s.r.Min, Max: s.r.Max, Last: s.lastRaw}
+		tr := tokenRange{ID: s.r.ID, Min: s.r.Min, Max: s.r.Max, Last: s.lastRaw, Filter: s.filter}
 		switch {
 		case s.finished():
 			tr.Done = true
@@ -708,7 +717,7 @@ func (ex *execution) token() string {
 				tr.Drop = groups[s.drop]
 			}
 		} else {
-			tr.Last = nil
+			tr.Last, tr.Filter = nil, nil
 		}
 		t.Ranges = append(t.Ranges, tr)
 	}
