@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,6 +27,15 @@ const (
 	shapeNonStreaming              // ORDER BY VectorDistance: bounded top-k buffer
 	shapeDCount                    // COUNT(DISTINCT ...)
 )
+
+// rawHash identifies a row of a range's answer by its bytes (for ORDER BY they include the
+// document's _rid): the same document is the same bytes after a split, so the rows a parent
+// returned are recognised among its children's. (DISTINCT uses hashValue: equality of values.)
+func rawHash(b []byte) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write(b)
+	return h.Sum64()
+}
 
 // row is one result of a range's query.
 type row struct {
@@ -392,15 +402,16 @@ func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 			if err != nil || len(keys) != len(ex.desc) {
 				return nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has malformed orderByItems"}
 			}
-			pv, err := decode(d.Payload)
-			if err != nil {
-				return nil, err
-			}
 			var out []byte
 			if len(d.Payload) > 0 {
 				out = d.Payload
 			}
-			rows = append(rows, row{out: out, keys: keys, kraw: d.Items, hash: hashValue([]any{keys, canonical(pv)})})
+			rows = append(rows, row{out: out, keys: keys, kraw: d.Items, hash: rawHash(it)})
+		case shapePlain:
+			if !json.Valid(it) {
+				return nil, &PlanError{Reason: "a row is not JSON"}
+			}
+			rows = append(rows, row{out: it, hash: rawHash(it)})
 		default:
 			v, err := decode(it)
 			if err != nil {
