@@ -71,8 +71,10 @@
 //     GROUP BY, aggregates, JOINs, subqueries, built-in functions, VectorDistance with the
 //     container's vector policy); POST …/docs with application/query+json, single partition by pk header (full key or
 //     hierarchical prefix), by pk range id, or by an equality filter on every pk path; fan-out
-//     otherwise (400 when cross-partition is disabled, 400/1004 with additionalErrorInfo for
-//     queries the gateway cannot serve across partitions); x-ms-max-item-count (-1 or positive;
+//     otherwise (400 when cross-partition is disabled, 400/1004 with the plan in
+//     additionalErrorInfo for queries the gateway cannot serve across partitions, the gateway's
+//     plain 400 for GROUP BY and aggregates outside SELECT VALUE); a multi-key ORDER BY without a
+//     matching composite index is 400 as on the service; x-ms-max-item-count (-1 or positive;
 //     anything else, 0 included, is 400 here and on the change feed), x-ms-continuation,
 //     query metrics on every page, index metrics when asked. A fan-out answers with a session
 //     token per range touched, comma-separated. Without ORDER BY, documents come in creation
@@ -80,6 +82,14 @@
 //     interleaved, physical partitions one after the other; a page that reaches the page size
 //     carries a continuation even when nothing follows (the next page is empty), as the service
 //     does not look ahead. ORDER BY, DISTINCT, GROUP BY and aggregates end on the last full page.
+//   - Query plans (queryplan.go): x-ms-cosmos-is-query-plan-request: True answers the
+//     partitioned query execution info the other SDKs run cross-partition queries from: queryInfo
+//     with the rewrittenQuery per range, queryRanges as EPK ranges narrowed by the WHERE clause's
+//     partition key equalities, IN lists, ORs and ARRAY_CONTAINS (a point per full key,
+//     [prefix, prefix+FF) for a hierarchical prefix, none for a contradiction); 400/1004 naming each feature the query needs that
+//     x-ms-cosmos-supported-query-features does not list. Rewritten queries run per range with
+//     x-ms-documentdb-partitionkeyrangeid, with the filter placeholder replaced by true or a
+//     resume filter.
 //   - Request counters: (*Server).Requests(RequestFilter) by region, operation and resource,
 //     including requests answered by a fault or the throughput limiter.
 //   - Fault injection (faults.go): (*Server).InjectFault(Fault) matches by region, operation,
@@ -115,8 +125,8 @@
 // Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
 //
 //   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
-//     sends it), query-plan requests (x-ms-cosmos-is-query-plan-request; azcosmos never sends
-//     them), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
+//     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
+//   - Hybrid search and full-text plans (FullTextScore, ORDER BY RANK).
 //   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
 //     client encryption keys; consistency levels beyond one store
 //     (every read sees the latest write, whatever level the account reports); the ±15 minute

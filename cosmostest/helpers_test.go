@@ -81,3 +81,23 @@ func status(t *testing.T, err error) (int, string) {
 	}
 	return re.StatusCode, re.RawResponse.Header.Get("x-ms-substatus")
 }
+
+// tableContainer is the container properties of the query table tests: partitioned on /pk, with
+// the composite indexes their multi-key ORDER BY queries need (the service refuses those without
+// one).
+func tableContainer() *azcosmos.ContainerProperties {
+	asc, desc := azcosmos.CompositeIndexAscending, azcosmos.CompositeIndexDescending
+	return &azcosmos.ContainerProperties{
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}},
+		IndexingPolicy: &azcosmos.IndexingPolicy{
+			Automatic: true, IndexingMode: azcosmos.IndexingModeConsistent,
+			IncludedPaths: []azcosmos.IncludedPath{{Path: "/*"}},
+			CompositeIndexes: [][]azcosmos.CompositeIndex{
+				{{Path: "/created", Order: asc}, {Path: "/id", Order: asc}},
+				{{Path: "/city", Order: asc}, {Path: "/name", Order: desc}},
+				{{Path: "/active", Order: asc}, {Path: "/id", Order: asc}},
+				{{Path: "/n", Order: desc}, {Path: "/id", Order: asc}},
+			},
+		},
+	}
+}

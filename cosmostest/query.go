@@ -65,11 +65,7 @@ func (srv *server) scopeQuery(rq *request, c *container, q parsedQuery, params m
 		return nil, badRequest("Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception.")
 	}
 	if info := q.info(c.vectorDefaults()); info.needsGatewayPlan() {
-		e := newError(http.StatusBadRequest, subCrossPartitionQuery, "%s", crossPartitionGatewayMessage)
-		if len(info.Plan) > 0 {
-			e.extra = map[string]any{"additionalErrorInfo": string(info.Plan)}
-		}
-		return nil, e
+		return nil, c.crossPartitionRefusal(q, info, params)
 	}
 	sc.ranges = c.ranges
 	return sc, nil
@@ -113,8 +109,7 @@ func seqKey(prefix string, seq uint64) string {
 
 func (srv *server) queryItems(rq *request, c *container) error {
 	if strings.EqualFold(rq.hdr(hdrIsQueryPlan), "true") {
-		// Answering with documents would be a silent wrong answer to a client that asked for a plan.
-		return unsupported("query plan requests (x-ms-cosmos-is-query-plan-request); send the query itself: a cross-partition query the gateway cannot serve is refused with 400/1004 and its plan in additionalErrorInfo")
+		return srv.queryPlan(rq, c)
 	}
 	qb, params, err := parseQueryBody(rq.body)
 	if err != nil {
@@ -130,6 +125,9 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	}
 	sc, err := srv.scopeQuery(rq, c, q, params)
 	if err != nil {
+		return err
+	}
+	if err := c.checkOrderByIndex(q, c.vectorDefaults()); err != nil {
 		return err
 	}
 	if len(sc.ranges) == 1 {
@@ -269,7 +267,9 @@ func (srv *server) cachedScope(c *container, sc *queryScope) *scopeEntry {
 		e.lsns = append(e.lsns, r.lsn)
 		e.counts = append(e.counts, len(r.items))
 	}
-	if len(qc.entries) >= queryCacheEntries {
+	// Room for one scope per physical partition besides: a client engine fans a cross-partition
+	// query out as one request per range, each its own scope.
+	if len(qc.entries) >= queryCacheEntries+len(c.ranges) {
 		qc.entries = slices.Delete(qc.entries, 0, 1)
 	}
 	qc.entries = append(qc.entries, e)

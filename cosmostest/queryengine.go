@@ -23,13 +23,20 @@ type parsedQuery interface {
 	// (which decides the plan's direction for ORDER BY VectorDistance).
 	info(vec query.VectorDefaults) queryInfo
 	partitionKeyFilter(paths []string, params map[string]any) (values []any, ok bool)
+	// partitionKeyPoints returns the logical partitions (or key prefixes) the WHERE clause limits
+	// the query to, for a plan's queryRanges (query.PartitionKeyPoints).
+	partitionKeyPoints(paths []string, params map[string]any) (points [][]any, ok bool)
+	// plan is the partitioned query execution info JSON (query.Plan).
+	plan(opts query.PlanOptions) (json.RawMessage, error)
+	// features lists the query features a client must implement to run it across partitions.
+	features(opts query.PlanOptions) []string
 	execute(docs []queryDoc, opts queryOptions) (*queryPage, error)
 }
 
 // queryInfo mirrors query.Info.
 type queryInfo struct {
 	HasOrderBy, HasTop, HasOffsetLimit, HasDistinct, HasGroupBy, HasAggregates bool
-	HasNonStreamingOrderBy                                                     bool
+	HasNonStreamingOrderBy, HasSelectValue                                     bool
 	Plan                                                                       json.RawMessage
 }
 
@@ -74,13 +81,21 @@ func (s sqlQuery) info(vec query.VectorDefaults) queryInfo {
 	return queryInfo{
 		HasOrderBy: i.HasOrderBy, HasTop: i.HasTop, HasOffsetLimit: i.HasOffsetLimit,
 		HasDistinct: i.HasDistinct, HasGroupBy: i.HasGroupBy, HasAggregates: i.HasAggregates,
-		HasNonStreamingOrderBy: i.HasNonStreamingOrderBy, Plan: i.Plan,
+		HasNonStreamingOrderBy: i.HasNonStreamingOrderBy, HasSelectValue: i.HasSelectValue, Plan: i.Plan,
 	}
 }
 
 func (s sqlQuery) partitionKeyFilter(paths []string, params map[string]any) ([]any, bool) {
 	return s.q.PartitionKeyFilter(paths, params)
 }
+
+func (s sqlQuery) partitionKeyPoints(paths []string, params map[string]any) ([][]any, bool) {
+	return s.q.PartitionKeyPoints(paths, params)
+}
+
+func (s sqlQuery) plan(opts query.PlanOptions) (json.RawMessage, error) { return s.q.Plan(opts) }
+
+func (s sqlQuery) features(opts query.PlanOptions) []string { return s.q.Features(opts) }
 
 func (s sqlQuery) execute(docs []queryDoc, opts queryOptions) (*queryPage, error) {
 	p, err := s.q.Execute(docs, opts)

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // DefaultPageSize is the page size of Page when size is 0 or less, and of All.
@@ -81,8 +80,9 @@ func (r *Repository[T]) All(ctx context.Context, q *Query) iter.Seq2[T, error] {
 }
 
 // Count returns the number of items of this type matching a query built with NewQuery (its order,
-// top and projection are ignored). It must be scoped to a partition: the gateway does not
-// aggregate across partitions. A template query is an error matching ErrInvalidQuery.
+// top and projection are ignored), in its partition or, with CrossPartition, across every
+// partition (the counts of the physical partitions are summed by the crosspartition engine). A
+// template query is an error matching ErrInvalidQuery.
 func (r *Repository[T]) Count(ctx context.Context, q *Query) (_ int64, err error) {
 	ctx, end := r.start(ctx, "repository.Count")
 	defer func() { end(err) }()
@@ -95,8 +95,8 @@ func (r *Repository[T]) Count(ctx context.Context, q *Query) (_ int64, err error
 	if !q.built {
 		return 0, invalid(ErrInvalidQuery, "query", "Count needs a query from NewQuery")
 	}
-	if !q.hasPK {
-		return 0, invalid(ErrInvalidQuery, "query", "Count needs a partition key: the gateway cannot aggregate across partitions")
+	if !q.hasPK && !q.cross {
+		return 0, invalid(ErrInvalidQuery, "query", "Count needs a partition key, or CrossPartition() to count across partitions")
 	}
 	rq := q.build(r.typeName, r.version, nil, true)
 	var total int64
@@ -300,11 +300,11 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 	if q.cross && token == "" {
 		c.log.InfoContext(ctx, "cosmoskit: cross-partition query", "type", c.typeName, "query", rq.text)
 	}
-	pager := c.c.NewQueryItemsPager(rq.text, pk, &opts)
+	pager := c.queryPager(q, rq.text, pk, &opts)
 	for pager.More() {
 		resp, err := pager.NextPage(ctx)
 		if err != nil {
-			return "", c.opError(cosmoserr.OpQueryItems, "", err)
+			return "", c.queryError(err)
 		}
 		if reserve != nil && len(resp.Items) > 0 {
 			reserve(len(resp.Items))

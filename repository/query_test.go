@@ -190,8 +190,8 @@ func TestCrossPartitionNeedsOptIn(t *testing.T) {
 	if !strings.Contains(logs.String(), "cross-partition query") || !strings.Contains(logs.String(), "type=order") {
 		t.Fatalf("cross-partition query not logged: %s", logs.String())
 	}
-	if _, err := orders.Count(ctx, repository.NewQuery().CrossPartition()); !errors.Is(err, repository.ErrInvalidQuery) {
-		t.Fatalf("cross-partition Count: %v", err)
+	if _, err := orders.Count(ctx, repository.NewQuery()); !errors.Is(err, repository.ErrInvalidQuery) {
+		t.Fatalf("Count without partition key or CrossPartition: %v", err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 	"go.opentelemetry.io/otel/attribute"
@@ -47,6 +48,7 @@ type core struct {
 	versionStr string
 	diag       *diagnostics.Policy
 	db, ctr    string // for spans; db is "" with New
+	xq         *crosspartition.Container
 }
 
 // start begins the span of one repository call (see Options.Diagnostics); name is a constant such
@@ -138,6 +140,7 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	}
 	r.diag = opts.Diagnostics
 	r.ctr = c.ID()
+	r.xq = crosspartition.New(c, nil)
 	return r, nil
 }
 

@@ -8,7 +8,9 @@
 //     to its own Go type, with one single-partition query;
 //   - schema versioning: a customer document written by older code (schemaVersion 1, one "name"
 //     field) is upgraded on read to today's version 2 (first and last name) and written back, and a
-//     document newer than the code is refused instead of silently losing fields.
+//     document newer than the code is refused instead of silently losing fields;
+//   - a cross-partition count and "top orders" over every customer: ORDER BY and COUNT across
+//     physical partitions, merged on the client by the crosspartition engine from the service's plan.
 //
 // With COSMOS_ENDPOINT (or COSMOS_CONNECTION_STRING) unset it starts the in-process cosmostest server,
 // so it runs with no setup:
@@ -79,7 +81,7 @@ func upgradeCustomerV1(doc map[string]any) error {
 // remove the previous run's items first.
 var sample = map[string][]string{
 	"ada":   {"ada", "o1", "o2", "o3"},
-	"grace": {"grace"},
+	"grace": {"grace", "g1"},
 	"linus": {"linus"},
 }
 
@@ -89,7 +91,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	say := func(format string, args ...any) { _, _ = fmt.Fprintf(out, format, args...) }
 	embedded := cfg.Endpoint == "" && cfg.ConnectionString == ""
 	if embedded {
-		srv, err := cosmostest.Start()
+		srv, err := cosmostest.Start(cosmostest.WithPartitionCount(4)) // four physical partitions
 		if err != nil {
 			return fmt.Errorf("start cosmostest: %w", err)
 		}
@@ -235,6 +237,26 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		return fmt.Errorf("reading a version 3 document: got %w, want ErrUnknownSchemaVersion", err)
 	}
 	say("customer \"linus\" at schemaVersion 3 (newer than this code) is refused: %v\n", err)
+
+	// Across customers: the gateway cannot count or sort across physical partitions by itself;
+	// CrossPartition queries run through the crosspartition engine (the service's query plan, one
+	// request per physical partition, merged here), with the same opaque page tokens.
+	if _, err := orders.Create(ctx, order{ID: "g1", CustomerID: "grace", Total: 45}); err != nil {
+		return err
+	}
+	n, err := orders.Count(ctx, repository.NewQuery().CrossPartition())
+	if err != nil {
+		return err
+	}
+	top, err := orders.Page(ctx, repository.NewQuery().CrossPartition().OrderBy("total", repository.Desc).Top(3), 3, "")
+	if err != nil {
+		return err
+	}
+	var largest []string
+	for _, o := range top.Items {
+		largest = append(largest, fmt.Sprintf("%s %.2f (%s)", o.ID, o.Total, o.CustomerID))
+	}
+	say("orders across all customers: %d; the largest: %s\n", n, strings.Join(largest, ", "))
 	return nil
 }
 

@@ -40,6 +40,7 @@ var wantLines = []string{
 	`^  order o3: 7\.00$`,
 	`^customer "grace" stored at schemaVersion 1 was read as version 2: first "Grace", last "Hopper"; written back at schemaVersion 2$`,
 	`^customer "linus" at schemaVersion 3 \(newer than this code\) is refused: cosmoskit: unknown schema version: .*newer than this code$`,
+	`^orders across all customers: 4; the largest: g1 45\.00 \(grace\), o1 30\.00 \(ada\), o2 12\.50 \(ada\)$`,
 }
 
 // check runs the example with cfg and matches its output against first and wantLines.

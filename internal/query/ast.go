@@ -14,8 +14,9 @@ type (
 		slot  int
 	}
 	propExpr struct {
-		obj  expr
-		name string
+		obj    expr
+		name   string
+		quoted bool // written obj["name"] (the plan's rewritten query keeps it)
 	}
 	indexExpr struct {
 		obj   expr
@@ -49,10 +50,11 @@ type (
 	}
 	condExpr struct{ cond, a, b expr }
 	callExpr struct {
-		name string // upper case
-		args []expr
-		fn   *builtin
-		agg  aggKind
+		name    string // upper case
+		written string // as written in the query text (the plan's rewritten query keeps it)
+		args    []expr
+		fn      *builtin
+		agg     aggKind
 	}
 	subqueryExpr struct {
 		q    *selectQuery
@@ -93,22 +95,27 @@ const (
 	aggMin
 	aggMax
 	aggAvg
+	aggMakeList
+	aggMakeSet
 )
 
-var aggNames = map[string]aggKind{"COUNT": aggCount, "SUM": aggSum, "MIN": aggMin, "MAX": aggMax, "AVG": aggAvg}
+var aggNames = map[string]aggKind{"COUNT": aggCount, "SUM": aggSum, "MIN": aggMin, "MAX": aggMax, "AVG": aggAvg,
+	"MAKELIST": aggMakeList, "MAKESET": aggMakeSet}
 
 func (k aggKind) planName() string {
-	return [...]string{"", "Count", "Sum", "Min", "Max", "Average"}[k]
+	return [...]string{"", "Count", "Sum", "Min", "Max", "Average", "MakeList", "MakeSet"}[k]
 }
 
 type selectItem struct {
-	x    expr
-	name string // output property name (alias, path tail or $n)
+	x       expr
+	name    string // output property name (alias, path tail or $n)
+	aliased bool   // the name was written (AS alias or a bare alias)
 }
 
 type orderItem struct {
 	x    expr
 	desc bool
+	asc  bool // ASC was written (the plan's rewritten query keeps it)
 }
 
 // source is one FROM or JOIN input.

@@ -91,3 +91,24 @@ func BenchmarkCount100k(b *testing.B) {
 		mustExecute(b, q, docs, Options{})
 	}
 }
+
+// BenchmarkPlan measures a query plan (what cosmostest answers a query plan request with) for an
+// ORDER BY with TOP and a filter, a GROUP BY with aggregates, and a VALUE aggregate, after Parse.
+func BenchmarkPlan(b *testing.B) {
+	for name, text := range map[string]string{
+		"order-by-top": "SELECT TOP 100 c.id, c.price FROM c WHERE c.category = @cat AND c.price > 10 ORDER BY c.price DESC",
+		"group-by":     "SELECT c.category, COUNT(1) AS n, AVG(c.price) AS avg, MIN(c.price) AS lo FROM c GROUP BY c.category",
+		"value-count":  "SELECT VALUE COUNT(1) FROM c WHERE c.status = 'active'",
+	} {
+		q := mustParse(b, text)
+		opts := PlanOptions{Params: map[string]any{"@cat": "cat3"}}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := q.Plan(opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -4,8 +4,14 @@
 //
 // Parse turns query text into a Query (errors are *Error with the service's 400 message); Execute runs
 // one page of it over documents sorted by Key; Info reports what the gateway needs to refuse a
-// cross-partition query and the partitioned query execution plan it returns; PartitionKeyFilter finds
-// the partition key values a WHERE clause pins; Match evaluates a patch condition.
+// cross-partition query; Plan renders the partitioned query execution info (version 2) the gateway
+// answers a query plan request with, including the rewrittenQuery each partition key range runs in
+// the service's text form (rewrite.go), and Features the query features a client must implement;
+// PartitionKeyFilter finds the partition key values a WHERE clause pins and PartitionKeyPoints the
+// logical partitions (or key prefixes) it limits the query to; Match evaluates a patch condition.
+//
+// Plans are checked against the .NET SDK's QueryPlanBaselineTests (testdata/queryplan_baselines.json,
+// baseline_test.go lists the cases that differ and why).
 //
 // # Language
 //
@@ -15,7 +21,7 @@
 // OFFSET/LIMIT (literals or parameters). Expressions: property paths with . and ["quoted"] or [index]
 // access, object and array literals, parameters of any JSON type, arithmetic, comparison, logical,
 // bitwise, string concatenation (||), IN, BETWEEN, LIKE with ESCAPE, ??, ?:, EXISTS, ARRAY and scalar
-// subqueries (correlated with the outer row), and the aggregates COUNT, SUM, MIN, MAX, AVG. Built-in
+// subqueries (correlated with the outer row), and the aggregates COUNT, SUM, MIN, MAX, AVG, MAKELIST, MAKESET. Built-in
 // functions: type checks, string, math, integer, array, date and time, IIF/CHOOSE and VectorDistance
 // (see the functions_*.go files). Function names are case-insensitive.
 //
@@ -27,7 +33,7 @@
 // cross-type order and give undefined for arrays and objects. ORDER BY items must be document paths
 // of the FROM source (the service's "could not be mapped to a document path" and "correlated
 // collections" errors); ORDER BY VectorDistance sorts by similarity: descending for cosine and dot
-// product, ascending for Euclidean distance, whatever direction is written.
+// product, ascending for Euclidean distance; writing ASC or DESC after it is the service's 400.
 //
 // # Paging
 //

@@ -3,6 +3,7 @@ package query
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -37,7 +38,48 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q): invalid plan %s", text, info.Plan)
 		}
 		q.PartitionKeyFilter([]string{"/pk", "/a/b"}, map[string]any{"@p": "x"})
+		q.PartitionKeyPoints([]string{"/pk", "/a/b"}, map[string]any{"@p": "x"})
+		checkPlan(t, q, map[string]any{"@n": 2.0, "@o": 1.0, "@l": 3.0})
 	})
+}
+
+// FuzzPlan checks that a plan is valid JSON or a BadRequest, and that its rewrittenQuery, with the
+// filter placeholder replaced by true as the SDKs do, is a query the engine accepts.
+func FuzzPlan(f *testing.F) {
+	addSeeds(f, func(q string) { f.Add(q) })
+	f.Fuzz(func(t *testing.T, text string) {
+		q, err := Parse(text)
+		if err != nil {
+			return
+		}
+		checkPlan(t, q, map[string]any{"@n": 2.0, "@o": 1.0, "@l": 3.0})
+	})
+}
+
+func checkPlan(t *testing.T, q *Query, params map[string]any) {
+	t.Helper()
+	b, err := q.Plan(PlanOptions{Params: params})
+	if err != nil {
+		var qe *Error
+		if !errors.As(err, &qe) || qe.Code != "BadRequest" || qe.Message == "" {
+			t.Fatalf("Plan(%q): error %v is not a BadRequest *Error", q.Text(), err)
+		}
+		return
+	}
+	var p struct {
+		QueryInfo struct {
+			RewrittenQuery string `json:"rewrittenQuery"`
+		} `json:"queryInfo"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatalf("Plan(%q): invalid plan %s", q.Text(), b)
+	}
+	if rw := p.QueryInfo.RewrittenQuery; rw != "" {
+		if _, err := Parse(strings.ReplaceAll(rw, "{"+"documentdb-formattableorderbyquery-filter}", "true")); err != nil {
+			t.Fatalf("Plan(%q): rewrittenQuery %q does not parse: %v", q.Text(), rw, err)
+		}
+	}
+	q.Features(PlanOptions{Params: params})
 }
 
 func FuzzExecute(f *testing.F) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -253,4 +254,161 @@ func TestRewrittenOrderByQueryRuns(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestVectorDistanceOrderDirectionRefused(t *testing.T) {
+	for _, q := range []string{
+		"SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, [1, 2]) ASC",
+		"SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, [1, 2]) DESC",
+	} {
+		_, err := Parse(q)
+		if err == nil || !strings.Contains(err.Error(), "Specifying a sorting order (ASC or DESC) with VectorDistance function is not supported.") {
+			t.Errorf("%s: %v, want the service's 400", q, err)
+		}
+	}
+}
+
+func TestPlanDCountAndSubqueries(t *testing.T) {
+	var p struct {
+		QueryInfo struct {
+			DistinctType   string          `json:"distinctType"`
+			DCountInfo     json.RawMessage `json:"dCountInfo"`
+			Aggregates     []string        `json:"aggregates"`
+			RewrittenQuery string          `json:"rewrittenQuery"`
+		} `json:"queryInfo"`
+	}
+	for q, want := range map[string]string{
+		"SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE c.city FROM c WHERE c.n > 1)": `{"dCountAlias":""}`,
+		"SELECT COUNT(1) AS n FROM (SELECT DISTINCT c.city, c.zip FROM c) x":             `{"dCountAlias":"n"}`,
+	} {
+		b, err := mustParse(t, q).Plan(PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		if string(p.QueryInfo.DCountInfo) != want || p.QueryInfo.DistinctType != "Unordered" || len(p.QueryInfo.Aggregates) != 0 ||
+			!strings.HasPrefix(p.QueryInfo.RewrittenQuery, "SELECT DISTINCT ") {
+			t.Errorf("%s: %+v", q, p.QueryInfo)
+		}
+	}
+	for _, q := range []string{
+		"SELECT VALUE COUNT(1) FROM (SELECT TOP 3 c.id FROM c) x",
+		"SELECT VALUE COUNT(1) FROM (SELECT VALUE c.id FROM c OFFSET 2 LIMIT 3) x",
+		"SELECT * FROM (SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g) x",
+	} {
+		if _, err := mustParse(t, q).Plan(PlanOptions{}); err == nil || !strings.Contains(err.Error(), "cosmostest does not support") {
+			t.Errorf("%s: %v, want a 400 naming cosmostest", q, err)
+		}
+	}
+	// A JOIN subquery without an alias is rendered without AS.
+	b, err := mustParse(t, "SELECT VALUE COUNT(1) FROM c JOIN (SELECT VALUE t FROM t IN c.tags WHERE t = 'red')").Plan(PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(p.QueryInfo.RewrittenQuery); err != nil {
+		t.Errorf("rewrittenQuery %q does not parse: %v", p.QueryInfo.RewrittenQuery, err)
+	}
+}
+
+func TestMakeListMakeSet(t *testing.T) {
+	docs := []Document{
+		{Key: "1", Value: map[string]any{"g": "a", "v": 1.0}},
+		{Key: "2", Value: map[string]any{"g": "a", "v": 1.0}},
+		{Key: "3", Value: map[string]any{"g": "b", "v": "x"}},
+		{Key: "4", Value: map[string]any{"g": "b"}},
+	}
+	for q, want := range map[string]string{
+		"SELECT VALUE MAKELIST(c.v) FROM c":                                  `[[1,1,"x"]]`,
+		"SELECT VALUE MAKESET(c.v) FROM c":                                   `[[1,"x"]]`,
+		"SELECT c.g, MAKESET(c.v) AS s FROM c GROUP BY c.g":                  `[{"g":"a","s":[1]},{"g":"b","s":["x"]}]`,
+		"SELECT VALUE MAKELIST(c.v) FROM c WHERE c.g = 'none'":               `[[]]`,
+		`SELECT VALUE [{"item": MAKELIST(c.v)}] FROM c WHERE IS_NUMBER(c.v)`: `[[{"item":[1,1]}]]`,
+	} {
+		page := mustExecute(t, mustParse(t, q), docs, Options{})
+		got, _ := json.Marshal(page.Results)
+		if string(got) != want {
+			t.Errorf("%s: %s, want %s", q, got, want)
+		}
+	}
+	b, _ := mustParse(t, "SELECT VALUE MAKESET(c.v) FROM c").Plan(PlanOptions{})
+	if !strings.Contains(string(b), `"aggregates":["MakeSet"]`) {
+		t.Errorf("plan %s", b)
+	}
+	if f := mustParse(t, "SELECT VALUE MAKESET(c.v) FROM c").Features(PlanOptions{}); fmt.Sprint(f) != "[Aggregate ListAndSetAggregate]" {
+		t.Errorf("features %v", f)
+	}
+}
+
+func TestGroupByKeyProperty(t *testing.T) {
+	docs := []Document{
+		{Key: "1", Value: map[string]any{"g": map[string]any{"name": "a", "n": 1.0}}},
+		{Key: "2", Value: map[string]any{"g": map[string]any{"name": "a", "n": 1.0}}},
+		{Key: "3", Value: map[string]any{"g": map[string]any{"name": "b", "n": 2.0}}},
+	}
+	page := mustExecute(t, mustParse(t, "SELECT c.g.name AS name, COUNT(1) AS n FROM c GROUP BY c.g"), docs, Options{})
+	got, _ := json.Marshal(page.Results)
+	if string(got) != `[{"name":"a","n":2},{"name":"b","n":1}]` {
+		t.Fatalf("got %s", got)
+	}
+	if _, err := Parse("SELECT c.h.name FROM c GROUP BY c.g"); err == nil {
+		t.Fatal("a property of a path that is not a GROUP BY key was accepted")
+	}
+}
+
+func TestPartitionKeyPoints(t *testing.T) {
+	for q, want := range map[string]string{
+		"SELECT * FROM c WHERE c.pk = 'a'":                            "[[a]] true",
+		"SELECT * FROM c WHERE c.pk = 'a' OR c.pk = 'b'":              "[[a] [b]] true",
+		"SELECT * FROM c WHERE c.pk = 'a' OR c.n = 1":                 "[] false",
+		"SELECT * FROM c WHERE c.pk = 'a' AND c.pk = 'b'":             "[] true",
+		"SELECT * FROM c WHERE c.pk IN ('a', 'b') AND c.pk = 'b'":     "[[b]] true",
+		"SELECT * FROM c WHERE (c.pk = 'a' AND c.n > 1) OR c.pk = @p": "[[a] [z]] true",
+		"SELECT * FROM c WHERE ARRAY_CONTAINS(['a', 'b'], c.pk)":      "[[a] [b]] true",
+		"SELECT * FROM c WHERE ARRAY_CONTAINS(['a', c.x], c.pk)":      "[] false",
+		"SELECT * FROM c WHERE IS_NULL(c.pk)":                         "[[<nil>]] true",
+		"SELECT * FROM c WHERE NOT (c.pk = 'a')":                      "[] false",
+		"SELECT * FROM c WHERE c.pk != 'a'":                           "[] false",
+		"SELECT * FROM c WHERE c.pk IN ()":                            "[] true",
+	} {
+		q2, err := Parse(q)
+		if err != nil {
+			if strings.HasSuffix(q, "IN ()") {
+				continue
+			}
+			t.Fatal(err)
+		}
+		pts, ok := q2.PartitionKeyPoints([]string{"/pk"}, map[string]any{"@p": "z"})
+		if got := fmt.Sprint(pts, " ", ok); strings.ReplaceAll(got, "  ", " ") != want && fmt.Sprintf("%v %v", pts, ok) != want {
+			t.Errorf("%s: %v %v, want %s", q, pts, ok, want)
+		}
+	}
+}
+
+// TestPlanConcurrent: a Query is shared; plans from many goroutines agree (run with -race).
+func TestPlanConcurrent(t *testing.T) {
+	q := mustParse(t, "SELECT TOP @n c.id FROM c WHERE c.pk IN ('a', 'b') ORDER BY c.x DESC")
+	want, err := q.Plan(PlanOptions{Params: map[string]any{"@n": 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				got, err := q.Plan(PlanOptions{Params: map[string]any{"@n": 3}})
+				if err != nil || string(got) != string(want) {
+					t.Errorf("plan %s, %v; want %s", got, err, want)
+					return
+				}
+				q.PartitionKeyPoints([]string{"/pk"}, nil)
+				q.Features(PlanOptions{})
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -140,8 +140,10 @@ func (p *parser) parseSelect() (*selectQuery, error) {
 					return nil, p.fail()
 				}
 				item.name = t.text
+				item.aliased = true
 			} else if p.peek().kind == tIdent {
 				item.name = p.next().text
+				item.aliased = true
 			}
 			if item.name == "" {
 				switch x := x.(type) {
@@ -212,7 +214,7 @@ func (p *parser) parseSelect() (*selectQuery, error) {
 			if p.acceptKw("DESC") {
 				it.desc = true
 			} else {
-				p.acceptKw("ASC")
+				it.asc = p.acceptKw("ASC")
 			}
 			q.orderBy = append(q.orderBy, it)
 			if !p.acceptOp(",") {
@@ -581,7 +583,7 @@ func (p *parser) parsePostfix() (expr, error) {
 			if t.kind == tKeyword {
 				name = p.text[t.pos : t.pos+len(t.text)]
 			}
-			x = propExpr{x, name}
+			x = propExpr{obj: x, name: name}
 		case p.acceptOp("["):
 			idx, err := p.parseExpr()
 			if err != nil {
@@ -592,7 +594,7 @@ func (p *parser) parsePostfix() (expr, error) {
 			}
 			if l, ok := idx.(litExpr); ok {
 				if s, ok := l.v.(string); ok {
-					x = propExpr{x, s}
+					x = propExpr{obj: x, name: s, quoted: true}
 					continue
 				}
 			}
@@ -739,7 +741,7 @@ func (p *parser) parsePrimary() (expr, error) {
 func (p *parser) parseCall(name token) (expr, error) {
 	p.next() // (
 	up := strings.ToUpper(name.text)
-	c := &callExpr{name: up}
+	c := &callExpr{name: up, written: name.text}
 	if !p.acceptOp(")") {
 		for {
 			a, err := p.parseExpr()

@@ -85,6 +85,9 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 		q.hasAgg = q.hasAgg || hasAggregate(it.x)
 	}
 	if len(q.groupBy) > 0 || q.hasAgg {
+		if q.star && len(q.groupBy) > 0 {
+			return badRequest("'SELECT *' is not allowed with GROUP BY.")
+		}
 		if q.star {
 			return badRequest("'SELECT *' is not valid with GROUP BY or aggregate functions.")
 		}
@@ -96,7 +99,13 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 		if err := r.expr(o.x, len(q.groupBy) > 0); err != nil {
 			return err
 		}
-		if len(q.groupBy) == 0 && !hasAggregate(o.x) {
+		if c, ok := o.x.(*callExpr); ok && c.name == "VECTORDISTANCE" && (o.asc || o.desc) {
+			// The direction comes from the distance function (see VectorDefaults).
+			return badRequest("Specifying a sorting order (ASC or DESC) with VectorDistance function is not supported.")
+		}
+		// An aggregate query yields one row, so its ORDER BY items are not checked (the service plans
+		// SELECT VALUE AVG(c.age) FROM r JOIN c IN r.children ORDER BY c.name).
+		if len(q.groupBy) == 0 && !q.hasAgg && !hasAggregate(o.x) {
 			if err := checkOrderByItem(o.x); err != nil {
 				return err
 			}
@@ -284,7 +293,7 @@ func checkOrderByItem(x expr) error {
 func checkGroupedSelect(q *selectQuery) error {
 	groups := make(map[string]bool, len(q.groupBy))
 	for _, g := range q.groupBy {
-		groups[formatExpr(g)] = true
+		groups[exprKey(g)] = true
 	}
 	var bad expr
 	check := func(x expr) {
@@ -292,13 +301,16 @@ func checkGroupedSelect(q *selectQuery) error {
 			if bad != nil {
 				return false
 			}
-			if groups[formatExpr(e)] {
+			if groups[exprKey(e)] {
 				return false
 			}
 			switch n := e.(type) {
 			case *callExpr:
 				return n.agg == aggNone
 			case propExpr, indexExpr:
+				if groupedPrefix(e, groups) {
+					return false // a property of a GROUP BY key (GROUP BY g ... SELECT g.name)
+				}
 				if pathRoot(e) != "" {
 					bad = e
 					return false
@@ -320,6 +332,23 @@ func checkGroupedSelect(q *selectQuery) error {
 		return badRequest("Property reference '%s' is invalid in the select list because it is not contained in either an aggregate function or the GROUP BY clause.", formatExpr(bad))
 	}
 	return nil
+}
+
+// groupedPrefix reports whether a property path starts with a GROUP BY key.
+func groupedPrefix(x expr, groups map[string]bool) bool {
+	for {
+		switch e := x.(type) {
+		case propExpr:
+			x = e.obj
+		case indexExpr:
+			x = e.obj
+		default:
+			return false
+		}
+		if groups[exprKey(x)] {
+			return true
+		}
+	}
 }
 
 func hasSubquery(x expr) bool {

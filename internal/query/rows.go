@@ -315,6 +315,25 @@ func (ev *evaluator) aggregate(n *callExpr, e *env) any {
 			return sum / float64(c)
 		}
 		return sum
+	case aggMakeList, aggMakeSet:
+		// The defined values of the group, as an array (MAKESET without duplicates).
+		out := []any{}
+		seen := map[string]bool{}
+		for _, r := range rows {
+			v := ev.eval(arg, r)
+			if isUndef(v) {
+				continue
+			}
+			if n.agg == aggMakeSet {
+				k := string(marshalValue(nil, v))
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+			}
+			out = append(out, v)
+		}
+		return out
 	}
 	best := undefined
 	for _, r := range rows {

@@ -1,0 +1,117 @@
+package crosspartition
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+)
+
+const benchDocs = 20_000
+
+var (
+	benchOnce sync.Once
+	benchX    map[int]*Container
+	benchErr  error
+	// benchServers are closed by TestMain.
+	benchServers []*cosmostest.Server
+)
+
+// benchContainers returns containers with 1 and 8 physical partitions holding the same 20,000
+// documents (spread over 1,000 logical partitions). The servers live for the whole benchmark run.
+func benchContainers(b *testing.B) map[int]*Container {
+	b.Helper()
+	benchOnce.Do(func() {
+		benchX = map[int]*Container{}
+		for _, n := range []int{1, 8} {
+			s, err := cosmostest.Start(cosmostest.WithPartitionCount(n), cosmostest.WithHTTP())
+			if err != nil {
+				benchErr = err
+				return
+			}
+			benchServers = append(benchServers, s)
+			cred, _ := azcosmos.NewKeyCredential(s.Key())
+			client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+			if err != nil {
+				benchErr = err
+				return
+			}
+			ctx := context.Background()
+			if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+				benchErr = err
+				return
+			}
+			db, _ := client.NewDatabase("db")
+			props := azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: azcosmos.PartitionKeyKindHash, Version: 2}}
+			if _, err := db.CreateContainer(ctx, props, nil); err != nil {
+				benchErr = err
+				return
+			}
+			c, _ := db.NewContainer("c")
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(16)
+			for i := range benchDocs {
+				g.Go(func() error {
+					doc, _ := json.Marshal(map[string]any{"id": fmt.Sprint("d", i), "pk": fmt.Sprint("p", i%1000), "n": (i * 7919) % benchDocs, "s": fmt.Sprint("name-", i%97)})
+					_, err := c.UpsertItem(gctx, azcosmos.NewPartitionKeyString(fmt.Sprint("p", i%1000)), doc, nil)
+					return err
+				})
+			}
+			if benchErr = g.Wait(); benchErr != nil {
+				return
+			}
+			benchX[n] = New(c, nil)
+		}
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchX
+}
+
+func benchQuery(b *testing.B, query string, want int) {
+	xs := benchContainers(b)
+	for _, n := range []int{1, 8} {
+		b.Run(fmt.Sprintf("partitions=%d", n), func(b *testing.B) {
+			x := xs[n]
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				p := x.NewQueryItemsPager(query, &azcosmos.QueryOptions{PageSizeHint: 100})
+				got := 0
+				for p.More() {
+					resp, err := p.NextPage(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					got += len(resp.Items)
+				}
+				if got != want {
+					b.Fatalf("%d rows, want %d", got, want)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkOrderByTop100: the 100 largest of 20,000 documents, on 1 and on 8 physical partitions.
+func BenchmarkOrderByTop100(b *testing.B) {
+	benchQuery(b, "SELECT TOP 100 c.id, c.n FROM c ORDER BY c.n DESC", 100)
+}
+
+// BenchmarkCount: SELECT VALUE COUNT(1) over 20,000 documents, on 1 and on 8 physical partitions.
+func BenchmarkCount(b *testing.B) {
+	benchQuery(b, "SELECT VALUE COUNT(1) FROM c", 1)
+}
+
+// BenchmarkOrderByTop1000: ten pages of 100, to compare allocations with TOP 100: they grow
+// with the rows returned.
+func BenchmarkOrderByTop1000(b *testing.B) {
+	benchQuery(b, "SELECT TOP 1000 c.id, c.n FROM c ORDER BY c.n DESC", 1000)
+}

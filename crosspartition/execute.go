@@ -1,0 +1,736 @@
+package crosspartition
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/errgroup"
+)
+
+// shape is how the rows of the ranges are merged.
+type shape int
+
+const (
+	shapePlain        shape = iota // rows as they come, range after range in EPK order
+	shapeOrderBy                   // streaming ORDER BY: k-way merge on orderByItems
+	shapeAggregate                 // VALUE aggregates without GROUP BY
+	shapeGroupBy                   // GROUP BY, and aggregates without VALUE
+	shapeNonStreaming              // ORDER BY VectorDistance: bounded top-k buffer
+	shapeDCount                    // COUNT(DISTINCT ...)
+)
+
+// rawHash identifies a row of a range's answer by its bytes (for ORDER BY they include the
+// document's _rid): the same document is the same bytes after a split, so the rows a parent
+// returned are recognised among its children's. (DISTINCT uses hashValue: equality of values.)
+func rawHash(b []byte) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write(b)
+	return h.Sum64()
+}
+
+// row is one result of a range's query.
+type row struct {
+	out  []byte // what the caller gets (the payload for ORDER BY); nil when undefined
+	keys []any  // ORDER BY values
+	kraw json.RawMessage
+	hash uint64 // content hash: keys and payload
+}
+
+// dropGroup is shared by the children of a split: the rows the parent had consumed, which the
+// children must not return again. Siblings share it so that, of two equal rows, only as many are
+// dropped as were consumed.
+type dropGroup struct {
+	below []any // ORDER BY: rows ordered before these keys were all consumed
+	braw  json.RawMessage
+	seen  multiset
+}
+
+// source is one partition key range being read.
+type source struct {
+	r       pkRange
+	pageTok string // backend continuation that fetched buf
+	next    string // backend continuation after buf
+	buf     []row
+	pos     int
+	open    bool // buf holds a fetched page
+	skipN   int  // resume: rows of the first page fetched already consumed
+	last    []any
+	lastRaw json.RawMessage
+	seen    multiset // consumed rows (plain) or consumed rows tied with last (ORDER BY)
+	drop    *dropGroup
+	filter  json.RawMessage // ORDER BY values of the resume filter this source runs with (a split's child)
+}
+
+func (s *source) finished() bool { return s.open && s.pos >= len(s.buf) && s.next == "" }
+
+// errGone carries a range that split while being read.
+type errGone struct{ s *source }
+
+func (e errGone) Error() string { return "partition key range " + e.s.r.ID + " is gone" }
+
+type execution struct {
+	c        *Container
+	query    string // what runs per range
+	params   []azcosmos.QueryParameter
+	opts     *azcosmos.QueryOptions
+	qi       *queryInfo
+	shape    shape
+	desc     []bool
+	bind     string
+	pageSize int
+	backend  int
+	targets  []queryRange
+	srcs     []*source
+	cur      int // plain: the source being read
+	skip     int
+	take     int
+	distinct string
+	dist     multiset // returned rows (unordered DISTINCT)
+	distLast *uint64  // the last row returned (ordered DISTINCT)
+	results  [][]byte // non-streaming shapes: every result, computed on the first page
+	computed bool
+	ended    bool
+	charge   float32
+	touched  map[string]bool
+	mu       sync.Mutex
+}
+
+// start prepares a query: token checks first (before any request), then plan and ranges.
+func (c *Container) start(ctx context.Context, query string, o *azcosmos.QueryOptions) (*execution, error) {
+	size, err := pageSize(o)
+	if err != nil {
+		return nil, err
+	}
+	ex := &execution{c: c, params: o.QueryParameters, opts: o, pageSize: size, touched: map[string]bool{}}
+	ex.bind = binding(c.c.ID(), query, o.QueryParameters)
+	var tok *token
+	if o.ContinuationToken != nil && *o.ContinuationToken != "" {
+		if tok, err = decodeToken(*o.ContinuationToken, ex.bind); err != nil {
+			return nil, err
+		}
+		if tok.Kind == kindNone {
+			return nil, &NotResumableError{Construct: "aggregates, GROUP BY or ORDER BY VectorDistance"}
+		}
+	}
+	p := c.pc.get(ex.bind)
+	if p == nil {
+		var charge float32
+		p, charge, err = c.fetchPlan(ctx, query, o.QueryParameters, o)
+		ex.charge += charge
+		if err != nil {
+			return nil, err
+		}
+		c.pc.put(ex.bind, p)
+	}
+	if err := ex.configure(query, p); err != nil {
+		return nil, err
+	}
+	ex.targets = p.QueryRanges
+	all, err := c.routingMap(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if tok != nil {
+		if err := ex.resume(tok, all); err != nil {
+			return nil, err
+		}
+		return ex, nil
+	}
+	ex.backend = size
+	if ex.shape == shapePlain || ex.shape == shapeOrderBy {
+		// Each range needs at most the rows the page (or TOP/LIMIT) can return.
+		if ex.take >= 0 {
+			ex.backend = max(1, min(ex.backend, ex.take+ex.skip))
+		}
+	} else {
+		ex.backend = maxBackendPageSize
+	}
+	for _, r := range targets(all, p.QueryRanges) {
+		ex.srcs = append(ex.srcs, &source{r: r, seen: multiset{}})
+	}
+	return ex, nil
+}
+
+// paramLimit spots a parameterised TOP/OFFSET/LIMIT (only to refuse a plan that lacks its value).
+var paramLimit = regexp.MustCompile(`(?i)\b(TOP|OFFSET|LIMIT)\s+@`)
+
+// configure reads the plan's queryInfo: the shape, the per-range query text and the limits.
+func (ex *execution) configure(query string, p *plan) error {
+	qi := p.QueryInfo
+	ex.qi = qi
+	if len(p.HybridSearch) > 0 && string(p.HybridSearch) != "null" {
+		return &UnsupportedError{Construct: "hybrid search (ORDER BY RANK)"}
+	}
+	ex.query = query
+	if qi.RewrittenQuery != "" {
+		ex.query = strings.ReplaceAll(qi.RewrittenQuery, orderByFilterToken, "true")
+	}
+	ex.take = -1
+	if qi.Top == nil && qi.Limit == nil && paramLimit.MatchString(query) {
+		// A plan must carry the value of a parameterised TOP/LIMIT; without it the results would
+		// not be cut.
+		return &UnsupportedError{Construct: "TOP, OFFSET or LIMIT with a parameter", Reason: "the gateway's plan does not give its value"}
+	}
+	if qi.Top != nil {
+		ex.take = *qi.Top
+	}
+	if qi.Limit != nil {
+		ex.take = *qi.Limit
+		if qi.Top != nil {
+			ex.take = min(*qi.Top, *qi.Limit)
+		}
+	}
+	if qi.Offset != nil {
+		ex.skip = *qi.Offset
+	}
+	if ex.take < -1 || ex.skip < 0 {
+		return &UnsupportedError{Construct: "a negative TOP, OFFSET or LIMIT"}
+	}
+	switch qi.DistinctType {
+	case "", "None":
+	case "Ordered", "Unordered":
+		ex.distinct = qi.DistinctType
+		ex.dist = multiset{}
+	default:
+		return &UnsupportedError{Construct: "DISTINCT of type " + qi.DistinctType}
+	}
+	for _, d := range qi.OrderBy {
+		switch d {
+		case "Ascending":
+			ex.desc = append(ex.desc, false)
+		case "Descending":
+			ex.desc = append(ex.desc, true)
+		default:
+			return &UnsupportedError{Construct: "ORDER BY direction " + d}
+		}
+	}
+	hasGroups := len(qi.GroupByExpressions) > 0 || len(qi.GroupByAliasToAggregateType) > 0
+	switch {
+	case qi.HasNonStreamingOrderBy:
+		ex.shape = shapeNonStreaming
+		if ex.take < 0 {
+			return &UnsupportedError{Construct: "ORDER BY VectorDistance without TOP or LIMIT", Reason: "a non-streaming ORDER BY buffers its candidates and needs a bound"}
+		}
+		if ex.take+ex.skip > ex.c.opts.MaxNonStreamingItems {
+			return &UnsupportedError{Construct: "ORDER BY VectorDistance with TOP or OFFSET + LIMIT above Options.MaxNonStreamingItems"}
+		}
+	case qi.DCountInfo != nil:
+		ex.shape = shapeDCount
+	case hasGroups:
+		ex.shape = shapeGroupBy
+	case len(qi.Aggregates) > 0 && len(qi.GroupByExpressions) == 0:
+		ex.shape = shapeAggregate
+		if len(qi.Aggregates) != 1 {
+			return &UnsupportedError{Construct: "several aggregates in SELECT VALUE"}
+		}
+	case len(qi.OrderBy) > 0:
+		ex.shape = shapeOrderBy
+		if qi.RewrittenQuery == "" {
+			return &PlanError{Reason: "the plan of an ORDER BY query has no rewrittenQuery"}
+		}
+	default:
+		ex.shape = shapePlain
+		declared := qi.Top != nil || qi.Offset != nil || qi.Limit != nil || ex.distinct != ""
+		if !declared && (p.refused || qi.RewrittenQuery != "") {
+			// The gateway refused the query across partitions, yet its plan names nothing this
+			// engine would merge: answering with the raw fan-out could be wrong.
+			return &UnsupportedError{Construct: "this query", Reason: "the gateway refuses it across partitions and its plan names no operation to merge (an aggregate inside an expression, or TOP/ORDER BY/DISTINCT in a subquery)"}
+		}
+	}
+	if (ex.shape == shapeAggregate || ex.shape == shapeGroupBy || ex.shape == shapeDCount) && qi.RewrittenQuery == "" {
+		return &UnsupportedError{Construct: "this aggregate or GROUP BY", Reason: "the gateway's plan has no rewrittenQuery for it"}
+	}
+	if up := strings.ToUpper(qi.RewrittenQuery); ex.distinct != "" && ex.take >= 0 && strings.Contains(up, "TOP") && !strings.Contains(up, "DISTINCT") {
+		// Each range would cut its rows by TOP/LIMIT before duplicates are removed.
+		return &UnsupportedError{Construct: "DISTINCT with TOP or LIMIT", Reason: "the gateway's rewritten query limits rows before removing duplicates"}
+	}
+	if len(qi.OrderBy) > 0 && (ex.shape == shapeGroupBy || ex.shape == shapeAggregate) {
+		return &UnsupportedError{Construct: "ORDER BY with GROUP BY or aggregates"}
+	}
+	return nil
+}
+
+// resume rebuilds the sources from a token.
+func (ex *execution) resume(t *token, all []pkRange) error {
+	want := kindPlain
+	switch ex.shape {
+	case shapeOrderBy:
+		want = kindOrderBy
+	case shapePlain:
+	default:
+		return &NotResumableError{Construct: "aggregates, GROUP BY or ORDER BY VectorDistance"}
+	}
+	if t.Kind != want {
+		return bad("it was returned for another query")
+	}
+	if t.Take > ex.take || (ex.take < 0) != (t.Take < 0) || t.Skip > ex.skip {
+		return bad("its limits do not match the query's")
+	}
+	ex.backend, ex.skip, ex.take = t.Page, t.Skip, t.Take
+	hs, _ := hashes(t.Dist)
+	if ex.distinct == "Ordered" && len(hs) == 1 {
+		ex.distLast = &hs[0]
+	} else if ex.distinct == "Unordered" {
+		ex.dist = multisetOf(hs)
+	}
+	groups := make([]*dropGroup, len(t.Groups))
+	for i, g := range t.Groups {
+		gh, _ := hashes(g.Hashes)
+		groups[i] = &dropGroup{seen: multisetOf(gh), braw: g.Below}
+		if len(g.Below) > 0 {
+			groups[i].below, _ = parseItems(g.Below)
+		}
+	}
+	for _, tr := range t.Ranges {
+		if !slices.ContainsFunc(ex.targets, func(x queryRange) bool { return pkRange{Min: tr.Min, Max: tr.Max}.overlaps(x) }) {
+			return bad("it names a range the query does not target")
+		}
+		if i := slices.IndexFunc(all, func(r pkRange) bool { return r.ID == tr.ID }); i >= 0 && (all[i].Min != tr.Min || all[i].Max != tr.Max) {
+			return bad("it names a range with other bounds")
+		}
+		sh, _ := hashes(tr.Seen)
+		s := &source{r: pkRange{ID: tr.ID, Min: tr.Min, Max: tr.Max}, seen: multisetOf(sh)}
+		if tr.Drop > 0 {
+			s.drop = groups[tr.Drop-1]
+		}
+		if len(tr.Last) > 0 {
+			s.last, _ = parseItems(tr.Last)
+			s.lastRaw = tr.Last
+		}
+		s.filter = tr.Filter
+		switch {
+		case tr.Done:
+			s.open = true
+		case tr.Open:
+			s.pageTok, s.skipN = tr.Tok, tr.N
+		}
+		// A range id that is not in the routing map any more is resolved on its first request
+		// (410/1002 -> children), as during a read.
+		ex.srcs = append(ex.srcs, s)
+	}
+	if ex.shape == shapePlain {
+		for ex.cur < len(ex.srcs) && ex.srcs[ex.cur].finished() {
+			ex.cur++
+		}
+	}
+	return nil
+}
+
+// fetch reads pages of s until it holds an unread row or has ended. It runs concurrently for
+// different sources, so it leaves drop groups (shared by siblings) to the merge (dropHead).
+func (ex *execution) fetch(ctx context.Context, s *source) error {
+	for s.pos >= len(s.buf) && !s.finished() {
+		tok := s.pageTok
+		if s.open {
+			tok = s.next
+		}
+		text, params := ex.queryFor(s)
+		resp, err := ex.c.page(inRange(ctx, s.r.ID), text, params, tok, ex.backend, ex.opts)
+		ex.mu.Lock()
+		ex.charge += resp.RequestCharge
+		ex.touched[s.r.ID] = true
+		ex.mu.Unlock()
+		if isGone(err) {
+			return errGone{s}
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := ex.parseRows(resp.Items)
+		if err != nil {
+			return err
+		}
+		s.pageTok, s.buf, s.pos, s.open = tok, rows, 0, true
+		s.next = ""
+		if resp.ContinuationToken != nil {
+			s.next = *resp.ContinuationToken
+		}
+		if s.skipN > 0 {
+			s.pos = min(s.skipN, len(s.buf))
+			s.skipN = 0
+		}
+	}
+	return nil
+}
+
+// dropHead skips the rows at the head of s that a split's drop group says were consumed.
+func (ex *execution) dropHead(s *source) {
+	for s.drop != nil && s.pos < len(s.buf) {
+		r := s.buf[s.pos]
+		if s.drop.below != nil {
+			c := compareKeys(r.keys, s.drop.below, ex.desc)
+			if c > 0 {
+				s.drop = nil // sorted: nothing further can have been consumed
+				return
+			}
+			if c < 0 || s.drop.seen.take(r.hash) {
+				s.pos++
+				continue
+			}
+			return
+		}
+		if !s.drop.seen.take(r.hash) {
+			return
+		}
+		s.pos++
+	}
+}
+
+// parseRows decodes a page of the per-range query.
+func (ex *execution) parseRows(items [][]byte) ([]row, error) {
+	rows := make([]row, 0, len(items))
+	for _, it := range items {
+		switch ex.shape {
+		case shapeOrderBy, shapeNonStreaming:
+			var d struct {
+				Items   json.RawMessage `json:"orderByItems"`
+				Payload json.RawMessage `json:"payload"`
+			}
+			if err := json.Unmarshal(it, &d); err != nil || len(d.Items) == 0 {
+				return nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has no orderByItems"}
+			}
+			keys, err := parseItems(d.Items)
+			if err != nil || len(keys) != len(ex.desc) {
+				return nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has malformed orderByItems"}
+			}
+			var out []byte
+			if len(d.Payload) > 0 {
+				out = d.Payload
+			}
+			rows = append(rows, row{out: out, keys: keys, kraw: d.Items, hash: rawHash(it)})
+		case shapePlain:
+			if !json.Valid(it) {
+				return nil, &PlanError{Reason: "a row is not JSON"}
+			}
+			rows = append(rows, row{out: it, hash: rawHash(it)})
+		default:
+			v, err := decode(it)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row{out: it, hash: hashValue(v)})
+		}
+	}
+	return rows, nil
+}
+
+// consume takes the head row of s and records it for a future split.
+func (ex *execution) consume(s *source) row {
+	r := s.buf[s.pos]
+	s.pos++
+	if ex.shape == shapeOrderBy {
+		if s.last != nil && compareKeys(r.keys, s.last, ex.desc) == 0 {
+			s.seen.add(r.hash)
+		} else {
+			s.last, s.lastRaw = r.keys, r.kraw
+			s.seen = multiset{r.hash: 1}
+		}
+	} else {
+		s.seen.add(r.hash)
+	}
+	return r
+}
+
+// children returns fresh sources for the ranges that now cover the gone source s.
+func (ex *execution) children(ctx context.Context, s *source) ([]*source, error) {
+	all, err := ex.c.refreshRanges(ctx, s.r)
+	if err != nil {
+		return nil, err
+	}
+	var kids []*source
+	for _, r := range all {
+		if !r.overlaps(queryRange{Min: s.r.Min, Max: s.r.Max}) || !slices.ContainsFunc(ex.targets, r.overlaps) {
+			continue
+		}
+		kids = append(kids, &source{r: r, seen: multiset{}})
+	}
+	if len(kids) == 0 {
+		return nil, &PlanError{Reason: "partition key range " + s.r.ID + " is gone and no range covers it"}
+	}
+	return kids, nil
+}
+
+// split replaces the gone source s with its children, which drop what s had consumed: every
+// row (plain) or, for ORDER BY, every row ordered before the last one consumed and the rows tied
+// with it. The children of one split share the group, so of several equal rows only as many are
+// dropped as were consumed. (If a child splits again while its group is still pending, its own
+// children start from what it consumed, inherited rows included: with identical duplicate rows
+// on both sides of two splits in one read, one such duplicate can be dropped twice. Documented.)
+func (ex *execution) split(ctx context.Context, s *source) ([]*source, error) {
+	kids, err := ex.children(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	g := &dropGroup{seen: s.seen.clone()}
+	if ex.shape == shapeOrderBy && s.last != nil {
+		g.below, g.braw = s.last, s.lastRaw
+	}
+	for _, k := range kids {
+		k.seen, k.last, k.lastRaw = s.seen.clone(), s.last, s.lastRaw
+		if ex.shape == shapeOrderBy && s.last != nil {
+			// The child starts where the parent was: the plan's resume filter, as the SDKs do.
+			k.filter = s.lastRaw
+		} else if ex.shape == shapeOrderBy {
+			k.filter = s.filter
+		}
+		if len(g.seen) > 0 || g.below != nil {
+			k.drop = g
+		}
+	}
+	return kids, nil
+}
+
+// replace puts kids in place of s in ex.srcs.
+func (ex *execution) replace(s *source, kids []*source) {
+	i := slices.Index(ex.srcs, s)
+	ex.srcs = slices.Replace(ex.srcs, i, i+1, kids...)
+}
+
+// fetchAll makes every unfinished source hold a row, reading ranges in parallel.
+func (ex *execution) fetchAll(ctx context.Context, need []*source) error {
+	for len(need) > 0 {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(ex.c.opts.MaxConcurrency)
+		var mu sync.Mutex
+		var gone []*source
+		for _, s := range need {
+			g.Go(func() error {
+				err := ex.fetch(gctx, s)
+				var eg errGone
+				if errors.As(err, &eg) {
+					mu.Lock()
+					gone = append(gone, s)
+					mu.Unlock()
+					return nil
+				}
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		need = need[:0:0]
+		for _, s := range gone {
+			kids, err := ex.split(ctx, s)
+			if err != nil {
+				return err
+			}
+			ex.replace(s, kids)
+			need = append(need, kids...)
+		}
+	}
+	return nil
+}
+
+// nextPage returns the next page of results.
+func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse, error) {
+	var items [][]byte
+	var err error
+	switch ex.shape {
+	case shapePlain, shapeOrderBy:
+		items, err = ex.stream(ctx)
+	default:
+		items, err = ex.nonStreaming(ctx)
+	}
+	resp := azcosmos.QueryItemsResponse{Items: items}
+	resp.RequestCharge = ex.charge // with the plan request's charge on the first page
+	defer func() { ex.charge, ex.touched = 0, map[string]bool{} }()
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		ids := make([]string, 0, len(ex.touched))
+		for id := range ex.touched {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		span.SetAttributes(
+			attribute.StringSlice("cosmoskit.crosspartition.ranges", ids),
+			attribute.Float64("cosmoskit.crosspartition.request_charge", float64(ex.charge)),
+		)
+	}
+	if err != nil {
+		return resp, err
+	}
+	if !ex.ended {
+		t := ex.token()
+		resp.ContinuationToken = &t
+	}
+	return resp, nil
+}
+
+// emit applies DISTINCT, OFFSET and TOP/LIMIT to r; it reports whether r is returned.
+func (ex *execution) emit(r row) bool {
+	if r.out == nil { // the projection is undefined for this document: no row, as on one partition
+		return false
+	}
+	if ex.distinct != "" {
+		v, _ := decode(r.out)
+		h := hashValue(v)
+		switch ex.distinct {
+		case "Ordered":
+			if ex.distLast != nil && *ex.distLast == h {
+				return false
+			}
+			ex.distLast = &h
+		default:
+			if ex.dist[h] > 0 {
+				return false
+			}
+			ex.dist.add(h)
+		}
+	}
+	if ex.skip > 0 {
+		ex.skip--
+		return false
+	}
+	if ex.take == 0 {
+		return false
+	}
+	if ex.take > 0 {
+		ex.take--
+	}
+	return true
+}
+
+// stream returns a page of a plain or ORDER BY query.
+func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
+	var items [][]byte
+	for len(items) < ex.pageSize && ex.take != 0 {
+		s, err := ex.head(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			ex.ended = true
+			return items, nil
+		}
+		if r := ex.consume(s); ex.emit(r) {
+			items = append(items, r.out)
+			if ex.c.observe != nil {
+				ex.c.observe(r.keys, r.out)
+			}
+		}
+	}
+	if ex.take == 0 {
+		ex.ended = true
+		return items, nil
+	}
+	// Make sure a token is not returned for a query that has nothing left.
+	s, err := ex.head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		ex.ended = true
+	}
+	return items, nil
+}
+
+// ready makes the sources the merge looks at (every source for ORDER BY, the current one for a
+// plain query) hold an unread row that no drop group removes, or end. Splits replace sources in
+// ex.srcs, so the list is looked at again after each round of reads.
+func (ex *execution) ready(ctx context.Context) error {
+	for {
+		srcs := ex.srcs
+		if ex.shape == shapePlain {
+			srcs = ex.srcs[ex.cur : ex.cur+1]
+		}
+		var need []*source
+		for _, s := range srcs {
+			ex.dropHead(s)
+			if s.pos >= len(s.buf) && !s.finished() {
+				need = append(need, s)
+			}
+		}
+		if len(need) == 0 {
+			return nil
+		}
+		if err := ex.fetchAll(ctx, need); err != nil {
+			return err
+		}
+	}
+}
+
+// head returns the source whose head row comes next, nil at the end.
+func (ex *execution) head(ctx context.Context) (*source, error) {
+	if ex.shape == shapePlain {
+		for ex.cur < len(ex.srcs) {
+			if err := ex.ready(ctx); err != nil {
+				return nil, err
+			}
+			s := ex.srcs[ex.cur] // a split replaced it with its first child
+			if s.pos < len(s.buf) {
+				return s, nil
+			}
+			if s.finished() {
+				ex.cur++
+			}
+		}
+		return nil, nil
+	}
+	if err := ex.ready(ctx); err != nil {
+		return nil, err
+	}
+	var best *source
+	for _, s := range ex.srcs {
+		if s.pos >= len(s.buf) {
+			continue
+		}
+		// Strictly smaller wins: ties go to the range earlier in EPK order, as the SDKs do.
+		if best == nil || compareKeys(s.buf[s.pos].keys, best.buf[best.pos].keys, ex.desc) < 0 {
+			best = s
+		}
+	}
+	return best, nil
+}
+
+// token returns the continuation token of the position reached.
+func (ex *execution) token() string {
+	t := token{Bind: ex.bind, Skip: ex.skip, Take: ex.take, Page: ex.backend}
+	switch ex.shape {
+	case shapePlain:
+		t.Kind = kindPlain
+	case shapeOrderBy:
+		t.Kind = kindOrderBy
+	default:
+		t.Kind = kindNone
+		return t.encode()
+	}
+	switch {
+	case ex.distinct == "Ordered" && ex.distLast != nil:
+		t.Dist = packHashes([]uint64{*ex.distLast})
+	case ex.distinct == "Unordered":
+		t.Dist = packHashes(ex.dist.list())
+	}
+	groups := map[*dropGroup]int{}
+	for _, s := range ex.srcs {
+		tr := tokenRange{ID: s.r.ID, Min: s.r.Min, Max: s.r.Max, Last: s.lastRaw, Filter: s.filter}
+		switch {
+		case s.finished():
+			tr.Done = true
+		case s.open:
+			tr.Open, tr.Tok, tr.N = true, s.pageTok, s.pos
+		}
+		if !tr.Done {
+			tr.Seen = packHashes(s.seen.list())
+			if s.drop != nil {
+				if groups[s.drop] == 0 {
+					t.Groups = append(t.Groups, tokenGroup{Below: s.drop.braw, Hashes: packHashes(s.drop.seen.list())})
+					groups[s.drop] = len(t.Groups)
+				}
+				tr.Drop = groups[s.drop]
+			}
+		} else {
+			tr.Last, tr.Filter = nil, nil
+		}
+		t.Ranges = append(t.Ranges, tr)
+	}
+	return t.encode()
+}

@@ -1,0 +1,22 @@
+package crosspartition
+
+// Protocol facts of the gateway's cross-partition query support, as the .NET, Java and JS SDKs
+// send them (rest_protocol.md §6). They live here only.
+const (
+	hdrIsQueryPlan     = "x-ms-cosmos-is-query-plan-request"
+	hdrQueryVersion    = "x-ms-cosmos-query-version"
+	hdrSupportedFeats  = "x-ms-cosmos-supported-query-features"
+	hdrPKRangeID       = "x-ms-documentdb-partitionkeyrangeid"
+	hdrSubStatus       = "x-ms-substatus"
+	queryVersion       = "1.4"
+	orderByFilterToken = "{documentdb-formattableorderbyquery-filter}"
+
+	// supportedFeatures is what this engine implements: the plan request names them so that the
+	// gateway refuses (rather than plans) anything else.
+	supportedFeatures = "Aggregate, CompositeAggregate, Distinct, GroupBy, MultipleAggregates, MultipleOrderBy, NonStreamingOrderBy, NonValueAggregate, OffsetAndLimit, OrderBy, Top, DCount"
+
+	subCrossPartitionQuery = 1004 // 400: the gateway cannot serve the query; the plan is in additionalErrorInfo
+	subPartitionKeyGone    = 1002 // 410: the range split or merged
+	subCompletingSplit     = 1007
+	subCompletingMigration = 1008
+)

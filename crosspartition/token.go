@@ -1,0 +1,252 @@
+package crosspartition
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/internal/epk"
+)
+
+// tokenVersion is the version of this package's continuation tokens.
+const tokenVersion = 1
+
+// Token kinds: the shape of the query the token belongs to.
+const (
+	kindPlain   = "p" // rows range by range
+	kindOrderBy = "o" // streaming ORDER BY
+	kindNone    = "x" // a query that cannot resume (the token only continues its own pager)
+)
+
+// maxTokenBytes bounds what is decoded at all.
+const maxTokenBytes = 1 << 20
+
+// tokenRange is one partition key range's position.
+type tokenRange struct {
+	ID   string          `json:"i"`
+	Min  string          `json:"a"`
+	Max  string          `json:"b"`
+	Tok  string          `json:"c,omitempty"` // backend continuation of the page being read ("" = first page)
+	N    int             `json:"n,omitempty"` // rows of that page already consumed
+	Open bool            `json:"f,omitempty"` // the page was fetched (else the range is not started)
+	Done bool            `json:"d,omitempty"` // every row of the range was consumed
+	Last json.RawMessage `json:"l,omitempty"` // ORDER BY: the orderByItems of the last row consumed
+	Seen string          `json:"s,omitempty"` // hashes of the rows consumed (plain) or tied with Last (ORDER BY)
+	Drop int             `json:"g"`           // index+1 of the drop group it still applies, 0 for none
+	// Filter is the ORDER BY values of the resume filter the range's query runs with (a split's
+	// child): its backend continuation belongs to that text.
+	Filter json.RawMessage `json:"w,omitempty"`
+}
+
+// tokenGroup is what the children of a split range still drop: rows consumed before the split.
+type tokenGroup struct {
+	Below  json.RawMessage `json:"l,omitempty"` // ORDER BY: rows ordered before these keys
+	Hashes string          `json:"s,omitempty"`
+}
+
+// token is this package's continuation token: base64url of its JSON.
+type token struct {
+	V      int          `json:"v"`
+	Bind   string       `json:"q"` // binds the token to container, query text and parameters
+	Kind   string       `json:"k"`
+	Page   int          `json:"p,omitempty"` // backend page size the positions refer to
+	Ranges []tokenRange `json:"r,omitempty"`
+	Groups []tokenGroup `json:"g,omitempty"`
+	Skip   int          `json:"o,omitempty"` // OFFSET still to skip
+	Take   int          `json:"t"`           // TOP/LIMIT still to return, -1 for no limit
+	Dist   string       `json:"h,omitempty"` // DISTINCT: hashes returned (unordered) or the last (ordered)
+	Sum    string       `json:"z"`           // checksum over the rest, against corruption and truncation
+}
+
+// binding is a digest of what a token may be used with: the container, the query text and every
+// parameter value. A token of another query, tenant or container does not match.
+func binding(containerID, query string, params []azcosmos.QueryParameter) string {
+	h := sha256.New()
+	h.Write([]byte(containerID))
+	h.Write([]byte{0})
+	h.Write([]byte(query))
+	h.Write([]byte{0})
+	p, _ := json.Marshal(params)
+	h.Write(p)
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:12])
+}
+
+func (t *token) checksum() string {
+	c := *t
+	c.Sum = ""
+	b, _ := json.Marshal(c)
+	h := sha256.Sum256(b)
+	return base64.RawURLEncoding.EncodeToString(h[:8])
+}
+
+func (t *token) encode() string {
+	t.V = tokenVersion
+	t.Sum = t.checksum()
+	b, _ := json.Marshal(t)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func bad(reason string) error { return &TokenError{Reason: reason} }
+
+// decodeToken parses and validates a token for the query bound as bind; nothing is sent first.
+func decodeToken(s, bind string) (*token, error) {
+	if s == "" {
+		return nil, bad("empty")
+	}
+	if len(s) > maxTokenBytes {
+		return nil, bad("too long")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, bad("not a token of this package")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var t token
+	if err := dec.Decode(&t); err != nil || dec.More() {
+		return nil, bad("not a token of this package")
+	}
+	if t.V != tokenVersion {
+		return nil, bad("version " + strconv.Itoa(t.V) + " is not supported")
+	}
+	if t.Sum != t.checksum() {
+		return nil, bad("corrupted")
+	}
+	if t.Bind != bind {
+		return nil, bad("it was returned for another query, parameters or container")
+	}
+	switch t.Kind {
+	case kindNone:
+		return &t, nil
+	case kindPlain, kindOrderBy:
+	default:
+		return nil, bad("unknown kind")
+	}
+	if t.Page < 1 || t.Page > maxBackendPageSize || t.Skip < 0 || t.Take < -1 || len(t.Ranges) == 0 {
+		return nil, bad("out of range")
+	}
+	for i, r := range t.Ranges {
+		if r.ID == "" || r.N < 0 || r.Drop < 0 || r.Drop > len(t.Groups) || !validEPK(r.Min) || !validEPK(r.Max) || isEnd(r.Min) && r.Min != "" {
+			return nil, bad("malformed range")
+		}
+		if !isEnd(r.Max) && epk.Compare(r.Min, r.Max) >= 0 {
+			return nil, bad("empty range")
+		}
+		if i > 0 && (isEnd(t.Ranges[i-1].Max) || epk.Compare(t.Ranges[i-1].Max, r.Min) > 0) {
+			return nil, bad("overlapping ranges")
+		}
+		if _, err := hashes(r.Seen); err != nil {
+			return nil, err
+		}
+		for _, raw := range []json.RawMessage{r.Last, r.Filter} {
+			if len(raw) == 0 {
+				continue
+			}
+			if _, err := parseItems(raw); err != nil || t.Kind != kindOrderBy {
+				return nil, bad("malformed order-by values")
+			}
+		}
+	}
+	for _, g := range t.Groups {
+		if _, err := hashes(g.Hashes); err != nil {
+			return nil, err
+		}
+		if len(g.Below) > 0 {
+			if _, err := parseItems(g.Below); err != nil {
+				return nil, bad("malformed order-by values")
+			}
+		}
+	}
+	if _, err := hashes(t.Dist); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// validEPK accepts "", and upper-case hex of at most 128 characters.
+func validEPK(s string) bool {
+	if len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'A' || c > 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func packHashes(hs []uint64) string {
+	if len(hs) == 0 {
+		return ""
+	}
+	b := make([]byte, 8*len(hs))
+	for i, h := range hs {
+		binary.BigEndian.PutUint64(b[8*i:], h)
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func hashes(s string) ([]uint64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b)%8 != 0 || len(b)/8 > defaultMaxTokenHashes {
+		return nil, bad("malformed row hashes")
+	}
+	out := make([]uint64, len(b)/8)
+	for i := range out {
+		out[i] = binary.BigEndian.Uint64(b[8*i:])
+	}
+	return out, nil
+}
+
+// multiset is a counted set of row hashes.
+type multiset map[uint64]int
+
+func (m multiset) add(h uint64) { m[h]++ }
+
+// take removes one h and reports whether there was one.
+func (m multiset) take(h uint64) bool {
+	if m[h] == 0 {
+		return false
+	}
+	if m[h]--; m[h] == 0 {
+		delete(m, h)
+	}
+	return true
+}
+
+func (m multiset) list() []uint64 {
+	out := make([]uint64, 0, len(m))
+	for h, n := range m {
+		for range n {
+			out = append(out, h)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (m multiset) clone() multiset {
+	c := make(multiset, len(m))
+	for h, n := range m {
+		c[h] = n
+	}
+	return c
+}
+
+func multisetOf(hs []uint64) multiset {
+	m := make(multiset, len(hs))
+	for _, h := range hs {
+		m.add(h)
+	}
+	return m
+}

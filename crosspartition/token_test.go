@@ -1,0 +1,135 @@
+package crosspartition
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+)
+
+// firstToken returns the token after the first page of query.
+func firstToken(t *testing.T, x *Container, query string, params []azcosmos.QueryParameter) string {
+	t.Helper()
+	p := x.NewQueryItemsPager(query, &azcosmos.QueryOptions{QueryParameters: params, PageSizeHint: 3})
+	resp, err := p.NextPage(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.ContinuationToken == nil {
+		t.Fatal("no token after the first page")
+	}
+	return *resp.ContinuationToken
+}
+
+func TestTokensAreValidatedBeforeAnyRequest(t *testing.T) {
+	s, c := newContainer(t, 4, nil)
+	put(t, c, docs(40)...)
+	x := New(c, nil)
+	const q = "SELECT c.id FROM c WHERE c.pk = @tenant OR c.n >= @n ORDER BY c.n"
+	ps := []azcosmos.QueryParameter{{Name: "@tenant", Value: "p1"}, {Name: "@n", Value: 3}}
+	tok := firstToken(t, x, q, ps)
+	if strings.ContainsAny(tok, "+/=") {
+		t.Fatalf("token %q is not URL-safe", tok)
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(tok)
+	flipped := []byte(string(raw))
+	flipped[len(flipped)/2] ^= 0x01
+	other := []azcosmos.QueryParameter{{Name: "@tenant", Value: "p2"}, {Name: "@n", Value: 3}}
+	cases := []struct {
+		name   string
+		query  string
+		params []azcosmos.QueryParameter
+		token  string
+	}{
+		{"another tenant's parameters", q, other, tok},
+		{"another query", "SELECT c.id FROM c ORDER BY c.n", nil, tok},
+		{"tampered", q, ps, base64.RawURLEncoding.EncodeToString(flipped)},
+		{"truncated", q, ps, tok[:len(tok)/2]},
+		{"not base64", q, ps, "%%%"},
+		{"garbage", q, ps, base64.RawURLEncoding.EncodeToString([]byte(`{"v":1}`))},
+		{"the SDK's own continuation", q, ps, `{"token":"+RID:~abc#RT:1","range":{"min":"","max":"FF"}}`},
+	}
+	for _, tc := range cases {
+		s.ResetRequests()
+		p := x.NewQueryItemsPager(tc.query, &azcosmos.QueryOptions{QueryParameters: tc.params, ContinuationToken: &tc.token})
+		_, err := p.NextPage(context.Background())
+		var te *TokenError
+		if !errors.Is(err, ErrInvalidToken) || !errors.As(err, &te) {
+			t.Errorf("%s: %v, want ErrInvalidToken", tc.name, err)
+		}
+		if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
+			t.Errorf("%s: %d requests sent before the token was refused", tc.name, n)
+		}
+	}
+	// The real token still resumes.
+	p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{QueryParameters: ps, ContinuationToken: &tok})
+	if _, err := p.NextPage(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNotResumableShapesSaySo(t *testing.T) {
+	_, c := newContainer(t, 4, nil)
+	put(t, c, docs(40)...)
+	x := New(c, nil)
+	const q = "SELECT c.s, COUNT(1) AS n FROM c GROUP BY c.s"
+	p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{PageSizeHint: 2})
+	resp, err := p.NextPage(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Items) != 2 || resp.ContinuationToken == nil {
+		t.Fatalf("first page: %d items, token %v", len(resp.Items), resp.ContinuationToken)
+	}
+	// The same pager continues in memory ...
+	n := len(resp.Items)
+	for p.More() {
+		resp, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(resp.Items)
+	}
+	if n != 5 {
+		t.Fatalf("%d groups, want 5", n)
+	}
+	// ... but its token cannot start another.
+	p = x.NewQueryItemsPager(q, &azcosmos.QueryOptions{ContinuationToken: resp.ContinuationToken})
+	if _, err := p.NextPage(context.Background()); !errors.Is(err, ErrNotResumable) {
+		t.Fatalf("resuming GROUP BY: %v, want ErrNotResumable", err)
+	}
+}
+
+func FuzzDecodeToken(f *testing.F) {
+	bind := binding("c", "SELECT * FROM c ORDER BY c.n", nil)
+	good := (&token{Bind: bind, Kind: kindOrderBy, Page: 10, Take: -1, Ranges: []tokenRange{
+		{ID: "0", Min: "", Max: "20", Open: true, Tok: "x", N: 2, Last: []byte(`[{"item":1}]`), Seen: packHashes([]uint64{1, 2})},
+		{ID: "1", Min: "20", Max: "FF", Drop: 1},
+	}, Groups: []tokenGroup{{Below: []byte(`[{}]`), Hashes: packHashes([]uint64{3})}}}).encode()
+	f.Add(good)
+	f.Add("")
+	f.Add("e30")
+	f.Add((&token{Bind: bind, Kind: kindNone}).encode())
+	f.Fuzz(func(t *testing.T, s string) {
+		tok, err := decodeToken(s, bind)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidToken) {
+				t.Fatalf("error %v is not ErrInvalidToken", err)
+			}
+			return
+		}
+		if tok.Bind != bind {
+			t.Fatal("accepted a token of another binding")
+		}
+		// A token that decodes re-encodes to one that decodes the same way.
+		again, err := decodeToken(tok.encode(), bind)
+		if err != nil || len(again.Ranges) != len(tok.Ranges) {
+			t.Fatalf("re-encoded token: %v", err)
+		}
+	})
+}

@@ -1,0 +1,258 @@
+package query
+
+import (
+	"slices"
+	"strings"
+)
+
+// PartitionKeyFilter returns the values the WHERE clause pins each of paths ("/pk", "/a/b") to by
+// top-level AND-ed equality (c.pk = 'x' or c.pk = @p), so that a query without a partition key header
+// can be routed to one logical partition as the gateway does; ok is false if any path is not pinned.
+func (q *Query) PartitionKeyFilter(paths []string, params map[string]any) (values []any, ok bool) {
+	s := q.sel
+	if len(paths) == 0 || s.where == nil || len(s.sources) == 0 || s.sources[0].in || s.sources[0].sub != nil {
+		return nil, false
+	}
+	if _, isIdent := s.sources[0].x.(*identExpr); !isIdent {
+		return nil, false
+	}
+	pins := map[string]any{}
+	var collect func(x expr)
+	collect = func(x expr) {
+		if in, ok := x.(inExpr); ok && !in.not && len(in.list) == 1 {
+			// c.pk IN ('x') pins like c.pk = 'x'.
+			x = binaryExpr{"=", in.x, in.list[0]}
+		}
+		b, isBin := x.(binaryExpr)
+		if !isBin {
+			return
+		}
+		switch b.op {
+		case "AND":
+			collect(b.l)
+			collect(b.r)
+		case "=":
+			if p := rootPath(b.l); p != "" {
+				if v, ok := pinValue(b.r, params); ok {
+					if _, seen := pins[p]; !seen {
+						pins[p] = v
+					}
+				}
+			} else if p := rootPath(b.r); p != "" {
+				if v, ok := pinValue(b.l, params); ok {
+					if _, seen := pins[p]; !seen {
+						pins[p] = v
+					}
+				}
+			}
+		}
+	}
+	collect(s.where)
+	values = make([]any, len(paths))
+	for i, p := range paths {
+		v, found := pins[p]
+		if !found {
+			return nil, false
+		}
+		values[i] = v
+	}
+	return values, true
+}
+
+// rootPath returns the partition key path of a property path on the root binding (c.a["b"] -> "/a/b").
+func rootPath(x expr) string {
+	var parts []string
+	for {
+		switch e := x.(type) {
+		case propExpr:
+			parts = append(parts, e.name)
+			x = e.obj
+		case *identExpr:
+			if e.depth != 0 || e.slot != 0 || len(parts) == 0 {
+				return ""
+			}
+			var b strings.Builder
+			for i := len(parts) - 1; i >= 0; i-- {
+				b.WriteByte('/')
+				b.WriteString(parts[i])
+			}
+			return b.String()
+		default:
+			return ""
+		}
+	}
+}
+
+func pinValue(x expr, params map[string]any) (any, bool) {
+	switch e := x.(type) {
+	case litExpr:
+		switch e.v.(type) {
+		case nil, bool, float64, string:
+			return e.v, true
+		}
+	case paramExpr:
+		v, ok := params[e.name]
+		if !ok {
+			v, ok = params[strings.TrimPrefix(e.name, "@")]
+		}
+		if !ok {
+			return nil, false
+		}
+		switch n := normalize(v).(type) {
+		case nil, bool, float64, string:
+			return n, true
+		}
+	}
+	return nil, false
+}
+
+// maxPlanPoints caps the logical partitions a plan lists before it falls back to the whole key
+// space (a WHERE with large IN lists on every key path).
+const maxPlanPoints = 1000
+
+// PartitionKeyPoints returns the logical partitions (or, for hierarchical keys, the key prefixes)
+// the WHERE clause limits the query to, for a plan's queryRanges: top-level AND-ed equalities and
+// IN lists on the key paths, each tuple holding values for paths[:n] with the same n for all.
+// ok is false when the first path is not pinned (the query spans the whole key space).
+//
+// A query that reads no document (no FROM, or WHERE false) has ok true and no points.
+func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (points [][]any, ok bool) {
+	s := q.sel
+	if len(s.sources) == 0 {
+		return nil, true
+	}
+	if l, isLit := s.where.(litExpr); isLit && l.v == false {
+		return nil, true
+	}
+	if len(paths) == 0 || s.where == nil || s.sources[0].in || s.sources[0].sub != nil {
+		return nil, false
+	}
+	if _, isIdent := s.sources[0].x.(*identExpr); !isIdent {
+		return nil, false
+	}
+	pins := keyPins(s.where, params)
+	points = [][]any{{}}
+	for _, p := range paths {
+		vals, found := pins[p]
+		if !found || len(points)*len(vals) > maxPlanPoints {
+			break
+		}
+		var next [][]any
+		for _, pt := range points {
+			for _, v := range vals {
+				next = append(next, append(pt[:len(pt):len(pt)], v))
+			}
+		}
+		points = next
+	}
+	if len(points) == 0 {
+		return nil, true // contradictory pins (c.pk = 1 AND c.pk = 2): no document can match
+	}
+	if len(points[0]) == 0 {
+		return nil, false
+	}
+	return points, true
+}
+
+// keyPins returns, per root property path, the values a WHERE condition x limits it to: equalities
+// and IN lists with literal or parameter values, c.flag (true), NOT c.flag (false), IS_BOOL,
+// IS_NULL and ARRAY_CONTAINS over a literal array. AND intersects; OR keeps the paths both sides
+// limit, with the values of either. A path absent from the map is not limited.
+func keyPins(x expr, params map[string]any) map[string][]any {
+	pins := map[string][]any{}
+	one := func(p string, vals ...any) map[string][]any {
+		if p == "" {
+			return pins
+		}
+		pins[p] = vals
+		return pins
+	}
+	switch e := x.(type) {
+	case propExpr:
+		return one(rootPath(e), true)
+	case unaryExpr:
+		if e.op == "NOT" {
+			if _, isPath := e.x.(propExpr); isPath {
+				return one(rootPath(e.x), false)
+			}
+		}
+	case *callExpr:
+		switch {
+		case e.name == "IS_BOOL" && len(e.args) == 1:
+			return one(rootPath(e.args[0]), false, true)
+		case e.name == "IS_NULL" && len(e.args) == 1:
+			return one(rootPath(e.args[0]), nil)
+		case e.name == "ARRAY_CONTAINS" && len(e.args) == 2:
+			arr, ok := e.args[0].(arrayExpr)
+			if !ok {
+				return pins
+			}
+			vals, ok := pinValues(arr.elems, params)
+			if ok {
+				return one(rootPath(e.args[1]), vals...)
+			}
+		}
+	case inExpr:
+		if !e.not {
+			if vals, ok := pinValues(e.list, params); ok {
+				return one(rootPath(e.x), vals...)
+			}
+		}
+	case binaryExpr:
+		switch e.op {
+		case "AND":
+			l, r := keyPins(e.l, params), keyPins(e.r, params)
+			for p, vals := range r {
+				old, seen := l[p]
+				if !seen {
+					l[p] = vals
+					continue
+				}
+				both := []any{}
+				for _, v := range vals {
+					if slices.ContainsFunc(old, func(o any) bool { eq, ok := equalValues(o, v); return eq && ok }) {
+						both = append(both, v)
+					}
+				}
+				l[p] = both
+			}
+			return l
+		case "OR":
+			l, r := keyPins(e.l, params), keyPins(e.r, params)
+			for p, vals := range l {
+				if rv, both := r[p]; both {
+					for _, v := range rv {
+						if !slices.ContainsFunc(vals, func(o any) bool { eq, ok := equalValues(o, v); return eq && ok }) {
+							vals = append(vals, v)
+						}
+					}
+					pins[p] = vals
+				}
+			}
+			return pins
+		case "=":
+			l, r := e.l, e.r
+			if rootPath(l) == "" {
+				l, r = r, l
+			}
+			if v, ok := pinValue(r, params); ok {
+				return one(rootPath(l), v)
+			}
+		}
+	}
+	return pins
+}
+
+// pinValues returns the partition key values of literal or parameter expressions; ok is false if
+// any is not a key value (arrays, objects, expressions).
+func pinValues(xs []expr, params map[string]any) ([]any, bool) {
+	vals := make([]any, 0, len(xs))
+	for _, x := range xs {
+		v, ok := pinValue(x, params)
+		if !ok {
+			return nil, false
+		}
+		vals = append(vals, v)
+	}
+	return vals, true
+}
