@@ -9,6 +9,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // compositeToken is the JSON shape of the continuation azcosmos v1.5.0 ReadChangeFeed takes and
@@ -75,7 +77,7 @@ func (r tokenRange) feedRange() azcosmos.FeedRange {
 // session token ("<range>:<version>#<globalLSN>[#<region>=<lsn>...]", or the older
 // "<range>:<lsn>"), else the "lsn" header. ok is false when neither is readable.
 func sessionLSN(h http.Header) (int64, bool) {
-	if st := h.Get("x-ms-session-token"); st != "" {
+	if st := h.Get(wire.HeaderSessionToken); st != "" {
 		if i := strings.LastIndexByte(st, ','); i >= 0 { // several ranges: the last one answered
 			st = st[i+1:]
 		}
@@ -91,7 +93,7 @@ func sessionLSN(h http.Header) (int64, bool) {
 			return n, true
 		}
 	}
-	if n, err := strconv.ParseInt(h.Get("lsn"), 10, 64); err == nil && n >= 0 {
+	if n, err := strconv.ParseInt(h.Get(wire.HeaderLSN), 10, 64); err == nil && n >= 0 {
 		return n, true
 	}
 	return 0, false

@@ -145,7 +145,7 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 	}
 	etag := `"` + strconv.FormatInt(next, 10) + `"`
 	rq.header.Set("etag", etag)
-	rq.header.Set("lsn", strconv.FormatInt(r.lsn, 10))
+	rq.header.Set(wire.HeaderLSN, strconv.FormatInt(r.lsn, 10))
 	rq.header.Set(hdrItemCount, strconv.Itoa(len(changed)))
 	if len(changed) == 0 {
 		rq.charge = ruChangeFeedEmpty

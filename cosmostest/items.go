@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Limits enforced on items, as the service documents them.
@@ -318,7 +320,7 @@ func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[st
 func (srv *server) replyItem(rq *request, r *pkRange, it *item, status int) {
 	rq.session = r.sessionToken()
 	rq.header.Set("etag", it.etag)
-	rq.header.Set("lsn", strconv.FormatInt(r.lsn, 10))
+	rq.header.Set(wire.HeaderLSN, strconv.FormatInt(r.lsn, 10))
 	if preferMinimal(rq) {
 		rq.reply(status, []byte{})
 		return

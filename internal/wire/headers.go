@@ -10,6 +10,7 @@ const (
 	HeaderRetryAfter      = "Retry-After"    // seconds or an HTTP date
 	HeaderContinuation    = "X-Ms-Continuation"
 	HeaderSessionToken    = "X-Ms-Session-Token"
+	HeaderLSN             = "Lsn" // the partition's latest LSN, on change feed responses
 	HeaderItemCount       = "X-Ms-Item-Count"
 	HeaderPKRangeID       = "X-Ms-Documentdb-Partitionkeyrangeid"
 	HeaderPartitionKey    = "X-Ms-Documentdb-Partitionkey"
