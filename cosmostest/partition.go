@@ -156,3 +156,22 @@ func samePK(a, b []any) bool {
 	}
 	return true
 }
+
+// responseRange is the one physical partition a data-plane request concerned, nil when it
+// touched none or several (a query fanned out over ranges). The service names it in the
+// x-ms-documentdb-partitionkeyrangeid response header, which diagnostics reads to attribute RU and
+// 429s to physical partitions. Where unsure: whether the real gateway sends this header on every
+// point operation and on 429s was not confirmed from a service trace; the session token
+// ("<rangeId>:-1#<lsn>") names the same range on successful responses.
+func (rq *request) responseRange() *pkRange {
+	if len(rq.touched) == 0 {
+		return nil
+	}
+	r := rq.touched[0]
+	for _, o := range rq.touched[1:] {
+		if o != r {
+			return nil
+		}
+	}
+	return r
+}
