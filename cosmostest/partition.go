@@ -175,3 +175,23 @@ func (rq *request) responseRange() *pkRange {
 	}
 	return r
 }
+
+// prefixRanges returns the physical partitions that can hold keys starting with prefix (fewer
+// components than the container's MultiHash definition): those overlapping the EPK span
+// [EPK(prefix), EPK(prefix)+"FF…"), as the service routes a prefix query. The EPK of a MultiHash
+// key is one 32-hex block per component, so every full key with this prefix starts with the
+// prefix's EPK.
+func (c *container) prefixRanges(prefix []any) []*pkRange {
+	if len(c.ranges) == 1 {
+		return c.ranges
+	}
+	lo := c.effectivePK(prefix)
+	hi := lo + strings.Repeat("F", 32*len(c.pk.Paths)+1) // above every extension of lo
+	var out []*pkRange
+	for _, r := range c.ranges {
+		if epk.Compare(r.min, hi) < 0 && (r.max == "" || r.max == epk.MaxEPK || epk.Compare(lo, r.max) < 0) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
