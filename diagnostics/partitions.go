@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -160,15 +159,7 @@ func responseRangeID(raw *http.Request, resp *http.Response) string {
 	if id := raw.Header.Get(wire.HeaderPKRangeID); id != "" {
 		return id
 	}
-	// "<rangeId>:<version>#<lsn>" (one range) or a comma-separated list (several).
-	tok := resp.Header.Get(wire.HeaderSessionToken)
-	if tok == "" || strings.Contains(tok, ",") {
-		return ""
-	}
-	id, _, ok := strings.Cut(tok, ":")
-	if !ok {
-		return ""
-	}
+	id, _ := wire.SessionTokenRange(resp.Header.Get(wire.HeaderSessionToken))
 	return id
 }
 
