@@ -53,8 +53,8 @@ type TrackerOptions struct {
 // PartitionTracker is a per-retry azcore policy that attributes each HTTP attempt's request
 // charge, and each 429, to the physical partition that answered (the
 // x-ms-documentdb-partitionkeyrangeid response header, else the one in the request, else the range
-// of a single-range session token) and to the logical partition key the request carried
-// (x-ms-documentdb-partitionkey: point operations and single-partition queries). Install it in
+// of a single-range session token) and, for point operations, to the logical partition key the
+// request carried (x-ms-documentdb-partitionkey). Install it in
 // azcosmos.ClientOptions.PerRetryPolicies, so that it also sees the attempts that were
 // throttled and retried. Safe for concurrent use; its counts cover the time since it was created
 // or last Reset. Attempts it cannot attribute to a physical partition (a query fanned out by the
@@ -147,7 +147,11 @@ func (t *PartitionTracker) Do(req *policy.Request) (*http.Response, error) {
 	}
 	charge := wire.RequestCharge(resp.Header)
 	throttled := resp.StatusCode == http.StatusTooManyRequests
-	t.add(raw.Context(), containerID{op.Database, op.Container}, rangeID, raw.Header.Get(wire.HeaderPartitionKey), charge, throttled)
+	var key string
+	if op.Point { // a query's key may be a prefix of a hierarchical key: not one logical partition
+		key = raw.Header.Get(wire.HeaderPartitionKey)
+	}
+	t.add(raw.Context(), containerID{op.Database, op.Container}, rangeID, key, charge, throttled)
 	return resp, err
 }
 
