@@ -278,12 +278,13 @@ func (d *demo) hotKey(ctx context.Context) error {
 	d.tracker.Reset()
 	start = time.Now()
 	err = d.load(ctx, func(o order) error {
-		o.Shard, err = s.Value(o.Country, o.ID)
+		shard, err := s.Value(o.Country, o.ID)
 		if err != nil {
 			return err
 		}
+		o.Shard = shard
 		doc, _ := json.Marshal(o)
-		_, err = sharded.UpsertItem(ctx, azcosmos.NewPartitionKeyString(o.Shard), doc, nil)
+		_, err = sharded.UpsertItem(ctx, azcosmos.NewPartitionKeyString(shard), doc, nil)
 		return err
 	})
 	if err != nil {
