@@ -28,6 +28,7 @@ type request struct {
 	session    string  // x-ms-session-token, "" for none
 	header     http.Header
 	admitted   []*pkRange // partitions admit let through, charged by spend
+	touched    []*pkRange // partitions admit was asked about, in order (partition.go's responseRange)
 
 	// The success response reply recorded, written by flush once srv.mu is released: a client
 	// that reads slowly must not hold up every other request.
@@ -67,6 +68,9 @@ func (rq *request) writeCommon(h http.Header) {
 	h.Set(hdrCharge, strconv.FormatFloat(rq.charge, 'f', -1, 64))
 	if rq.session != "" {
 		h.Set(hdrSession, rq.session)
+	}
+	if r := rq.responseRange(); r != nil {
+		h.Set(hdrPKRangeID, r.id)
 	}
 	h.Set("x-ms-gatewayversion", "2.14.0")
 }

@@ -24,7 +24,11 @@ func (srv *server) intercept(rq *request) bool {
 // x-ms-retry-after-ms header when r has spent its share of the offer's RU/s for the current
 // second of the server clock; otherwise it remembers r so that spend charges it with the
 // request's final rq.charge (throughput.go).
+//
+// It also records r as a range the request touched: a response (or refusal) that concerns exactly
+// one physical partition names it in x-ms-documentdb-partitionkeyrangeid (writeCommon).
 func (srv *server) admit(rq *request, c *container, r *pkRange) error {
+	rq.touched = append(rq.touched, r)
 	if !srv.cfg.throughput {
 		return nil
 	}

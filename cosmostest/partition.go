@@ -156,3 +156,42 @@ func samePK(a, b []any) bool {
 	}
 	return true
 }
+
+// responseRange is the one physical partition a data-plane request concerned, nil when it
+// touched none or several (a query fanned out over ranges). The service names it in the
+// x-ms-documentdb-partitionkeyrangeid response header, which diagnostics reads to attribute RU and
+// 429s to physical partitions. Where unsure: whether the real gateway sends this header on every
+// point operation and on 429s was not confirmed from a service trace; the session token
+// ("<rangeId>:-1#<lsn>") names the same range on successful responses.
+func (rq *request) responseRange() *pkRange {
+	if len(rq.touched) == 0 {
+		return nil
+	}
+	r := rq.touched[0]
+	for _, o := range rq.touched[1:] {
+		if o != r {
+			return nil
+		}
+	}
+	return r
+}
+
+// prefixRanges returns the physical partitions that can hold keys starting with prefix (fewer
+// components than the container's MultiHash definition): those overlapping the EPK span
+// [EPK(prefix), EPK(prefix)+"FF…"), as the service routes a prefix query. The EPK of a MultiHash
+// key is one 32-hex block per component, so every full key with this prefix starts with the
+// prefix's EPK.
+func (c *container) prefixRanges(prefix []any) []*pkRange {
+	if len(c.ranges) == 1 {
+		return c.ranges
+	}
+	lo := c.effectivePK(prefix)
+	hi := lo + strings.Repeat("F", 32*len(c.pk.Paths)+1) // above every extension of lo
+	var out []*pkRange
+	for _, r := range c.ranges {
+		if epk.Compare(r.min, hi) < 0 && (r.max == "" || r.max == epk.MaxEPK || epk.Compare(lo, r.max) < 0) {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -44,7 +44,7 @@ func (srv *server) scopeQuery(rq *request, c *container, q parsedQuery, params m
 		if len(pk) == len(c.pk.Paths) {
 			sc.ranges = []*pkRange{c.rangeFor(pk)}
 		} else {
-			sc.ranges = c.ranges // a prefix spans ranges
+			sc.ranges = c.prefixRanges(pk) // the ranges that hold keys with this prefix
 		}
 		return sc, nil
 	}

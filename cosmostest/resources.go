@@ -326,7 +326,7 @@ func (srv *server) handleContainer(rq *request) error {
 			rq.reply(http.StatusNotModified, nil)
 			return nil
 		}
-		rq.reply(http.StatusOK, mustJSON(c.json()))
+		rq.reply(http.StatusOK, rq.readContainerBody(c))
 		return nil
 	case OpReplace:
 		if im := rq.hdr("If-Match"); im != "" && im != c.etag {

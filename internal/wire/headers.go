@@ -22,6 +22,12 @@ const (
 	HeaderIsUpsert        = "X-Ms-Documentdb-Is-Upsert"
 	HeaderAIM             = "A-Im" // "Incremental feed": a change feed read
 	HeaderContentType     = "Content-Type"
+
+	// Container read options and their answers (partitioning signals).
+	HeaderPopulatePartitionStatistics = "X-Ms-Documentdb-Populatepartitionstatistics" // "true": the body carries "statistics"
+	HeaderPopulateQuotaInfo           = "X-Ms-Documentdb-Populatequotainfo"           // "true": the usage and quota headers
+	HeaderResourceUsage               = "X-Ms-Resource-Usage"                         // "documentsSize=<KB>;documentsCount=<n>;..."
+	HeaderResourceQuota               = "X-Ms-Resource-Quota"                         // the same keys, the limits
 )
 
 // queryContentType is the Content-Type of a query request.

@@ -1,0 +1,20 @@
+// Package partitionkey builds partition keys the way the Cosmos DB partitioning rules ask, without
+// hand-written string code:
+//
+//   - [Synthetic] joins fields into one key value with a documented separator ("|"), optionally
+//     followed by a UTC time bucket ("contoso|2026-12"), refusing fields that contain the separator
+//     (two different field lists would otherwise give the same key) and values longer than the
+//     service allows.
+//   - [Sharded] spreads a write-hot key over n suffixes ("key-0" .. "key-(n-1)"), the suffix chosen
+//     by a stable hash of the item id, so a point read finds its shard without a query; [FanOut]
+//     runs a read or query once per suffix and merges the results.
+//   - [Definition] is a container's partition key definition (read with [ReadDefinition]); its Key
+//     and Prefix methods build an azcosmos.PartitionKey after checking the number of levels and
+//     each value's type and length against the definition, before any request is sent.
+//
+// Refused input is a *repository.ValidationError matching repository.ErrInvalidPartitionKey (and
+// repository.ErrValidation) that names the field and never echoes the value.
+//
+// Everything here takes a plain *azcosmos.ContainerClient; values are immutable once built and
+// safe to share between goroutines.
+package partitionkey

@@ -1,0 +1,26 @@
+package partitionkey
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/cosmoskit/cosmoskit-go/repository"
+)
+
+// The service's limits on partition key values (Cosmos DB documentation, "partition-key-length"):
+// a string value is at most 2,048 bytes with large partition keys (definition version 2, what
+// cosmoskit.EnsureContainer creates) and 101 bytes without them (version 1); a hierarchical key
+// has at most 3 levels.
+const (
+	MaxValueBytes       = repository.MaxPartitionKeyBytes       // 2,048
+	MaxLegacyValueBytes = repository.MaxLegacyPartitionKeyBytes // 101
+	MaxLevels           = 3
+)
+
+// invalid is the package's one error constructor: a ValidationError on a partition key.
+func invalid(field, format string, args ...any) error {
+	return &repository.ValidationError{Kind: repository.ErrInvalidPartitionKey, Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// component names component i of a key in errors.
+func component(i int) string { return "partitionKey[" + strconv.Itoa(i) + "]" }
