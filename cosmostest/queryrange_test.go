@@ -236,7 +236,8 @@ func TestRewrittenVectorSearchPerRange(t *testing.T) {
 	ctx := context.Background()
 	for i := range 40 {
 		d := map[string]any{"id": fmt.Sprintf("v%02d", i), "pk": fmt.Sprintf("p%d", i%13),
-			"embedding": []float64{float64(i%7) - 3, float64(i%5) + 0.5, float64(i % 3)}}
+			// i/1000 keeps every score distinct: ties have no defined order across partitions.
+			"embedding": []float64{float64(i%7) - 3, float64(i%5) + 0.5, float64(i%3) + float64(i)/1000}}
 		b, _ := json.Marshal(d)
 		for _, p := range []planClient{many, one} {
 			if _, err := p.cc.CreateItem(ctx, azcosmos.NewPartitionKeyString(d["pk"].(string)), b, nil); err != nil {
