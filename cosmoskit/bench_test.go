@@ -81,8 +81,9 @@ func BenchmarkPointRead(b *testing.B) {
 		}
 		admin.Close()
 	}
+	kitOpts := s.ClientOptions() // one transport: with -count > 1, New hands back the same client
 	kit := func() *azcosmos.ContainerClient {
-		c, err := New(Config{ConnectionString: s.ConnectionString(), ClientOptions: s.ClientOptions(), Logger: quiet})
+		c, err := New(Config{ConnectionString: s.ConnectionString(), ClientOptions: kitOpts, Logger: quiet})
 		if err != nil {
 			b.Fatal(err)
 		}
