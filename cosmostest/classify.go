@@ -168,6 +168,7 @@ const (
 	hdrEnableCross      = "x-ms-documentdb-query-enablecrosspartition"
 	hdrQueryMetrics     = "x-ms-documentdb-query-metrics"
 	hdrIsQueryPlan      = "x-ms-cosmos-is-query-plan-request"
+	hdrQueryFeatures    = "x-ms-cosmos-supported-query-features"
 	hdrPopulateIndex    = "x-ms-cosmos-populateindexmetrics"
 	hdrIndexUtilization = "x-ms-cosmos-index-utilization"
 	hdrOfferThroughput  = "x-ms-offer-throughput"
