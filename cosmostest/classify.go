@@ -202,6 +202,7 @@ const (
 	hdrEnableCross      = "x-ms-documentdb-query-enablecrosspartition"
 	hdrQueryMetrics     = "x-ms-documentdb-query-metrics"
 	hdrIsQueryPlan      = wire.HeaderIsQueryPlan
+	hdrQueryFeatures    = wire.HeaderSupportedQueryFeatures
 	hdrPopulateIndex    = "x-ms-cosmos-populateindexmetrics"
 	hdrIndexUtilization = "x-ms-cosmos-index-utilization"
 	hdrOfferThroughput  = "x-ms-offer-throughput"

@@ -14,12 +14,7 @@ import (
 // Java, JS, Python and Rust SDKs learn how to run a query across partitions: the gateway answers
 // the partitioned query execution info (version 2) without running the query. The same plan is the
 // additionalErrorInfo of the 400/1004 a cross-partition query gets when it needs a client-side merge.
-
-// Headers of a query plan request.
-const (
-	hdrSupportedQueryFeatures = "x-ms-cosmos-supported-query-features"
-	hdrQueryVersion           = "x-ms-cosmos-query-version"
-)
+// x-ms-cosmos-query-version (the SDKs send 1.0 to 1.4) is accepted as is.
 
 // unsupportedFeaturesMessage heads the 400 for a plan request whose client does not list a feature
 // the query needs; one line per feature follows (the service's text, as the Rust SDK's emulator
@@ -46,7 +41,7 @@ func (srv *server) queryPlan(rq *request, c *container) error {
 		}
 	}
 	opts := c.planOptions(q, params, pk)
-	if err := checkSupportedFeatures(q.features(opts), rq.hdr(hdrSupportedQueryFeatures)); err != nil {
+	if err := checkSupportedFeatures(q.features(opts), rq.hdr(hdrQueryFeatures)); err != nil {
 		return err
 	}
 	b, err := q.plan(opts)

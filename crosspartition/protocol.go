@@ -1,13 +1,15 @@
 package crosspartition
 
+import "github.com/cosmoskit/cosmoskit-go/internal/wire"
+
 // Protocol facts of the gateway's cross-partition query support, as the .NET, Java and JS SDKs
-// send them (rest_protocol.md §6). They live here only.
+// send them (rest_protocol.md §6). Header names are internal/wire's, shared with cosmostest.
 const (
-	hdrIsQueryPlan     = "x-ms-cosmos-is-query-plan-request"
-	hdrQueryVersion    = "x-ms-cosmos-query-version"
-	hdrSupportedFeats  = "x-ms-cosmos-supported-query-features"
-	hdrPKRangeID       = "x-ms-documentdb-partitionkeyrangeid"
-	hdrSubStatus       = "x-ms-substatus"
+	hdrIsQueryPlan     = wire.HeaderIsQueryPlan
+	hdrQueryVersion    = wire.HeaderQueryVersion
+	hdrSupportedFeats  = wire.HeaderSupportedQueryFeatures
+	hdrPKRangeID       = wire.HeaderPKRangeID
+	hdrSubStatus       = wire.HeaderSubStatus
 	queryVersion       = "1.4"
 	orderByFilterToken = "{documentdb-formattableorderbyquery-filter}"
 

@@ -18,10 +18,15 @@ const (
 	HeaderIsQuery         = "X-Ms-Documentdb-Query"
 	HeaderIsQueryOld      = "X-Ms-Documentdb-Isquery"
 	HeaderIsQueryPlan     = "X-Ms-Cosmos-Is-Query-Plan-Request"
-	HeaderIsBatch         = "X-Ms-Cosmos-Is-Batch-Request"
-	HeaderIsUpsert        = "X-Ms-Documentdb-Is-Upsert"
-	HeaderAIM             = "A-Im" // "Incremental feed": a change feed read
-	HeaderContentType     = "Content-Type"
+	// HeaderSupportedQueryFeatures lists the query features a client merges itself; the gateway
+	// refuses to plan a query that needs one it does not list (400/1004).
+	HeaderSupportedQueryFeatures = "X-Ms-Cosmos-Supported-Query-Features"
+	// HeaderQueryVersion is the query plan protocol version a client speaks ("1.4").
+	HeaderQueryVersion = "X-Ms-Cosmos-Query-Version"
+	HeaderIsBatch      = "X-Ms-Cosmos-Is-Batch-Request"
+	HeaderIsUpsert     = "X-Ms-Documentdb-Is-Upsert"
+	HeaderAIM          = "A-Im" // "Incremental feed": a change feed read
+	HeaderContentType  = "Content-Type"
 
 	// Container read options and their answers (partitioning signals).
 	HeaderPopulatePartitionStatistics = "X-Ms-Documentdb-Populatepartitionstatistics" // "true": the body carries "statistics"
