@@ -22,6 +22,13 @@ import (
 // of database "db" with props (ID set here).
 func newContainer(t testing.TB, n int, props azcosmos.ContainerProperties) *azcosmos.ContainerClient {
 	t.Helper()
+	_, c := newServerContainer(t, n, props)
+	return c
+}
+
+// newServerContainer is newContainer that also returns the server.
+func newServerContainer(t testing.TB, n int, props azcosmos.ContainerProperties) (*cosmostest.Server, *azcosmos.ContainerClient) {
+	t.Helper()
 	s := cosmostest.NewServer(t, cosmostest.WithPartitionCount(n))
 	cred, err := azcosmos.NewKeyCredential(s.Key())
 	if err != nil {
@@ -44,7 +51,7 @@ func newContainer(t testing.TB, n int, props azcosmos.ContainerProperties) *azco
 		t.Fatal(err)
 	}
 	c, _ := db.NewContainer("c")
-	return c
+	return s, c
 }
 
 // vectorProps is a container keyed on /pk with one embedding at /embedding.
