@@ -24,12 +24,12 @@ const (
 // Index is what a Searcher read from the container's properties (once, then cached): the vector
 // embedding policy of its path, the vector index on that path, and the partition key paths.
 type Index struct {
-	Path              string                           // "/embedding"
-	DataType          azcosmos.VectorDataType          // float32, float16, int8 or uint8
-	DistanceFunction  azcosmos.VectorDistanceFunction  // cosine, dotproduct or euclidean
-	Dimensions        int                              // of every vector on Path
-	IndexType         azcosmos.VectorIndexType         // "" when the path has no vector index
-	PartitionKeyPaths []string                         // broadest first
+	Path              string                          // "/embedding"
+	DataType          azcosmos.VectorDataType         // float32, float16, int8 or uint8
+	DistanceFunction  azcosmos.VectorDistanceFunction // cosine, dotproduct or euclidean
+	Dimensions        int                             // of every vector on Path
+	IndexType         azcosmos.VectorIndexType        // "" when the path has no vector index
+	PartitionKeyPaths []string                        // broadest first
 }
 
 // HigherIsCloser reports the direction of a score: true for cosine and dot product (a

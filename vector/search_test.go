@@ -51,7 +51,7 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 							}
 							for i, h := range res.Hits {
 								var it struct {
-									ID        string    `json:"id"`
+									ID        string `json:"id"`
 									PK, Cat   string
 									Embedding []float32 `json:"embedding"`
 								}
