@@ -359,7 +359,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) (Result[json.RawMessage]
 	}
 	res := Result[json.RawMessage]{Method: ix.Method(q.Exact), Index: ix, CrossPartition: pl.pk == nil}
 	err = s.run(ctx, pl, q.K, func(r row) error {
-		res.Hits = append(res.Hits, Hit[json.RawMessage]{Item: r.Item, Score: r.Score})
+		res.Hits = append(res.Hits, Hit[json.RawMessage](r))
 		return nil
 	}, &res.RequestCharge)
 	return res, err
@@ -379,7 +379,7 @@ func topLevel(paths []string) []string {
 // run sends the search: one query to one partition, or the crosspartition engine.
 func (s *Searcher) run(ctx context.Context, pl *plan, k int, each func(row) error, charge *float32) error {
 	o := &azcosmos.QueryOptions{QueryParameters: pl.params, PageSizeHint: int32(k)}
-	next := func() (azcosmos.QueryItemsResponse, error) { return azcosmos.QueryItemsResponse{}, nil }
+	var next func() (azcosmos.QueryItemsResponse, error)
 	var more func() bool
 	if pl.pk != nil {
 		p := s.c.NewQueryItemsPager(pl.text, *pl.pk, o)
