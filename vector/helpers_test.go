@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -76,6 +77,7 @@ type doc struct {
 	PK        string    `json:"pk"`
 	Cat       string    `json:"cat"`
 	Embedding []float32 `json:"embedding"`
+	e64       []float64 // Embedding as the service reads its JSON (see jsonFloat)
 }
 
 // corpus returns n documents of dims random unit vectors over 20 partition keys and 3 categories.
@@ -89,10 +91,12 @@ func corpus(n, dims int, seed uint64) []doc {
 			v[j] = float32(r.NormFloat64())
 			s += float64(v[j]) * float64(v[j])
 		}
+		e := make([]float64, dims)
 		for j := range v {
 			v[j] = float32(float64(v[j]) / math.Sqrt(s))
+			e[j] = jsonFloat(v[j])
 		}
-		out[i] = doc{ID: fmt.Sprintf("d%05d", i), PK: fmt.Sprintf("p%02d", i%20), Cat: []string{"a", "b", "c"}[i%3], Embedding: v}
+		out[i] = doc{ID: fmt.Sprintf("d%05d", i), PK: fmt.Sprintf("p%02d", i%20), Cat: []string{"a", "b", "c"}[i%3], Embedding: v, e64: e}
 	}
 	return out
 }
@@ -121,6 +125,10 @@ type exact struct {
 // bruteForce scores docs that pass keep against q with fn, in float64 from the float32 values
 // (as the service parses their JSON), and returns the k closest.
 func bruteForce(docs []doc, q []float32, fn azcosmos.VectorDistanceFunction, k int, keep func(doc) bool) []exact {
+	q64 := make([]float64, len(q))
+	for i, f := range q {
+		q64[i] = jsonFloat(f)
+	}
 	var all []exact
 	for _, d := range docs {
 		if !keep(d) {
@@ -128,7 +136,7 @@ func bruteForce(docs []doc, q []float32, fn azcosmos.VectorDistanceFunction, k i
 		}
 		var dot, na, nb, sq float64
 		for i := range q {
-			x, y := jsonFloat(d.Embedding[i]), jsonFloat(q[i])
+			x, y := d.e64[i], q64[i]
 			dot += x * y
 			na += x * x
 			nb += y * y
@@ -154,10 +162,9 @@ func bruteForce(docs []doc, q []float32, fn azcosmos.VectorDistanceFunction, k i
 	return all[:min(k, len(all))]
 }
 
-// jsonFloat is the float64 the service reads for a float32 sent as JSON.
+// jsonFloat is the float64 the service reads for a float32 sent as JSON (encoding/json writes
+// the shortest decimal that round-trips the float32).
 func jsonFloat(f float32) float64 {
-	b, _ := json.Marshal(f)
-	var x float64
-	_ = json.Unmarshal(b, &x)
+	x, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'g', -1, 32), 64)
 	return x
 }
