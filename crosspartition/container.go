@@ -76,6 +76,8 @@ func (c *Container) Options() Options { return c.opts }
 // URL-safe token (nil on the last page). A page is never empty unless the query has no (more)
 // results. RequestCharge of a page is the sum over the requests it made; RawResponse, ActivityID,
 // QueryMetrics and Diagnostics are empty (a page is made of several responses: see the span).
+// Range targeting travels as policy.WithHTTPHeader in the request context, so headers the caller
+// put in ctx that way are not sent with the per-range requests (set them on the client instead).
 func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
 	var opts azcosmos.QueryOptions
 	if o != nil {

@@ -42,17 +42,20 @@
 //   - Ranges are read in parallel, at most Options.MaxConcurrency (default 8) at a time, holding
 //     one page per range; the first error cancels the others.
 //   - A range that splits while it is read (410 with sub-status 1002, 1007 or 1008) is replaced by
-//     its children, which skip the rows the parent had already returned (for ORDER BY: those before
-//     the last ORDER BY values, and those tied with them by content; otherwise by content), so no
-//     row is lost or repeated.
+//     its children, which skip the rows the parent had already returned, so no row is lost or
+//     repeated. For ORDER BY the children run the plan's resume filter (the
+//     {documentdb-formattableorderbyquery-filter} placeholder, as the SDKs do) from the last ORDER
+//     BY values: the cross-type order written out with IS_* checks and numbers compared through a
+//     parameter, never a spliced value; rows tied with the last values are told apart by content.
+//     Other queries reread the children and drop, by content, the rows already returned.
 //
 // # Continuation tokens
 //
 // Every page but the last carries this package's own opaque, URL-safe token. Plain queries and
 // streaming ORDER BY (with TOP, OFFSET/LIMIT and DISTINCT) resume from it exactly in a new pager,
-// in another process: it holds each range's backend continuation and position, the rows still to
-// skip and take, the last ORDER BY values and the rows tied with them, so that a range split in
-// between is resumed on its children. A token is bound to the container, the query text and every
+// in another process: it holds each range's backend continuation and position (exact, whatever the
+// types of the values), the rows still to skip and take, the last ORDER BY values and the rows tied
+// with them, so that a range split in between is resumed on its children with the resume filter. A token is bound to the container, the query text and every
 // parameter value, so it cannot be replayed onto another query or another tenant's parameters; a
 // token that is not this query's, tampered, truncated or from another version is a *TokenError
 // (ErrInvalidToken) before any request is sent. It is not encrypted: it carries backend

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"regexp"
 	"slices"
 	"strings"
@@ -26,6 +27,15 @@ const (
 	shapeNonStreaming              // ORDER BY VectorDistance: bounded top-k buffer
 	shapeDCount                    // COUNT(DISTINCT ...)
 )
+
+// rawHash identifies a row of a range's answer by its bytes (for ORDER BY they include the
+// document's _rid): the same document is the same bytes after a split, so the rows a parent
+// returned are recognised among its children's. (DISTINCT uses hashValue: equality of values.)
+func rawHash(b []byte) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write(b)
+	return h.Sum64()
+}
 
 // row is one result of a range's query.
 type row struct {
@@ -57,6 +67,7 @@ type source struct {
 	lastRaw json.RawMessage
 	seen    multiset // consumed rows (plain) or consumed rows tied with last (ORDER BY)
 	drop    *dropGroup
+	filter  json.RawMessage // ORDER BY values of the resume filter this source runs with (a split's child)
 }
 
 func (s *source) finished() bool { return s.open && s.pos >= len(s.buf) && s.next == "" }
@@ -295,6 +306,7 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 			s.last, _ = parseItems(tr.Last)
 			s.lastRaw = tr.Last
 		}
+		s.filter = tr.Filter
 		switch {
 		case tr.Done:
 			s.open = true
@@ -321,7 +333,8 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 		if s.open {
 			tok = s.next
 		}
-		resp, err := ex.c.page(inRange(ctx, s.r.ID), ex.query, ex.params, tok, ex.backend, ex.opts)
+		text, params := ex.queryFor(s)
+		resp, err := ex.c.page(inRange(ctx, s.r.ID), text, params, tok, ex.backend, ex.opts)
 		ex.mu.Lock()
 		ex.charge += resp.RequestCharge
 		ex.touched[s.r.ID] = true
@@ -389,15 +402,16 @@ func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 			if err != nil || len(keys) != len(ex.desc) {
 				return nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has malformed orderByItems"}
 			}
-			pv, err := decode(d.Payload)
-			if err != nil {
-				return nil, err
-			}
 			var out []byte
 			if len(d.Payload) > 0 {
 				out = d.Payload
 			}
-			rows = append(rows, row{out: out, keys: keys, kraw: d.Items, hash: hashValue([]any{keys, canonical(pv)})})
+			rows = append(rows, row{out: out, keys: keys, kraw: d.Items, hash: rawHash(it)})
+		case shapePlain:
+			if !json.Valid(it) {
+				return nil, &PlanError{Reason: "a row is not JSON"}
+			}
+			rows = append(rows, row{out: it, hash: rawHash(it)})
 		default:
 			v, err := decode(it)
 			if err != nil {
@@ -462,6 +476,12 @@ func (ex *execution) split(ctx context.Context, s *source) ([]*source, error) {
 	}
 	for _, k := range kids {
 		k.seen, k.last, k.lastRaw = s.seen.clone(), s.last, s.lastRaw
+		if ex.shape == shapeOrderBy && s.last != nil {
+			// The child starts where the parent was: the plan's resume filter, as the SDKs do.
+			k.filter = s.lastRaw
+		} else if ex.shape == shapeOrderBy {
+			k.filter = s.filter
+		}
 		if len(g.seen) > 0 || g.below != nil {
 			k.drop = g
 		}
@@ -691,7 +711,7 @@ func (ex *execution) token() string {
 	}
 	groups := map[*dropGroup]int{}
 	for _, s := range ex.srcs {
-		tr := tokenRange{ID: s.r.ID, Min: s.r.Min, Max: s.r.Max, Last: s.lastRaw}
+		tr := tokenRange{ID: s.r.ID, Min: s.r.Min, Max: s.r.Max, Last: s.lastRaw, Filter: s.filter}
 		switch {
 		case s.finished():
 			tr.Done = true
@@ -708,7 +728,7 @@ func (ex *execution) token() string {
 				tr.Drop = groups[s.drop]
 			}
 		} else {
-			tr.Last = nil
+			tr.Last, tr.Filter = nil, nil
 		}
 		t.Ranges = append(t.Ranges, tr)
 	}

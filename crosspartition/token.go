@@ -38,6 +38,9 @@ type tokenRange struct {
 	Last json.RawMessage `json:"l,omitempty"` // ORDER BY: the orderByItems of the last row consumed
 	Seen string          `json:"s,omitempty"` // hashes of the rows consumed (plain) or tied with Last (ORDER BY)
 	Drop int             `json:"g"`           // index+1 of the drop group it still applies, 0 for none
+	// Filter is the ORDER BY values of the resume filter the range's query runs with (a split's
+	// child): its backend continuation belongs to that text.
+	Filter json.RawMessage `json:"w,omitempty"`
 }
 
 // tokenGroup is what the children of a split range still drop: rows consumed before the split.
@@ -140,8 +143,11 @@ func decodeToken(s, bind string) (*token, error) {
 		if _, err := hashes(r.Seen); err != nil {
 			return nil, err
 		}
-		if t.Kind == kindOrderBy && len(r.Last) > 0 {
-			if _, err := parseItems(r.Last); err != nil {
+		for _, raw := range []json.RawMessage{r.Last, r.Filter} {
+			if len(raw) == 0 {
+				continue
+			}
+			if _, err := parseItems(raw); err != nil || t.Kind != kindOrderBy {
 				return nil, bad("malformed order-by values")
 			}
 		}
