@@ -14,8 +14,9 @@
 //	SELECT TOP @k VALUE {"item": {"id": c.id, ...}, "score": VectorDistance(c.embedding, @vector)}
 //	FROM c WHERE <filter> ORDER BY VectorDistance(c.embedding, @vector)
 //
-// TOP @k stays a parameter: the service's query plan (and cosmostest's) binds it to its number,
-// which the cross-partition merge needs. The item projection lists the fields to return and
+// TOP @k stays a parameter: the query plan request carries the parameters, and the service's plan
+// (and cosmostest's) reports TOP's number, which the cross-partition merge needs; a plan without
+// it would be refused by crosspartition (ErrUnsupported), never answered uncut. The item projection lists the fields to return and
 // leaves the embedding out unless Query.IncludeEmbedding is set: embeddings are the bulk of a
 // document and of the response's size and RU.
 //
@@ -54,5 +55,9 @@
 // # Not supported
 //
 // Embedding paths other than identifiers separated by / ("/embedding", "/vectors/text"); fields
-// to return below the top level; continuation (a search returns its K hits at once).
+// to return below the top level; continuation (a search returns its K hits at once). Full-text
+// ranking and hybrid search (FullTextScore, ORDER BY RANK RRF(...)) are not implemented here nor
+// in cosmostest (which answers them as unknown functions); the full-text predicates
+// FullTextContains, FullTextContainsAll and FullTextContainsAny work in Query.Where, with
+// parameters, in cosmostest too.
 package vector

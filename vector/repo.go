@@ -26,7 +26,9 @@ func (x *Repo[T]) Searcher() *Searcher { return x.s }
 
 // Search runs q with filter, an optional query from repository.NewQuery narrowed only by Where
 // (its values travel as parameters): nil filters by type only. Fields default to the JSON fields
-// of T (without the embedding unless q.IncludeEmbedding: T's embedding field stays empty).
+// of T (without the embedding unless q.IncludeEmbedding: T's embedding field stays empty); "id",
+// "type" and "schemaVersion" are always fetched, since each hit is checked and decoded as the
+// repository's Decode does. Upgrades of an older schema version see only the fetched fields.
 func (x *Repo[T]) Search(ctx context.Context, q Query, filter *repository.Query) (Result[T], error) {
 	ix, err := x.s.Index(ctx)
 	if err != nil {
