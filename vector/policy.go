@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // Method says how the service answers a search: through the container's vector index on the
@@ -94,7 +96,7 @@ func indexFrom(props *azcosmos.ContainerProperties, path string) (Index, error) 
 func readIndex(ctx context.Context, c *azcosmos.ContainerClient, path string) (Index, error) {
 	resp, err := c.Read(ctx, nil)
 	if err != nil {
-		return Index{}, err
+		return Index{}, diagnostics.FromError(diagnostics.OpReadContainer, err)
 	}
 	if resp.ContainerProperties == nil {
 		return Index{}, invalid(ErrNoPolicy, "Path", "the container's properties were not returned")

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // DefaultMaxK is Options.MaxK when unset.
@@ -95,7 +96,8 @@ type Query struct {
 	// K is how many hits to return (TOP @k), 1 to Options.MaxK.
 	K int
 	// Where is an optional condition over c with parameters ("c.category = @cat"): no string
-	// literals (pass values in Params), and no parameters named @k, @vector, @type or @pk<n>.
+	// literals (pass values in Params), and no parameters named @k, @vector, @type, @pk<n> or
+	// @p<n> (the search's own and the repository filter's).
 	Where  string
 	Params []azcosmos.QueryParameter
 	// PartitionKey scopes the search: every component of the container's key (one query to one
@@ -138,7 +140,7 @@ type Result[T any] struct {
 var (
 	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	paramName  = regexp.MustCompile(`^@[A-Za-z_][A-Za-z0-9_]*$`)
-	reserved   = regexp.MustCompile(`^@(k|vector|type|pk[0-9]+)$`)
+	reserved   = regexp.MustCompile(`^@(k|vector|type|pk[0-9]+|p[0-9]+)$`)
 )
 
 // sqlPath turns "/a/b" into c.a.b (identifiers only).
@@ -221,7 +223,7 @@ func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos
 	}
 	for _, p := range q.Params {
 		if !paramName.MatchString(p.Name) || reserved.MatchString(p.Name) {
-			return nil, invalid(ErrValidation, "Params", "parameter name %q must be @ followed by letters, digits or _, and not @k, @vector, @type or @pk<n>", p.Name)
+			return nil, invalid(ErrValidation, "Params", "parameter name %q must be @ followed by letters, digits or _, and not @k, @vector, @type, @pk<n> or @p<n>", p.Name)
 		}
 	}
 	params = append(params, q.Params...)
@@ -393,7 +395,7 @@ func (s *Searcher) run(ctx context.Context, pl *plan, k int, each func(row) erro
 		page, err := next()
 		*charge += page.RequestCharge
 		if err != nil {
-			return err
+			return diagnostics.FromError(diagnostics.OpQueryItems, err)
 		}
 		for _, it := range page.Items {
 			var r row

@@ -9,6 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -119,5 +120,20 @@ func TestHashEmbedder(t *testing.T) {
 		if x != want {
 			t.Fatalf("component %d = %v, want %v (the embedding changed: every stored vector would be stale)", i, x, want)
 		}
+	}
+}
+
+// TestServiceErrorsTyped: a service error is the library's typed *diagnostics.Error (here a
+// deleted container: ErrNotFound, status 404).
+func TestServiceErrorsTyped(t *testing.T) {
+	t.Parallel()
+	c := newContainer(t, 1, vectorProps(azcosmos.VectorDistanceFunctionCosine, 2, azcosmos.VectorIndexTypeFlat))
+	if _, err := c.Delete(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := vector.New(c, nil).Search(context.Background(), vector.Query{Vector: []float32{1, 0}, K: 1})
+	var de *diagnostics.Error
+	if !errors.Is(err, diagnostics.ErrNotFound) || !errors.As(err, &de) || de.StatusCode != 404 {
+		t.Fatalf("%v", err)
 	}
 }
