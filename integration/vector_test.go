@@ -2,8 +2,8 @@ package integration
 
 import (
 	"cmp"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
