@@ -15,12 +15,13 @@ type Embedder interface {
 }
 
 // HashEmbedder is a deterministic Embedder FOR TESTS AND DEMOS ONLY: it has no notion of meaning,
-// only of shared words. Each word (lower-cased letters and digits, split on everything else) is
-// hashed (FNV-1a, 64 bits) into one of Dims buckets with a sign taken from another bit of the
-// hash (the "hashing trick"); the vector is then L2-normalized. The same text gives the same
-// vector on every machine and Go version; no model is downloaded. Texts that share words are
-// close in cosine similarity. Text without any word embeds to the zero vector, which is an
-// error (it has no direction).
+// only of shared words. Each word (lower-cased letters and digits, split on everything else: see
+// Words) is hashed (FNV-1a, 64 bits) into one of Dims buckets, whose count it increments (the
+// "hashing trick", without signs, so that no text with a word can cancel out to the zero vector);
+// the counts are then L2-normalized. The same text gives the same vector on every machine and Go
+// version; no model is downloaded. Texts that share words are close in cosine similarity, and
+// different words may share a bucket (more often with fewer Dims). Text without any word is
+// ErrInvalidVector (the zero vector has no direction).
 type HashEmbedder struct {
 	// Dims is the number of dimensions; it must match the embedding policy. Must be positive.
 	Dims int
@@ -35,12 +36,7 @@ func (h HashEmbedder) Embed(_ context.Context, text string) ([]float32, error) {
 	for _, w := range Words(text) {
 		f := fnv.New64a()
 		_, _ = f.Write([]byte(w))
-		x := f.Sum64()
-		sign := float32(1)
-		if x>>63 == 1 {
-			sign = -1
-		}
-		acc[(x&(1<<62-1))%uint64(h.Dims)] += sign
+		acc[f.Sum64()%uint64(h.Dims)]++
 	}
 	return Normalize(acc)
 }

@@ -42,9 +42,9 @@ func main() {
 	}
 }
 
-// dims is the embedding size of the example (a real model's is larger: 1,536 for
-// text-embedding-3-small).
-const dims = 256
+// dims is the embedding size of the example: large enough that different words rarely share a
+// hash bucket (a real model has 1,536 for text-embedding-3-small).
+const dims = 1024
 
 // passage is one document of the corpus.
 type passage struct {
