@@ -13,7 +13,9 @@ import (
 // never in the text); anything but Where is refused.
 func TestCondition(t *testing.T) {
 	r, err := repository.New(&azcosmos.ContainerClient{}, repository.Options[struct{ ID string }]{Type: "thing",
-		Key: func(x struct{ ID string }) (string, azcosmos.PartitionKey) { return x.ID, azcosmos.NewPartitionKeyString(x.ID) }})
+		Key: func(x struct{ ID string }) (string, azcosmos.PartitionKey) {
+			return x.ID, azcosmos.NewPartitionKeyString(x.ID)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
