@@ -32,7 +32,10 @@
 //   - Databases and containers: create, read (If-None-Match → 304), replace, delete, query/list.
 //     Partition keys Hash and MultiHash v2 with up to 3 paths; indexingPolicy (the service's
 //     default when absent), vectorEmbeddingPolicy, fullTextPolicy, uniqueKeyPolicy (enforced per
-//     logical partition), defaultTtl, conflictResolutionPolicy are stored and returned. Stable,
+//     logical partition), defaultTtl, conflictResolutionPolicy are stored and returned. Vector
+//     indexes are checked at create as the service does (400): flat ≤ 505 dimensions,
+//     quantizedFlat and diskANN ≤ 4,096, the path in the embedding policy and excluded from the
+//     range index. Stable,
 //     unique _rid (a re-created container gets a new one); integer _ts.
 //   - Offers: manual (x-ms-offer-throughput) and autoscale (x-ms-cosmos-offer-autopilot-settings)
 //     at create; POST /offers query; GET and PUT /offers/{rid}/. Manual ≥ 400 in steps of 100,

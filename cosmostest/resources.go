@@ -298,6 +298,9 @@ func parseContainerBody(body []byte) (map[string]any, string, partitionKeyDef, e
 	} else {
 		props["indexingPolicy"] = defaultIndexingPolicy()
 	}
+	if err := validateVectorPolicy(props); err != nil {
+		return nil, "", def, err
+	}
 	if _, ok := props["conflictResolutionPolicy"]; !ok {
 		props["conflictResolutionPolicy"] = map[string]any{"mode": "LastWriterWins", "conflictResolutionPath": "/_ts", "conflictResolutionProcedure": ""}
 	}

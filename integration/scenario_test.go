@@ -128,6 +128,7 @@ func runScenario(t *testing.T, client *azcosmos.Client, lenient bool) {
 	t.Run("batch", func(t *testing.T) { scenarioBatch(ctx, t, c, lenient) })
 	t.Run("read many", func(t *testing.T) { scenarioReadMany(ctx, t, c, lenient) })
 	t.Run("change feed processor", func(t *testing.T) { scenarioChangeFeed(ctx, t, db, c, lenient) })
+	t.Run("vector", func(t *testing.T) { scenarioVector(ctx, t, db, lenient) })
 }
 
 func scenarioCRUD(ctx context.Context, t *testing.T, c *azcosmos.ContainerClient, lenient bool) {

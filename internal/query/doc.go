@@ -60,7 +60,10 @@
 //   - REGEXMATCH uses Go's RE2 syntax (no look-around or back-references).
 //   - LENGTH, SUBSTRING, INDEX_OF and friends count Unicode code points, not UTF-16 code units.
 //   - Division or modulo by zero, and math results that are not finite, are undefined.
-//   - Spatial (ST_*), full-text (FullTextContains, FullTextScore, RRF) and user-defined functions are
+//   - FullTextContains, FullTextContainsAll and FullTextContainsAny tokenize at every rune that is not
+//     a letter or digit and compare words case-insensitively, without the service's stemming and stop
+//     words (functions_fulltext.go); a term of several words matches them consecutively.
+//   - Spatial (ST_*), FullTextScore, RRF (ORDER BY RANK, hybrid search) and user-defined functions are
 //     not supported and fail as unknown functions.
 //   - No index unless the caller passes one: an Index built by NewIndex serves ORDER BY queries whose
 //     items are exactly its paths and directions; otherwise every page of an ORDER BY, DISTINCT,

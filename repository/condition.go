@@ -1,0 +1,37 @@
+package repository
+
+import (
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+)
+
+// Condition renders the filters of q, a query from NewQuery narrowed only by Where, as a WHERE
+// condition over c for this repository's type ("c.type = @type AND c[\"status\"] = @p0 ..."), with
+// its parameters (@type and @p0, @p1, ...): values never enter the text. Other packages that build
+// their own queries (vector search) use it to accept the repository's filters. A template query
+// (SQL), OrderBy, Top, Select or a recorded builder error is a *ValidationError (ErrInvalidQuery).
+func (r *Repository[T]) Condition(q *Query) (string, []azcosmos.QueryParameter, error) {
+	if q == nil {
+		return "", nil, invalid(ErrInvalidQuery, "query", "is nil")
+	}
+	if q.err != nil {
+		return "", nil, q.err
+	}
+	if !q.built {
+		return "", nil, invalid(ErrInvalidQuery, "query", "a filter must come from NewQuery().Where(...), not SQL")
+	}
+	if len(q.orders) > 0 || q.top > 0 || len(q.fields) > 0 {
+		return "", nil, invalid(ErrInvalidQuery, "query", "a filter may only use Where (no OrderBy, Top or Select)")
+	}
+	rq := q.build(r.typeName, r.version, nil, true)
+	_, where, _ := strings.Cut(rq.text, " FROM c WHERE ")
+	return where, rq.params, nil
+}
+
+// Decode checks a document's type and schema version and decodes it into a T, running the
+// registered upgrades of an older version, as Get does for a stored document.
+func (r *Repository[T]) Decode(doc []byte) (T, error) {
+	v, _, err := decode[T](&r.core, doc)
+	return v, err
+}

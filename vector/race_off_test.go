@@ -1,0 +1,5 @@
+//go:build !race
+
+package vector_test
+
+const raceEnabled = false

@@ -1,0 +1,114 @@
+package vector
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/cosmoskit/cosmoskit-go/repository"
+)
+
+// Repo runs vector searches over the items of a repository.Repository[T]: only documents of the
+// repository's type (c.type = @type), decoded (and upgraded) as the repository's Get does.
+type Repo[T any] struct {
+	r *repository.Repository[T]
+	s *Searcher
+}
+
+// ForRepository returns a typed search over r's container. o may be nil.
+func ForRepository[T any](r *repository.Repository[T], o *Options) *Repo[T] {
+	return &Repo[T]{r: r, s: New(r.Container(), o)}
+}
+
+// Searcher returns the untyped Searcher underneath (Index, Options).
+func (x *Repo[T]) Searcher() *Searcher { return x.s }
+
+// Search runs q with filter, an optional query from repository.NewQuery narrowed only by Where
+// (its values travel as parameters): nil filters by type only. Fields default to the JSON fields
+// of T (without the embedding unless q.IncludeEmbedding: T's embedding field stays empty); "id",
+// "type" and "schemaVersion" are always fetched, since each hit is checked and decoded as the
+// repository's Decode does. Upgrades of an older schema version see only the fetched fields.
+func (x *Repo[T]) Search(ctx context.Context, q Query, filter *repository.Query) (Result[T], error) {
+	ix, err := x.s.Index(ctx)
+	if err != nil {
+		return Result[T]{}, err
+	}
+	if filter == nil {
+		filter = repository.NewQuery()
+	}
+	cond, params, err := x.r.Condition(filter)
+	if err != nil {
+		return Result[T]{}, &ValidationError{Kind: ErrValidation, Field: "Filter", Reason: err.Error()}
+	}
+	def := structFields(reflect.TypeFor[T]())
+	if q.Fields != nil {
+		q.Fields = append(append([]string(nil), q.Fields...), "id")
+	}
+	if q.Fields != nil || !q.IncludeEmbedding {
+		// The repository checks a document's type and schema version on decode.
+		if q.Fields != nil {
+			q.Fields = append(q.Fields, "type", "schemaVersion")
+		} else {
+			def = append(append([]string(nil), def...), "type", "schemaVersion")
+		}
+	}
+	pl, err := x.s.render(&q, ix, cond, params, def)
+	if err != nil {
+		return Result[T]{}, err
+	}
+	res := Result[T]{Method: ix.Method(q.Exact), Index: ix, CrossPartition: pl.pk == nil}
+	err = x.s.run(ctx, pl, q.K, func(r row) error {
+		item, err := x.r.Decode(r.Item)
+		if err != nil {
+			return err
+		}
+		res.Hits = append(res.Hits, Hit[T]{Item: item, Score: r.Score})
+		return nil
+	}, &res.RequestCharge)
+	return res, err
+}
+
+var fieldCache sync.Map // reflect.Type -> []string
+
+// structFields returns the top-level JSON property names of struct type t (embedded structs
+// flattened), as encoding/json names them.
+func structFields(t reflect.Type) []string {
+	if v, ok := fieldCache.Load(t); ok {
+		return v.([]string)
+	}
+	var out []string
+	var walk func(reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if f.Anonymous && name == "" {
+				walk(f.Type)
+				continue
+			}
+			if !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if identifier.MatchString(name) && !contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	walk(t)
+	fieldCache.Store(t, out)
+	return out
+}

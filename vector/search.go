@@ -1,0 +1,415 @@
+package vector
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/crosspartition"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+)
+
+// DefaultMaxK is Options.MaxK when unset.
+//
+// Why 1,000: a cross-partition search asks every physical partition for its own top k and
+// merges them in memory (crosspartition's non-streaming ORDER BY keeps a bounded top-k buffer and
+// refuses TOP above its Options.MaxNonStreamingItems, 50,000 by default). With k at most 1,000,
+// which is also the largest page a partition returns in one response, each partition answers in
+// one round trip and the merge holds at most k rows; beyond that latency, memory and RU grow with
+// k times the number of partitions, and approximate indexes (quantizedFlat, diskANN) lose
+// recall. MaxK may be raised up to the crosspartition cap, never above it.
+const DefaultMaxK = 1000
+
+// Options configure a Searcher. The zero value is the documented defaults; Searcher.Options
+// returns the options in effect.
+type Options struct {
+	// Path is the embedding's path in the container's vector embedding policy ("/embedding").
+	// Default: the policy's only embedding (an error if it has several).
+	Path string
+	// MaxK bounds Query.K. Default DefaultMaxK (1,000); at most the crosspartition engine's
+	// MaxNonStreamingItems.
+	MaxK int
+	// CrossPartition configures the engine of cross-partition searches. Default: its defaults.
+	CrossPartition crosspartition.Options
+}
+
+// Searcher runs vector searches on one container. It is safe for concurrent use; keep one per
+// container (it caches the container's vector policy and partition key ranges).
+type Searcher struct {
+	c    *azcosmos.ContainerClient
+	xq   *crosspartition.Container
+	opts Options
+
+	mu  sync.Mutex
+	idx *Index
+}
+
+// New returns a Searcher over c. It sends no request; the container's properties are read on the
+// first search (or Index) and cached. o may be nil.
+func New(c *azcosmos.ContainerClient, o *Options) *Searcher {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	xq := crosspartition.New(c, &opts.CrossPartition)
+	opts.CrossPartition = xq.Options()
+	if opts.MaxK <= 0 {
+		opts.MaxK = DefaultMaxK
+	}
+	opts.MaxK = min(opts.MaxK, opts.CrossPartition.MaxNonStreamingItems)
+	return &Searcher{c: c, xq: xq, opts: opts}
+}
+
+// Options returns the options in effect.
+func (s *Searcher) Options() Options { return s.opts }
+
+// Index returns the container's vector policy for the Searcher's path, reading the container's
+// properties on the first call (a failed read is not cached). A policy is immutable once the
+// container exists, so the cache is never refreshed.
+func (s *Searcher) Index(ctx context.Context) (Index, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idx != nil {
+		return *s.idx, nil
+	}
+	ix, err := readIndex(ctx, s.c, s.opts.Path)
+	if err != nil {
+		return Index{}, err
+	}
+	s.idx = &ix
+	return ix, nil
+}
+
+// Query is one search. Vector and K are required.
+type Query struct {
+	// Vector is the query vector: exactly the policy's dimensions, no NaN or infinity, values
+	// its data type can hold (int8: integers in [-128, 127]; uint8: [0, 255]). It is sent as the
+	// parameter @vector.
+	Vector []float32
+	// K is how many hits to return (TOP @k), 1 to Options.MaxK.
+	K int
+	// Where is an optional condition over c with parameters ("c.category = @cat"): no string
+	// literals (pass values in Params), and no parameters named @k, @vector, @type, @pk<n> or
+	// @p<n> (the search's own and the repository filter's).
+	Where  string
+	Params []azcosmos.QueryParameter
+	// PartitionKey scopes the search: every component of the container's key (one query to one
+	// partition) or a prefix of a hierarchical key (only the physical partitions holding it).
+	// Values are strings, numbers, bools or nil. Default: every partition (cross-partition,
+	// merged to the global top K).
+	PartitionKey []any
+	// Fields are the top-level properties each hit returns. Default: "id" and the partition key
+	// properties for a Searcher; the JSON fields of T for a Repo[T]. The embedding is never
+	// returned unless IncludeEmbedding is set.
+	Fields []string
+	// IncludeEmbedding returns the embedding too (with no Fields, the whole document).
+	IncludeEmbedding bool
+	// Exact compares every document in scope (VectorDistance(..., true)), ignoring the vector
+	// index: for recall checks of approximate indexes. Costs RU in proportion to the documents.
+	Exact bool
+}
+
+// Hit is one result: the item and its score (a similarity for cosine and dot product, a
+// distance for Euclidean: see Index.HigherIsCloser).
+type Hit[T any] struct {
+	Item  T
+	Score float64
+}
+
+// Result is a search's hits, closest first, and what it cost.
+type Result[T any] struct {
+	Hits []Hit[T]
+	// RequestCharge is the sum of the charges of every request (the query plan and each
+	// partition's pages for a cross-partition search).
+	RequestCharge float32
+	// Method is what the search relied on: the vector index's type, or MethodBruteForce.
+	Method Method
+	// CrossPartition reports whether the search fanned out to several partitions.
+	CrossPartition bool
+	// Index is the container's vector policy the search used.
+	Index Index
+}
+
+var (
+	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	paramName  = regexp.MustCompile(`^@[A-Za-z_][A-Za-z0-9_]*$`)
+	reserved   = regexp.MustCompile(`^@(k|vector|type|pk[0-9]+|p[0-9]+)$`)
+)
+
+// sqlPath turns "/a/b" into c.a.b (identifiers only).
+func sqlPath(p string) (string, error) {
+	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if !strings.HasPrefix(p, "/") {
+		return "", invalid(ErrNoPolicy, "Path", "%q does not start with /", p)
+	}
+	var b strings.Builder
+	b.WriteString("c")
+	for _, s := range segs {
+		if !identifier.MatchString(s) {
+			return "", invalid(ErrNoPolicy, "Path", "%q: vector search supports paths of letters, digits and _ only", p)
+		}
+		b.WriteString("." + s)
+	}
+	return b.String(), nil
+}
+
+// checkVector validates v against the policy.
+func checkVector(v []float32, ix Index) error {
+	if len(v) != ix.Dimensions {
+		return invalid(ErrInvalidVector, "Vector", "has %d dimensions, the policy of %s has %d", len(v), ix.Path, ix.Dimensions)
+	}
+	for i, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return invalid(ErrInvalidVector, "Vector", "component %d is NaN or infinite", i)
+		}
+		switch strings.ToLower(string(ix.DataType)) {
+		case "int8":
+			if f != math.Trunc(f) || f < -128 || f > 127 {
+				return invalid(ErrInvalidVector, "Vector", "component %d is not an int8", i)
+			}
+		case "uint8":
+			if f != math.Trunc(f) || f < 0 || f > 255 {
+				return invalid(ErrInvalidVector, "Vector", "component %d is not a uint8", i)
+			}
+		case "float16":
+			if math.Abs(f) > 65504 {
+				return invalid(ErrInvalidVector, "Vector", "component %d is out of float16 range", i)
+			}
+		}
+	}
+	return nil
+}
+
+// plan is a rendered search.
+type plan struct {
+	text   string
+	params []azcosmos.QueryParameter
+	pk     *azcosmos.PartitionKey // nil: cross-partition
+}
+
+// render validates q and builds its text. cond and condParams are an extra condition (the
+// repository's filter); fields are the default fields.
+func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter, defFields []string) (*plan, error) {
+	if q.K < 1 || q.K > s.opts.MaxK {
+		return nil, invalid(ErrValidation, "K", "is %d: must be 1 to %d (Options.MaxK)", q.K, s.opts.MaxK)
+	}
+	if err := checkVector(q.Vector, ix); err != nil {
+		return nil, err
+	}
+	path, err := sqlPath(ix.Path)
+	if err != nil {
+		return nil, err
+	}
+	params := make([]azcosmos.QueryParameter, 0, 2+len(q.Params)+len(condParams)+len(q.PartitionKey))
+	params = append(params, azcosmos.QueryParameter{Name: "@k", Value: q.K}, azcosmos.QueryParameter{Name: "@vector", Value: q.Vector})
+	var where []string
+	if cond != "" {
+		where = append(where, "("+cond+")")
+		params = append(params, condParams...)
+	}
+	if strings.TrimSpace(q.Where) != "" {
+		if strings.ContainsAny(q.Where, `'"`) {
+			return nil, invalid(ErrValidation, "Where", "contains a string literal; pass values in Params")
+		}
+		where = append(where, "("+q.Where+")")
+	}
+	for _, p := range q.Params {
+		if !paramName.MatchString(p.Name) || reserved.MatchString(p.Name) {
+			return nil, invalid(ErrValidation, "Params", "parameter name %q must be @ followed by letters, digits or _, and not @k, @vector, @type, @pk<n> or @p<n>", p.Name)
+		}
+	}
+	params = append(params, q.Params...)
+	pl := &plan{}
+	if n := len(q.PartitionKey); n > 0 {
+		paths := ix.PartitionKeyPaths
+		if n > len(paths) {
+			return nil, invalid(ErrValidation, "PartitionKey", "has %d components, the container's key %d", n, len(paths))
+		}
+		if n == len(paths) {
+			pk := azcosmos.NewPartitionKey()
+			for i, v := range q.PartitionKey {
+				switch v := v.(type) {
+				case string:
+					pk = pk.AppendString(v)
+				case bool:
+					pk = pk.AppendBool(v)
+				case nil:
+					pk = pk.AppendNull()
+				default:
+					f, ok := number(v)
+					if !ok {
+						return nil, invalid(ErrValidation, "PartitionKey", "component %d is a %T: use a string, number, bool or nil", i, v)
+					}
+					pk = pk.AppendNumber(f)
+				}
+			}
+			pl.pk = &pk
+		} else {
+			// A prefix of a hierarchical key: a condition the plan narrows the ranges by.
+			for i, v := range q.PartitionKey {
+				if _, ok := number(v); !ok {
+					switch v.(type) {
+					case string, bool, nil:
+					default:
+						return nil, invalid(ErrValidation, "PartitionKey", "component %d is a %T: use a string, number, bool or nil", i, v)
+					}
+				}
+				p, err := sqlPath(paths[i])
+				if err != nil {
+					return nil, invalid(ErrValidation, "PartitionKey", "path %q is not letters, digits and _", paths[i])
+				}
+				name := "@pk" + strconv.Itoa(i)
+				where = append(where, p+" = "+name)
+				params = append(params, azcosmos.QueryParameter{Name: name, Value: v})
+			}
+		}
+	}
+	fields := q.Fields
+	if fields == nil {
+		fields = defFields
+	}
+	top := strings.SplitN(strings.TrimPrefix(ix.Path, "/"), "/", 2)[0]
+	var proj strings.Builder
+	if len(q.Fields) == 0 && q.IncludeEmbedding {
+		proj.WriteString("c")
+	} else {
+		proj.WriteString("{")
+		n := 0
+		for i, f := range fields {
+			if !identifier.MatchString(f) {
+				return nil, invalid(ErrValidation, "Fields", "%q is not a top-level property name (letters, digits, _)", f)
+			}
+			if (f == top && !q.IncludeEmbedding) || contains(fields[:i], f) {
+				continue
+			}
+			if n > 0 {
+				proj.WriteString(", ")
+			}
+			n++
+			fmt.Fprintf(&proj, "%q: c.%s", f, f)
+		}
+		if q.IncludeEmbedding && !contains(fields, top) {
+			fmt.Fprintf(&proj, ", %q: c.%s", top, top)
+		}
+		proj.WriteString("}")
+	}
+	dist := "VectorDistance(" + path + ", @vector)"
+	if q.Exact {
+		dist = "VectorDistance(" + path + ", @vector, true)"
+	}
+	var b strings.Builder
+	b.WriteString("SELECT TOP @k VALUE {\"item\": ")
+	b.WriteString(proj.String())
+	b.WriteString(", \"score\": " + dist + "} FROM c")
+	if len(where) > 0 {
+		b.WriteString(" WHERE " + strings.Join(where, " AND "))
+	}
+	b.WriteString(" ORDER BY " + dist)
+	pl.text, pl.params = b.String(), params
+	return pl, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func number(v any) (float64, bool) {
+	switch v := v.(type) {
+	case int:
+		return float64(v), true
+	case int32:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case float32:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
+// row is one result row of a search query.
+type row struct {
+	Item  json.RawMessage `json:"item"`
+	Score float64         `json:"score"`
+}
+
+// Search runs q and returns the hits as raw JSON items, closest first.
+func (s *Searcher) Search(ctx context.Context, q Query) (Result[json.RawMessage], error) {
+	ix, err := s.Index(ctx)
+	if err != nil {
+		return Result[json.RawMessage]{}, err
+	}
+	def := append([]string{"id"}, topLevel(ix.PartitionKeyPaths)...)
+	pl, err := s.render(&q, ix, "", nil, def)
+	if err != nil {
+		return Result[json.RawMessage]{}, err
+	}
+	res := Result[json.RawMessage]{Method: ix.Method(q.Exact), Index: ix, CrossPartition: pl.pk == nil}
+	err = s.run(ctx, pl, q.K, func(r row) error {
+		res.Hits = append(res.Hits, Hit[json.RawMessage](r))
+		return nil
+	}, &res.RequestCharge)
+	return res, err
+}
+
+// topLevel returns the top-level property of each single-segment path.
+func topLevel(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if s := strings.TrimPrefix(p, "/"); identifier.MatchString(s) && s != "id" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// run sends the search: one query to one partition, or the crosspartition engine.
+func (s *Searcher) run(ctx context.Context, pl *plan, k int, each func(row) error, charge *float32) error {
+	o := &azcosmos.QueryOptions{QueryParameters: pl.params, PageSizeHint: int32(k)}
+	var next func() (azcosmos.QueryItemsResponse, error)
+	var more func() bool
+	if pl.pk != nil {
+		p := s.c.NewQueryItemsPager(pl.text, *pl.pk, o)
+		next, more = func() (azcosmos.QueryItemsResponse, error) { return p.NextPage(ctx) }, p.More
+	} else {
+		p := s.xq.NewQueryItemsPager(pl.text, o)
+		next, more = func() (azcosmos.QueryItemsResponse, error) { return p.NextPage(ctx) }, p.More
+	}
+	n := 0
+	for more() {
+		page, err := next()
+		*charge += page.RequestCharge
+		if err != nil {
+			return diagnostics.FromError(diagnostics.OpQueryItems, err)
+		}
+		for _, it := range page.Items {
+			var r row
+			if err := json.Unmarshal(it, &r); err != nil {
+				return fmt.Errorf("vector: a result row is not {item, score}: %w", err)
+			}
+			if n == k {
+				return nil
+			}
+			n++
+			if err := each(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
