@@ -129,11 +129,13 @@
 //
 //   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
 //     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
-//   - Hybrid search and full-text plans (FullTextScore, ORDER BY RANK).
+//   - Query plans for ORDER BY RANK (FullTextScore, RRF) across partitions: the query runs when
+//     scoped to one partition key.
 //   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
 //     client encryption keys; consistency levels beyond one store
 //     (every read sees the latest write, whatever level the account reports); the ±15 minute
 //     x-ms-date check; AAD token signatures and role-based access control (a well-formed token
 //     within its lifetime may do anything); the emulator's compute gateway (its own endpoint
-//     with other id rules); full-text search functions.
+//     with other id rules). Full-text functions tokenize without the service's language analyzers
+//     (no stemming or stop words; internal/query documents the tokenization and BM25).
 package cosmostest

@@ -140,4 +140,5 @@ type selectQuery struct {
 	offset    expr
 	limit     expr
 	hasAgg    bool // an aggregate appears in the select list or ORDER BY of this query level
+	rank      bool // ORDER BY RANK <scoring function>: orderBy holds that one item (rank.go)
 }

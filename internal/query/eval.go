@@ -22,6 +22,9 @@ type evaluator struct {
 	now     time.Time
 	vector  VectorDefaults
 	regexps map[string]*regexp.Regexp
+	// corpus is the documents of this execution: FullTextScore's BM25 statistics (rank.go).
+	corpus  []Document
+	ftStats map[string]*bm25Stats
 	err     error // first runtime error (e.g. a bad argument the service rejects)
 	// rootVals is the reused binding slice of the root query's "FROM c" rows.
 	rootVals []any

@@ -205,7 +205,17 @@ func (p *parser) parseSelect() (*selectQuery, error) {
 		if err := p.expectKw("BY"); err != nil {
 			return nil, err
 		}
-		for {
+		if t := p.peek(); t.kind == tIdent && strings.EqualFold(t.text, "RANK") && p.at(1).kind == tIdent {
+			// ORDER BY RANK <scoring function>: one item, no direction (highest score first).
+			p.next()
+			x, err := p.parseExpr()
+			if err != nil {
+				return nil, err
+			}
+			q.orderBy = []orderItem{{x: x, desc: true}}
+			q.rank = true
+		}
+		for !q.rank {
 			x, err := p.parseExpr()
 			if err != nil {
 				return nil, err

@@ -343,5 +343,8 @@ func (q *Query) checkPlannable() error {
 	case s.limit != nil && tooBig(s.limit):
 		return badRequest("The LIMIT count value exceeds the maximum allowed value.")
 	}
+	if s.rank {
+		return badRequest("cosmostest does not plan hybrid search (ORDER BY RANK) across partitions yet; scope the query to one partition key.")
+	}
 	return nil
 }

@@ -31,6 +31,9 @@ func Parse(text string) (*Query, error) {
 	if err := r.query(sel, true); err != nil {
 		return nil, err
 	}
+	if err := checkRankSubqueries(sel); err != nil {
+		return nil, err
+	}
 	return &Query{text: text, sel: sel}, nil
 }
 
@@ -110,6 +113,7 @@ func (q *Query) Execute(docs []Document, opts Options) (page *Page, err error) {
 	}()
 	ev := newEvaluator(opts)
 	ev.maxRows = max(defaultMaxRows, 20*len(docs))
+	ev.corpus = docs
 	pageSize := opts.MaxItemCount
 	switch {
 	case pageSize == -1:
@@ -183,7 +187,7 @@ const (
 func (q *Query) mode() execMode {
 	s := q.sel
 	switch {
-	case s.distinct || s.hasAgg || len(s.groupBy) > 0:
+	case s.distinct || s.hasAgg || len(s.groupBy) > 0 || s.rank:
 		return modeFull
 	case len(s.orderBy) > 0:
 		return modeOrdered

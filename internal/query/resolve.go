@@ -99,6 +99,9 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 		if err := r.expr(o.x, len(q.groupBy) > 0); err != nil {
 			return err
 		}
+		if q.rank {
+			break
+		}
 		if c, ok := o.x.(*callExpr); ok && c.name == "VECTORDISTANCE" && (o.asc || o.desc) {
 			// The direction comes from the distance function (see VectorDefaults).
 			return badRequest("Specifying a sorting order (ASC or DESC) with VectorDistance function is not supported.")
@@ -112,7 +115,7 @@ func (r *resolver) query(q *selectQuery, root bool) error {
 		}
 		q.hasAgg = q.hasAgg || hasAggregate(o.x)
 	}
-	return nil
+	return checkScoring(q, root)
 }
 
 func (r *resolver) lookup(id *identExpr) error {

@@ -153,13 +153,18 @@ func (ev *evaluator) pipeline(q *selectQuery, rows []*env, parent *env) []output
 	outs := make([]output, 0, len(units))
 	for _, u := range units {
 		o := output{val: ev.project(q, u)}
-		if len(q.orderBy) > 0 {
+		if len(q.orderBy) > 0 && !q.rank {
 			o.sort = make([]any, len(q.orderBy))
 			for i, ob := range q.orderBy {
 				o.sort[i] = ev.eval(ob.x, u)
 			}
 		}
 		outs = append(outs, o)
+	}
+	if q.rank {
+		for i, score := range ev.rankScores(q, units) {
+			outs[i].sort = []any{score}
+		}
 	}
 	if len(q.orderBy) > 0 {
 		dirs := ev.orderDirs(q)

@@ -1,0 +1,70 @@
+package cosmostest_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+)
+
+// TestQueryFullTextScoreSinglePartition runs ORDER BY RANK FullTextScore and RRF through the real
+// client within one partition key, one result per page (continuations across the ranking).
+func TestQueryFullTextScoreSinglePartition(t *testing.T) {
+	t.Parallel()
+	s := cosmostest.NewServer(t, cosmostest.WithPartitionCount(2))
+	c := newClient(t, s, nil)
+	ctx := context.Background()
+	cc := newContainer(t, c, "ft", &azcosmos.ContainerProperties{
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}},
+		VectorEmbeddingPolicy: &azcosmos.VectorEmbeddingPolicy{VectorEmbeddings: []azcosmos.VectorEmbedding{
+			{Path: "/v", DataType: azcosmos.VectorDataTypeFloat32, DistanceFunction: azcosmos.VectorDistanceFunctionEuclidean, Dimensions: 2},
+		}},
+		FullTextPolicy: &azcosmos.FullTextPolicy{DefaultLanguage: "en-US", FullTextPaths: []azcosmos.FullTextPath{{Path: "/text", Language: "en-US"}}},
+	})
+	docs := []map[string]any{
+		{"id": "once", "text": "a boot", "v": []float64{0, 0}},
+		{"id": "twice", "text": "boot and boot", "v": []float64{5, 5}},
+		{"id": "none", "text": "sandals", "v": []float64{1, 1}},
+		{"id": "long", "text": "one boot among many many other words in a long text", "v": []float64{9, 9}},
+	}
+	for _, d := range docs {
+		d["pk"] = "p"
+		b, _ := json.Marshal(d)
+		if _, err := cc.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), b, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(q string) []string {
+		t.Helper()
+		pages, err := drainQuery(ctx, t, cc, azcosmos.NewPartitionKeyString("p"), q, &azcosmos.QueryOptions{PageSizeHint: 1,
+			QueryParameters: []azcosmos.QueryParameter{{Name: "@v", Value: []float64{0, 0}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, it := range allItems(pages) {
+			var id string
+			if err := json.Unmarshal(it, &id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	if got, want := run(`SELECT VALUE c.id FROM c ORDER BY RANK FullTextScore(c.text, "boot")`), []string{"twice", "once", "long", "none"}; !slices.Equal(got, want) {
+		t.Fatalf("FullTextScore ranking %v, want %v", got, want)
+	}
+	// Euclidean ranking: once, none, twice, long; BM25: twice, once, long, none. RRF with equal
+	// weights: once 1/61+1/62, twice 1/63+1/61, none 1/62+1/64, long 1/64+1/63.
+	if got, want := run(`SELECT VALUE c.id FROM c ORDER BY RANK RRF(VectorDistance(c.v, @v), FullTextScore(c.text, "boot"))`), []string{"once", "twice", "none", "long"}; !slices.Equal(got, want) {
+		t.Fatalf("RRF ranking %v, want %v", got, want)
+	}
+	// In a projection the service refuses it.
+	_, err := drainQuery(ctx, t, cc, azcosmos.NewPartitionKeyString("p"), `SELECT FullTextScore(c.text, "boot") AS s FROM c`, nil)
+	if code, _ := status(t, err); code != 400 {
+		t.Fatalf("FullTextScore in a projection: status %d, want 400", code)
+	}
+}
