@@ -92,7 +92,9 @@
 //     [prefix, prefix+FF) for a hierarchical prefix, none for a contradiction); 400/1004 naming each feature the query needs that
 //     x-ms-cosmos-supported-query-features does not list. Rewritten queries run per range with
 //     x-ms-documentdb-partitionkeyrangeid, with the filter placeholder replaced by true or a
-//     resume filter.
+//     resume filter. ORDER BY RANK (FullTextScore, RRF) is answered with a hybridSearchQueryInfo
+//     (global statistics query, component queries with the statistics placeholders) and needs
+//     the HybridSearch feature (WeightedRankFusion for RRF weights).
 //   - Request counters: (*Server).Requests(RequestFilter) by region, operation and resource,
 //     including requests answered by a fault or the throughput limiter.
 //   - Fault injection (faults.go): (*Server).InjectFault(Fault) matches by region, operation,
@@ -129,8 +131,6 @@
 //
 //   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
 //     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
-//   - Query plans for ORDER BY RANK (FullTextScore, RRF) across partitions: the query runs when
-//     scoped to one partition key.
 //   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
 //     client encryption keys; consistency levels beyond one store
 //     (every read sees the latest write, whatever level the account reports); the ±15 minute

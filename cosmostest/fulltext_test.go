@@ -68,3 +68,30 @@ func TestQueryFullTextScoreSinglePartition(t *testing.T) {
 		t.Fatalf("FullTextScore in a projection: status %d, want 400", code)
 	}
 }
+
+// TestQueryPlanHybridSearch: a query plan request for ORDER BY RANK answers a hybridSearchQueryInfo
+// (no queryInfo), and needs the HybridSearch feature (WeightedRankFusion for RRF weights).
+func TestQueryPlanHybridSearch(t *testing.T) {
+	t.Parallel()
+	p := newPlanClient(t, cosmostest.NewServer(t, cosmostest.WithPartitionCount(4)), nil)
+	const q = `SELECT TOP 5 c.id FROM c ORDER BY RANK RRF(FullTextScore(c.text, @t), VectorDistance(c.v, @v), [1, 2])`
+	params := []azcosmos.QueryParameter{{Name: "@t", Value: "boot"}, {Name: "@v", Value: []float64{1, 0}}}
+	plan, err := p.plan(t, q, params, allFeatures+", HybridSearch, WeightedRankFusion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi, ok := plan["hybridSearchQueryInfo"].(map[string]any)
+	if !ok || plan["queryInfo"] != nil {
+		t.Fatalf("plan %v: want a hybridSearchQueryInfo and no queryInfo", plan)
+	}
+	if hi["take"] != 5.0 || hi["requiresGlobalStatistics"] != true || len(hi["componentQueryInfos"].([]any)) != 2 ||
+		!jsonValueEqual(hi["componentWeights"], []any{1.0, 2.0}) {
+		t.Fatalf("hybridSearchQueryInfo %v", hi)
+	}
+	for _, features := range []string{allFeatures, allFeatures + ", HybridSearch"} {
+		_, err := p.plan(t, q, params, features)
+		if st, sub := status(t, err); st != 400 || sub != "1004" {
+			t.Fatalf("features %q: %v (want 400/1004)", features, err)
+		}
+	}
+}

@@ -97,13 +97,14 @@ const (
 	aggAvg
 	aggMakeList
 	aggMakeSet
+	aggCountIf
 )
 
 var aggNames = map[string]aggKind{"COUNT": aggCount, "SUM": aggSum, "MIN": aggMin, "MAX": aggMax, "AVG": aggAvg,
-	"MAKELIST": aggMakeList, "MAKESET": aggMakeSet}
+	"MAKELIST": aggMakeList, "MAKESET": aggMakeSet, "COUNTIF": aggCountIf}
 
 func (k aggKind) planName() string {
-	return [...]string{"", "Count", "Sum", "Min", "Max", "Average", "MakeList", "MakeSet"}[k]
+	return [...]string{"", "Count", "Sum", "Min", "Max", "Average", "MakeList", "MakeSet", "CountIf"}[k]
 }
 
 type selectItem struct {

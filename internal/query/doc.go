@@ -64,7 +64,9 @@
 //     a letter or digit and compare words case-insensitively, without the service's stemming and stop
 //     words (functions_fulltext.go); a term of several words matches them consecutively.
 //   - FullTextScore is BM25 (k1 1.2, b 0.75) over the documents the execution reads, with that
-//     tokenization; RRF fuses rankings with k = 60 (rank.go). Both only as ORDER BY RANK's item.
+//     tokenization; RRF fuses rankings with k = 60 (rank.go, internal/rrf). Both only as ORDER BY
+//     RANK's item. Their plan is the service's hybridSearchQueryInfo (hybridplan.go); its
+//     component queries take 12 × (OFFSET + TOP/LIMIT) rows each (the service's rule is unknown).
 //   - Spatial (ST_*) and user-defined functions are not supported and fail as unknown functions.
 //   - No index unless the caller passes one: an Index built by NewIndex serves ORDER BY queries whose
 //     items are exactly its paths and directions; otherwise every page of an ORDER BY, DISTINCT,

@@ -178,7 +178,7 @@ func (ev *evaluator) eval(x expr, e *env) any {
 		for i, a := range n.args {
 			args[i] = ev.eval(a, e)
 		}
-		if n.name == "VECTORDISTANCE" {
+		if n.name == "VECTORDISTANCE" || n.name == "_VECTORSCORE" {
 			return ev.vectorDistance(n, args)
 		}
 		return n.fn.call(ev, args)

@@ -97,6 +97,8 @@ func (f exprFormat) expr(x expr) string {
 		return pre + "(" + formatSelect(e.q, "") + ")"
 	case placeholderExpr:
 		return "(" + orderByFilter + ")"
+	case rawExpr:
+		return e.text
 	}
 	return ""
 }

@@ -84,8 +84,14 @@ type dCountInfo struct {
 
 // plan is Info's plan: also for the shapes the service's plan generator refuses (Plan reports those).
 func (q *Query) plan(_ Info, vec VectorDefaults) json.RawMessage {
-	b, _ := json.Marshal(plan{Version: 2, QueryInfo: q.queryInfo(PlanOptions{Vector: vec}),
-		QueryRanges: []PlanRange{{Min: "", Max: "FF", IsMinInclusive: true}}})
+	ranges := []PlanRange{{Min: "", Max: "FF", IsMinInclusive: true}}
+	if q.sel.rank {
+		if hi, err := q.hybridInfo(PlanOptions{Vector: vec}); err == nil {
+			b, _ := json.Marshal(hybridPlan{Version: 2, QueryRanges: ranges, HybridSearchQueryInfo: hi})
+			return b
+		}
+	}
+	b, _ := json.Marshal(plan{Version: 2, QueryInfo: q.queryInfo(PlanOptions{Vector: vec}), QueryRanges: ranges})
 	return b
 }
 
@@ -111,6 +117,13 @@ func (q *Query) Plan(opts PlanOptions) (json.RawMessage, error) {
 	ranges := opts.Ranges
 	if ranges == nil {
 		ranges = []PlanRange{{Min: "", Max: "FF", IsMinInclusive: true, IsMaxInclusive: false}}
+	}
+	if q.sel.rank {
+		hi, err := q.hybridInfo(opts)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(hybridPlan{Version: 2, QueryRanges: ranges, HybridSearchQueryInfo: hi})
 	}
 	p := plan{Version: 2, QueryInfo: q.queryInfo(opts), QueryRanges: ranges}
 	return json.Marshal(p)
@@ -212,6 +225,15 @@ func (q *Query) queryInfo(opts PlanOptions) planQueryInfo {
 // client must implement to run the query across partitions, in the service's order; empty when
 // the partitions' results need no merging.
 func (q *Query) Features(opts PlanOptions) []string {
+	if q.sel.rank {
+		// The client runs the hybridSearchQueryInfo; RRF with weights needs the newer flag.
+		if c := q.sel.orderBy[0].x.(*callExpr); c.name == "RRF" {
+			if _, w := rrfParts(c); w != nil {
+				return []string{"HybridSearch", "WeightedRankFusion"}
+			}
+		}
+		return []string{"HybridSearch"}
+	}
 	qi := q.queryInfo(opts)
 	need := map[string]bool{}
 	if len(qi.Aggregates) > 0 || len(qi.GroupByAliasToAggregateType) > 0 && q.sel.hasAgg {
@@ -342,9 +364,6 @@ func (q *Query) checkPlannable() error {
 		return badRequest("The OFFSET count value exceeds the maximum allowed value.")
 	case s.limit != nil && tooBig(s.limit):
 		return badRequest("The LIMIT count value exceeds the maximum allowed value.")
-	}
-	if s.rank {
-		return badRequest("cosmostest does not plan hybrid search (ORDER BY RANK) across partitions yet; scope the query to one partition key.")
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/rrf"
 )
 
 // ORDER BY RANK: full-text scoring (FullTextScore, BM25) and reciprocal rank fusion (RRF).
@@ -23,9 +25,10 @@ import (
 // with k1 = 1.2 and b = 0.75, the usual BM25 constants (the service does not publish its own).
 //
 // RRF(s1, s2, ..., [w1, w2, ...]) fuses the rankings of its scoring functions (FullTextScore or
-// VectorDistance, the latter ordered by the vector policy's direction): each result gets
-// Σ_i w_i / (60 + rank_i), rank_i counting from 1 in component i's order (ties keep document order),
-// weights 1 when absent. A result a component cannot score (no text, no vector) gets nothing from it.
+// VectorDistance, the latter ordered by the vector policy's direction) by internal/rrf's rule, the
+// one the service's hybrid search applies: weights 1 when absent, a negative weight reversing its
+// component's order. A result a component cannot score (no text, no vector) ranks last in it, as the
+// service's component queries coalesce it (?? -1 for FullTextScore, ?? ∓1.79769e+308 for vectors).
 //
 // Both can only appear as the single item of ORDER BY RANK, which orders by the score, highest
 // first, and takes no ASC or DESC; RRF's arguments must be scoring functions. The service's messages
@@ -33,13 +36,39 @@ import (
 const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
-	rrfK   = 60
 )
 
 func init() {
 	// Evaluated by rankScores; a call anywhere else is refused by checkScoring.
 	register("FULLTEXTSCORE", 2, -1, func(_ *evaluator, _ []any) any { return undefined })
 	register("RRF", 1, -1, func(_ *evaluator, _ []any) any { return undefined })
+	// The system functions of hybrid search's plans (hybridplan.go), allowed anywhere: the word
+	// count of a text, BM25 with the statistics given (_FullTextScore(c.text, ["a", "b"], N,
+	// totalWords, [hitsA, hitsB])), and the vector score (VectorDistance with the policy's defaults).
+	register("_FULLTEXTWORDCOUNT", 1, 1, func(_ *evaluator, a []any) any {
+		if s, ok := a[0].(string); ok {
+			return float64(len(fullTextWords(s)))
+		}
+		return undefined
+	})
+	register("_FULLTEXTSCORE", 5, 5, func(_ *evaluator, a []any) any {
+		text, ok := a[0].(string)
+		terms, termsOK := termWords(a[1:2])
+		n, nOK := a[2].(float64)
+		w, wOK := a[3].(float64)
+		hits, hitsOK := a[4].([]any)
+		if !ok || !termsOK || !nOK || !wOK || !hitsOK || len(hits) != len(terms) {
+			return undefined
+		}
+		st := &bm25Stats{docs: n, words: w, hits: make([]float64, len(hits))}
+		for i, h := range hits {
+			if st.hits[i], ok = h.(float64); !ok {
+				return undefined
+			}
+		}
+		return bm25Score(fullTextWords(text), terms, st)
+	})
+	register("_VECTORSCORE", 2, 4, func(_ *evaluator, _ []any) any { return undefined }) // see eval
 }
 
 const rrfWeights = "The weights of RRF must be an array with one number per scoring function."
@@ -198,12 +227,13 @@ func (ev *evaluator) rankScores(q *selectQuery, units []*env) []any {
 			}
 		}
 	}
-	fused := make([]any, len(units))
-	order := make([]int, len(units))
+	cols := make([][]float64, len(comps))
+	desc := make([]bool, len(comps))
 	for ci, comp := range comps {
 		cc := comp.(*callExpr)
 		var scores []any
-		desc := true
+		desc[ci] = true
+		missing := -1.0 // FullTextScore ?? -1, as the service's component queries coalesce
 		if cc.name == "FULLTEXTSCORE" {
 			scores = ev.fullTextScores(q, cc, units)
 		} else {
@@ -211,45 +241,33 @@ func (ev *evaluator) rankScores(q *selectQuery, units []*env) []any {
 			for i, u := range units {
 				scores[i] = ev.eval(cc, u)
 			}
-			desc = vectorFunction(cc, ev.vector) != "euclidean"
-		}
-		order = order[:0]
-		for i, s := range scores {
-			if _, ok := s.(float64); ok {
-				order = append(order, i)
+			desc[ci] = vectorFunction(cc, ev.vector) != "euclidean"
+			missing = -math.MaxFloat64
+			if !desc[ci] {
+				missing = math.MaxFloat64
 			}
 		}
-		slices.SortStableFunc(order, func(a, b int) int {
-			x, y := scores[a].(float64), scores[b].(float64)
-			if desc {
-				x, y = y, x
+		cols[ci] = make([]float64, len(units))
+		for i, v := range scores {
+			f, ok := v.(float64)
+			if !ok {
+				f = missing
 			}
-			switch {
-			case x < y:
-				return -1
-			case x > y:
-				return 1
-			}
-			return 0
-		})
-		for r, i := range order {
-			prev, _ := fused[i].(float64)
-			fused[i] = prev + weights[ci]/float64(rrfK+r+1)
+			cols[ci][i] = f
 		}
 	}
-	for i, f := range fused {
-		if f == nil {
-			fused[i] = undefined
-		}
+	fused := make([]any, len(units))
+	for i, f := range rrf.Fuse(cols, desc, weights) {
+		fused[i] = f
 	}
 	return fused
 }
 
-// bm25Stats are the corpus statistics of one path and one set of query words.
+// bm25Stats are the corpus statistics of one path and one list of terms: N, the total number of
+// words at the path, and per term the number of documents containing it (FullTextContains).
 type bm25Stats struct {
-	docs, words int   // N and the total number of words at the path
-	hits        []int // n(w), per query word
-	idf         []float64
+	docs, words float64
+	hits        []float64
 }
 
 // fullTextScores returns FullTextScore's BM25 score of each unit; undefined where the text or a term
@@ -258,7 +276,7 @@ func (ev *evaluator) fullTextScores(q *selectQuery, c *callExpr, units []*env) [
 	out := make([]any, len(units))
 	for i, u := range units {
 		out[i] = undefined
-		words, ok := ev.fullTextQueryWords(c, u)
+		terms, ok := ev.fullTextTerms(c, u)
 		if !ok {
 			continue
 		}
@@ -266,61 +284,59 @@ func (ev *evaluator) fullTextScores(q *selectQuery, c *callExpr, units []*env) [
 		if !isStr {
 			continue
 		}
-		st := ev.bm25(q, c, words)
-		out[i] = bm25Score(fullTextWords(text), words, st)
+		out[i] = bm25Score(fullTextWords(text), terms, ev.bm25(q, c, terms))
 	}
 	return out
 }
 
-// fullTextQueryWords are the distinct words of FullTextScore's terms (strings, or arrays of strings as
-// in the preview syntax FullTextScore(c.text, ["a", "b"])).
-func (ev *evaluator) fullTextQueryWords(c *callExpr, u *env) ([]string, bool) {
-	var words []string
-	add := func(v any) bool {
-		s, ok := v.(string)
-		if !ok {
-			return false
-		}
-		for _, w := range fullTextWords(s) {
-			if !slices.Contains(words, w) {
-				words = append(words, w)
-			}
-		}
-		return true
-	}
+// fullTextTerms are FullTextScore's terms, tokenized (strings, or arrays of strings as in the
+// preview syntax FullTextScore(c.text, ["a", "b"]) and in hybrid search's component queries).
+func (ev *evaluator) fullTextTerms(c *callExpr, u *env) ([][]string, bool) {
+	vals := make([]any, 0, len(c.args)-1)
 	for _, a := range c.args[1:] {
-		v := ev.eval(a, u)
-		if arr, ok := v.([]any); ok {
-			for _, e := range arr {
-				if !add(e) {
-					return nil, false
-				}
-			}
-			continue
-		}
-		if !add(v) {
-			return nil, false
-		}
+		vals = append(vals, ev.eval(a, u))
 	}
-	return words, true
+	return termWords(vals)
 }
 
-// bm25 computes (once per execution, path and words) the statistics over the execution's documents.
-func (ev *evaluator) bm25(q *selectQuery, c *callExpr, words []string) *bm25Stats {
-	key := formatExpr(c.args[0]) + "\x00" + strings.Join(words, "\x00")
-	if st, ok := ev.ftStats[key]; ok {
+func termWords(vals []any) ([][]string, bool) {
+	var terms [][]string
+	for _, v := range vals {
+		arr, isArr := v.([]any)
+		if !isArr {
+			arr = []any{v}
+		}
+		for _, e := range arr {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			terms = append(terms, fullTextWords(s))
+		}
+	}
+	return terms, true
+}
+
+// bm25 computes (once per execution, path and terms) the statistics over the execution's documents.
+func (ev *evaluator) bm25(q *selectQuery, c *callExpr, terms [][]string) *bm25Stats {
+	var key strings.Builder
+	key.WriteString(formatExpr(c.args[0]))
+	for _, t := range terms {
+		key.WriteString("\x00" + strings.Join(t, " "))
+	}
+	if st, ok := ev.ftStats[key.String()]; ok {
 		return st
 	}
-	st := &bm25Stats{hits: make([]int, len(words)), idf: make([]float64, len(words))}
+	st := &bm25Stats{hits: make([]float64, len(terms))}
 	for _, d := range ev.corpus {
 		st.docs++
 		ev.forEachRow(q, nil, true, d.Value, func(vals []any) bool {
 			text, ok := ev.eval(c.args[0], &env{vals: vals}).(string)
 			if ok {
 				tw := fullTextWords(text)
-				st.words += len(tw)
-				for i, w := range words {
-					if slices.Contains(tw, w) {
+				st.words += float64(len(tw))
+				for i, t := range terms {
+					if len(t) > 0 && containsRun(tw, t) {
 						st.hits[i]++
 					}
 				}
@@ -328,36 +344,35 @@ func (ev *evaluator) bm25(q *selectQuery, c *callExpr, words []string) *bm25Stat
 			return false // the path is on the root alias: the first row has it
 		})
 	}
-	for i, n := range st.hits {
-		st.idf[i] = math.Log(1 + (float64(st.docs-n)+0.5)/(float64(n)+0.5))
-	}
 	if ev.ftStats == nil {
 		ev.ftStats = map[string]*bm25Stats{}
 	}
-	ev.ftStats[key] = st
+	ev.ftStats[key.String()] = st
 	return st
 }
 
-// bm25Score is the BM25 score of a document's words for the query words.
-func bm25Score(doc, words []string, st *bm25Stats) float64 {
-	avgdl := 0.0
-	if st.docs > 0 {
-		avgdl = float64(st.words) / float64(st.docs)
-	}
+// bm25Score is the BM25 score of a document's words for the terms; a term of several words counts
+// where its words appear consecutively.
+func bm25Score(doc []string, terms [][]string, st *bm25Stats) float64 {
 	norm := 1.0
-	if avgdl > 0 {
-		norm = 1 - bm25B + bm25B*float64(len(doc))/avgdl
+	if st.docs > 0 && st.words > 0 {
+		norm = 1 - bm25B + bm25B*float64(len(doc))/(st.words/st.docs)
 	}
 	score := 0.0
-	for i, w := range words {
+	for i, t := range terms {
+		if len(t) == 0 || i >= len(st.hits) {
+			continue
+		}
 		tf := 0
-		for _, d := range doc {
-			if d == w {
+		for j := 0; j+len(t) <= len(doc); j++ {
+			if slices.Equal(doc[j:j+len(t)], t) {
 				tf++
 			}
 		}
 		if tf > 0 {
-			score += st.idf[i] * float64(tf) * (bm25K1 + 1) / (float64(tf) + bm25K1*norm)
+			n := st.hits[i]
+			idf := math.Log(1 + (st.docs-n+0.5)/(n+0.5))
+			score += idf * float64(tf) * (bm25K1 + 1) / (float64(tf) + bm25K1*norm)
 		}
 	}
 	return score

@@ -125,9 +125,10 @@ func TestBM25Score(t *testing.T) {
 	q := mustParse(t, `SELECT * FROM c ORDER BY RANK FullTextScore(c.text, "rocky", "boots")`)
 	ev := newEvaluator(Options{})
 	ev.corpus = docs
-	st := ev.bm25(q.sel, q.sel.orderBy[0].x.(*callExpr), []string{"rocky", "boots"})
+	terms := [][]string{{"rocky"}, {"boots"}}
+	st := ev.bm25(q.sel, q.sel.orderBy[0].x.(*callExpr), terms)
 	for _, c := range rankCorpus {
-		got := bm25Score(fullTextWords(c.text), []string{"rocky", "boots"}, st)
+		got := bm25Score(fullTextWords(c.text), terms, st)
 		if want := wantBM25(c.text, []string{"rocky", "boots"}); math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s: %v, want %v", c.id, got, want)
 		}
@@ -144,18 +145,26 @@ func TestRRFFusesRankings(t *testing.T) {
 	words := []string{"rocky", "mountain"}
 	bm := func(i int) float64 { return wantBM25(rankCorpus[i].text, words) }
 	all := func(int) bool { return true }
-	rankOf := func(order []string) map[string]int {
+	// Dense ranks (equal scores share one), best first; reversed for a negative weight: 1 + the
+	// number of distinct better scores.
+	rankOf := func(score func(int) float64, reverse bool) map[string]int {
 		m := map[string]int{}
-		for i, id := range order {
-			m[id] = i + 1
+		for i, c := range rankCorpus {
+			better := map[float64]bool{}
+			for j := range rankCorpus {
+				if s := score(j); s > score(i) && !reverse || s < score(i) && reverse {
+					better[s] = true
+				}
+			}
+			m[c.id] = 1 + len(better)
 		}
 		return m
 	}
-	vr, fr := rankOf(byScore(cos, all)), rankOf(byScore(bm, all))
 	for _, w := range [][2]float64{{1, 1}, {3, 1}, {1, -1}} {
+		vr, fr := rankOf(cos, w[0] < 0), rankOf(bm, w[1] < 0)
 		rrf := func(i int) float64 {
 			id := rankCorpus[i].id
-			return w[0]/float64(60+vr[id]) + w[1]/float64(60+fr[id])
+			return math.Abs(w[0])/float64(60+vr[id]) + math.Abs(w[1])/float64(60+fr[id])
 		}
 		want := byScore(rrf, all)
 		got := rankIDs(t, `SELECT c.id FROM c ORDER BY RANK RRF(VectorDistance(c.v, @q), FullTextScore(c.text, "rocky", "mountain"), @w)`,

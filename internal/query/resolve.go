@@ -261,8 +261,8 @@ func walk(x expr, f func(expr) bool) {
 // checkOrderByItem enforces the service's rule that an ORDER BY item is a document path of the FROM
 // source (or a VectorDistance call).
 func checkOrderByItem(x expr) error {
-	if c, ok := x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
-		return nil
+	if c, ok := x.(*callExpr); ok && (c.name == "VECTORDISTANCE" || c.name == "_VECTORSCORE" || c.name == "_FULLTEXTSCORE") {
+		return nil // the scoring functions (the latter two in hybrid search's component queries)
 	}
 	depthOK := false
 	for cur := x; ; {

@@ -301,6 +301,15 @@ func (ev *evaluator) aggregate(n *callExpr, e *env) any {
 			}
 		}
 		return float64(c)
+	case aggCountIf:
+		// The rows where the argument is true (the global statistics of hybrid search use it).
+		c := 0
+		for _, r := range rows {
+			if ev.truthy(arg, r) {
+				c++
+			}
+		}
+		return float64(c)
 	case aggSum, aggAvg:
 		sum, c := 0.0, 0
 		for _, r := range rows {
@@ -368,7 +377,7 @@ func (ev *evaluator) orderDirs(q *selectQuery) []bool {
 	d := make([]bool, len(q.orderBy))
 	for i, ob := range q.orderBy {
 		d[i] = ob.desc
-		if c, ok := ob.x.(*callExpr); ok && c.name == "VECTORDISTANCE" {
+		if c, ok := ob.x.(*callExpr); ok && (c.name == "VECTORDISTANCE" || c.name == "_VECTORSCORE" && !ob.asc && !ob.desc) {
 			d[i] = vectorFunction(c, ev.vector) != "euclidean"
 		}
 	}

@@ -1,0 +1,201 @@
+package query
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The plan of an ORDER BY RANK query (hybrid search): instead of a queryInfo the gateway answers a
+// hybridSearchQueryInfo, in the form the service's plan generator gives it (the .NET SDK's
+// QueryPlanRetrieverTests carry the service's plans for FullTextScore and RRF queries):
+//
+//   - globalStatisticsQuery counts, on every partition key range, the documents, the words at each
+//     FullTextScore path and the documents containing each of its terms; the client sums them.
+//   - componentQueryInfos has one ORDER BY query per scoring function, in RRF's order. Each
+//     returns {_rid, orderByItems, payload: {payload, componentScores}} with the score of every
+//     component (a missing one coalesced to the worst value), ordered by its own component.
+//     FullTextScore becomes _FullTextScore(path, [terms], {…totaldocumentcount},
+//     {…totalwordcount-j}, {…hitcountsarray-j}), j counting the FullTextScore components (the
+//     client substitutes the summed statistics); VectorDistance becomes _VectorScore.
+//   - componentWeights are the absolute weights (a negative weight reverses its component's
+//     order), skip and take the OFFSET and TOP/LIMIT, applied by the client after the fusion.
+//
+// The service does not document how many rows each component query returns; its plan for TOP 10
+// has TOP 120 on them. cosmostest asks for 12 × (skip + take), and for every row without TOP or
+// LIMIT.
+
+// Placeholders of the hybrid search component queries, replaced by the client.
+const (
+	hybridDocCount   = "{documentdb-formattablehybridsearchquery-totaldocumentcount}"
+	hybridWordCount  = "{documentdb-formattablehybridsearchquery-totalwordcount-%d}"
+	hybridHitCounts  = "{documentdb-formattablehybridsearchquery-hitcountsarray-%d}"
+	hybridTopFactor  = 12
+	maxFloatLiteral  = "1.79769e+308"
+	fullTextMissing  = "-1"
+	hybridPlaceholdr = "%d"
+)
+
+type hybridSearchQueryInfo struct {
+	GlobalStatisticsQuery             string          `json:"globalStatisticsQuery"`
+	ComponentQueryInfos               []planQueryInfo `json:"componentQueryInfos"`
+	ComponentWithoutPayloadQueryInfos []planQueryInfo `json:"componentWithoutPayloadQueryInfos"`
+	ProjectionQueryInfo               *planQueryInfo  `json:"projectionQueryInfo"`
+	ComponentWeights                  []float64       `json:"componentWeights"`
+	Skip                              *int            `json:"skip"`
+	Take                              *int            `json:"take"`
+	RequiresGlobalStatistics          bool            `json:"requiresGlobalStatistics"`
+}
+
+type hybridPlan struct {
+	Version               int                    `json:"partitionedQueryExecutionInfoVersion"`
+	QueryInfo             *planQueryInfo         `json:"queryInfo"`
+	QueryRanges           []PlanRange            `json:"queryRanges"`
+	HybridSearchQueryInfo *hybridSearchQueryInfo `json:"hybridSearchQueryInfo"`
+}
+
+// rawExpr is text placed in a rendered query as it is (the statistics placeholders).
+type rawExpr struct{ text string }
+
+func (rawExpr) isExpr() {}
+
+func placeholder(format string, i int) rawExpr {
+	return rawExpr{strings.Replace(format, hybridPlaceholdr, strconv.Itoa(i), 1)}
+}
+
+// hybridComponent is one scoring function of an ORDER BY RANK query as its component query uses it.
+type hybridComponent struct {
+	score   expr   // _FullTextScore(...) or _VectorScore(...)
+	desc    bool   // the component's order (the plan's orderBy)
+	written string // " DESC", " ASC" or "" after ORDER BY score
+	missing string // the coalesce of a missing score
+}
+
+// hybridInfo builds the hybridSearchQueryInfo of an ORDER BY RANK query; an error for weights that
+// are not bound to numbers.
+func (q *Query) hybridInfo(opts PlanOptions) (*hybridSearchQueryInfo, error) {
+	s := q.sel
+	alias := s.sources[0].alias
+	c := s.orderBy[0].x.(*callExpr)
+	comps, wx := []expr{c}, expr(nil)
+	if c.name == "RRF" {
+		comps, wx = rrfParts(c)
+	}
+	info := &hybridSearchQueryInfo{ComponentQueryInfos: []planQueryInfo{}, ComponentWithoutPayloadQueryInfos: []planQueryInfo{}, ComponentWeights: []float64{}}
+	weights := make([]float64, len(comps))
+	for i := range weights {
+		weights[i] = 1
+	}
+	if wx != nil {
+		ev := newEvaluator(Options{Params: opts.Params})
+		ws, ok := ev.eval(wx, &env{}).([]any)
+		if !ok || len(ws) != len(comps) {
+			return nil, badRequest(rrfWeights)
+		}
+		for i, w := range ws {
+			if weights[i], ok = w.(float64); !ok {
+				return nil, badRequest(rrfWeights)
+			}
+			info.ComponentWeights = append(info.ComponentWeights, abs(weights[i]))
+		}
+	}
+	var stats []string
+	parts := make([]hybridComponent, len(comps))
+	for i, x := range comps {
+		cc := x.(*callExpr)
+		hc := hybridComponent{desc: true}
+		if cc.name == "FULLTEXTSCORE" {
+			j := len(stats)
+			var terms, hits []expr
+			for _, a := range cc.args[1:] {
+				if arr, ok := a.(arrayExpr); ok {
+					terms = append(terms, arr.elems...)
+				} else {
+					terms = append(terms, a)
+				}
+			}
+			for _, t := range terms {
+				hits = append(hits, &callExpr{name: "COUNTIF", written: "COUNTIF", agg: aggCountIf,
+					args: []expr{&callExpr{name: "FULLTEXTCONTAINS", written: "FullTextContains", args: []expr{cc.args[0], t}}}})
+			}
+			path := formatExpr(cc.args[0])
+			stats = append(stats, `{"totalWordCount": SUM(_FullTextWordCount(`+path+`)), "hitCounts": `+formatExpr(arrayExpr{elems: hits})+"}")
+			hc.score = &callExpr{name: "_FULLTEXTSCORE", written: "_FullTextScore", args: []expr{cc.args[0], arrayExpr{elems: terms},
+				rawExpr{hybridDocCount}, placeholder(hybridWordCount, j), placeholder(hybridHitCounts, j)}}
+			hc.missing = fullTextMissing
+			hc.written = " DESC"
+			if weights[i] < 0 {
+				hc.desc, hc.written, hc.missing = false, " ASC", maxFloatLiteral
+			}
+		} else {
+			hc.score = &callExpr{name: "_VECTORSCORE", written: "_VectorScore", args: cc.args}
+			natural := vectorFunction(cc, opts.Vector) != "euclidean"
+			hc.desc = natural
+			if weights[i] < 0 {
+				hc.desc = !natural
+				hc.written = map[bool]string{true: " DESC", false: " ASC"}[hc.desc]
+			}
+			hc.missing = maxFloatLiteral
+			if hc.desc {
+				hc.missing = "-" + maxFloatLiteral
+			}
+		}
+		parts[i] = hc
+	}
+	info.RequiresGlobalStatistics = len(stats) > 0
+	info.GlobalStatisticsQuery = "SELECT COUNT(1) AS documentCount, [" + strings.Join(stats, ", ") + "] AS fullTextStatistics\nFROM " + formatSourceIndented(s.sources[0], "")
+
+	if s.offset != nil {
+		info.Skip = boundInt(s.offset, opts.Params)
+		info.Take = boundInt(s.limit, opts.Params)
+	}
+	if s.top != nil {
+		info.Take = boundInt(s.top, opts.Params)
+	}
+	var top *int
+	if info.Take != nil {
+		n := hybridTopFactor * *info.Take
+		if info.Skip != nil {
+			n = hybridTopFactor * (*info.Skip + *info.Take)
+		}
+		top = &n
+	}
+	scores := make([]string, len(parts))
+	for i, p := range parts {
+		scores[i] = "(" + formatExpr(p.score) + " ?? " + p.missing + ")"
+	}
+	var where expr = placeholderExpr{}
+	if s.where != nil {
+		where = binaryExpr{"AND", s.where, where}
+	}
+	for _, p := range parts {
+		score := formatExpr(p.score)
+		var b strings.Builder
+		b.WriteString("SELECT ")
+		if top != nil {
+			b.WriteString("TOP " + strconv.Itoa(*top) + " ")
+		}
+		b.WriteString(alias + `._rid, [{"item": ` + score + `}] AS orderByItems, {"payload": ` + payloadOf(s) +
+			`, "componentScores": [` + strings.Join(scores, ", ") + "]} AS payload")
+		writeFrom(&b, s, "")
+		b.WriteString("\nWHERE " + formatExpr(where))
+		b.WriteString("\nORDER BY " + score + p.written)
+		dir := "Ascending"
+		if p.desc {
+			dir = "Descending"
+		}
+		info.ComponentQueryInfos = append(info.ComponentQueryInfos, planQueryInfo{
+			DistinctType: "None", Top: top, OrderBy: []string{dir}, OrderByExpressions: []string{score},
+			GroupByExpressions: []string{}, GroupByAliases: []string{}, Aggregates: []string{},
+			GroupByAliasToAggregateType: map[string]*string{}, RewrittenQuery: b.String(),
+			HasSelectValue: s.value != nil, HasNonStreamingOrderBy: true,
+		})
+	}
+	return info, nil
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
