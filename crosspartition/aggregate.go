@@ -101,6 +101,9 @@ func (ex *execution) topK(rows []row, k int) []row {
 }
 
 func (ex *execution) compute(ctx context.Context) ([][]byte, error) {
+	if ex.shape == shapeHybrid {
+		return ex.hybridResults(ctx)
+	}
 	parts, err := ex.drain(ctx)
 	if err != nil {
 		return nil, err

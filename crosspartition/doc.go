@@ -61,8 +61,13 @@
 // (ErrInvalidToken) before any request is sent. It is not encrypted: it carries backend
 // continuations and row hashes, no documents.
 //
-// Aggregates, GROUP BY, COUNT(DISTINCT) and ORDER BY VectorDistance read every range before the
-// first result, so they cannot resume: their pages continue within one pager, and their token
+// Hybrid search (ORDER BY RANK FullTextScore or RRF) runs the plan's hybridSearchQueryInfo as the
+// other SDKs do (hybrid.go): the global statistics query on every range, the component queries with
+// the summed statistics, then reciprocal rank fusion (k = 60) and the plan's skip and take; it
+// needs TOP or LIMIT (within Options.MaxNonStreamingItems).
+//
+// Aggregates, GROUP BY, COUNT(DISTINCT), ORDER BY VectorDistance and ORDER BY RANK read every range
+// before the first result, so they cannot resume: their pages continue within one pager, and their token
 // given to a new pager is a *NotResumableError (ErrNotResumable).
 //
 // Sizes: a plain query's token carries 8 bytes per row already returned from the range being read
@@ -72,8 +77,8 @@
 // # Refused, never answered wrongly
 //
 // A query this engine cannot answer correctly is an *UnsupportedError (ErrUnsupported) naming the
-// construct: hybrid search (ORDER BY RANK), several aggregates in SELECT VALUE, ORDER BY with GROUP
-// BY or aggregates, ORDER BY VectorDistance without TOP/LIMIT or above the cap, DISTINCT with TOP
+// construct: several aggregates in SELECT VALUE, ORDER BY with GROUP BY or aggregates, ORDER BY
+// VectorDistance or ORDER BY RANK without TOP/LIMIT or above the cap, DISTINCT with TOP
 // or LIMIT when the service's rewrite limits rows before removing duplicates, a parameterised TOP
 // whose value the plan does not give, and any plan that refuses the query across partitions while
 // naming nothing to merge. Prefix partition keys of hierarchical containers are not a scope of this

@@ -26,6 +26,7 @@ const (
 	shapeGroupBy                   // GROUP BY, and aggregates without VALUE
 	shapeNonStreaming              // ORDER BY VectorDistance: bounded top-k buffer
 	shapeDCount                    // COUNT(DISTINCT ...)
+	shapeHybrid                    // ORDER BY RANK: hybridSearchQueryInfo (hybrid.go)
 )
 
 // rawHash identifies a row of a range's answer by its bytes (for ORDER BY they include the
@@ -96,6 +97,7 @@ type execution struct {
 	distinct string
 	dist     multiset // returned rows (unordered DISTINCT)
 	distLast *uint64  // the last row returned (ordered DISTINCT)
+	hybrid   *hybridInfo
 	results  [][]byte // non-streaming shapes: every result, computed on the first page
 	computed bool
 	ended    bool
@@ -118,7 +120,7 @@ func (c *Container) start(ctx context.Context, query string, o *azcosmos.QueryOp
 			return nil, err
 		}
 		if tok.Kind == kindNone {
-			return nil, &NotResumableError{Construct: "aggregates, GROUP BY or ORDER BY VectorDistance"}
+			return nil, &NotResumableError{Construct: "aggregates, GROUP BY, ORDER BY VectorDistance or ORDER BY RANK"}
 		}
 	}
 	p := c.pc.get(ex.bind)
@@ -168,7 +170,7 @@ func (ex *execution) configure(query string, p *plan) error {
 	qi := p.QueryInfo
 	ex.qi = qi
 	if len(p.HybridSearch) > 0 && string(p.HybridSearch) != "null" {
-		return &UnsupportedError{Construct: "hybrid search (ORDER BY RANK)"}
+		return ex.configureHybrid(p.HybridSearch)
 	}
 	ex.query = query
 	if qi.RewrittenQuery != "" {
