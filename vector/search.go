@@ -208,8 +208,33 @@ func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos
 	if err != nil {
 		return nil, err
 	}
-	params := make([]azcosmos.QueryParameter, 0, 2+len(q.Params)+len(condParams)+len(q.PartitionKey))
-	params = append(params, azcosmos.QueryParameter{Name: "@k", Value: q.K}, azcosmos.QueryParameter{Name: "@vector", Value: q.Vector})
+	pl, where, proj, err := scope(q, ix, cond, condParams, defFields,
+		azcosmos.QueryParameter{Name: "@k", Value: q.K}, azcosmos.QueryParameter{Name: "@vector", Value: q.Vector})
+	if err != nil {
+		return nil, err
+	}
+	dist := "VectorDistance(" + path + ", @vector)"
+	if q.Exact {
+		dist = "VectorDistance(" + path + ", @vector, true)"
+	}
+	var b strings.Builder
+	b.WriteString("SELECT TOP @k VALUE {\"item\": ")
+	b.WriteString(proj)
+	b.WriteString(", \"score\": " + dist + "} FROM c")
+	if len(where) > 0 {
+		b.WriteString(" WHERE " + strings.Join(where, " AND "))
+	}
+	b.WriteString(" ORDER BY " + dist)
+	pl.text = b.String()
+	return pl, nil
+}
+
+// scope validates and renders what every search shares: the conditions (the repository's cond,
+// Where, a hierarchical prefix), the parameters (lead first), the partition key and the projection
+// of the item.
+func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter, defFields []string, lead ...azcosmos.QueryParameter) (*plan, []string, string, error) {
+	params := make([]azcosmos.QueryParameter, 0, len(lead)+len(q.Params)+len(condParams)+len(q.PartitionKey))
+	params = append(params, lead...)
 	var where []string
 	if cond != "" {
 		where = append(where, "("+cond+")")
@@ -217,13 +242,13 @@ func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos
 	}
 	if strings.TrimSpace(q.Where) != "" {
 		if strings.ContainsAny(q.Where, `'"`) {
-			return nil, invalid(ErrValidation, "Where", "contains a string literal; pass values in Params")
+			return nil, nil, "", invalid(ErrValidation, "Where", "contains a string literal; pass values in Params")
 		}
 		where = append(where, "("+q.Where+")")
 	}
 	for _, p := range q.Params {
 		if !paramName.MatchString(p.Name) || reserved.MatchString(p.Name) {
-			return nil, invalid(ErrValidation, "Params", "parameter name %q must be @ followed by letters, digits or _, and not @k, @vector, @type, @pk<n> or @p<n>", p.Name)
+			return nil, nil, "", invalid(ErrValidation, "Params", "parameter name %q must be @ followed by letters, digits or _, and not @k, @vector, @type, @pk<n> or @p<n>", p.Name)
 		}
 	}
 	params = append(params, q.Params...)
@@ -231,7 +256,7 @@ func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos
 	if n := len(q.PartitionKey); n > 0 {
 		paths := ix.PartitionKeyPaths
 		if n > len(paths) {
-			return nil, invalid(ErrValidation, "PartitionKey", "has %d components, the container's key %d", n, len(paths))
+			return nil, nil, "", invalid(ErrValidation, "PartitionKey", "has %d components, the container's key %d", n, len(paths))
 		}
 		if n == len(paths) {
 			pk := azcosmos.NewPartitionKey()
@@ -246,7 +271,7 @@ func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos
 				default:
 					f, ok := number(v)
 					if !ok {
-						return nil, invalid(ErrValidation, "PartitionKey", "component %d is a %T: use a string, number, bool or nil", i, v)
+						return nil, nil, "", invalid(ErrValidation, "PartitionKey", "component %d is a %T: use a string, number, bool or nil", i, v)
 					}
 					pk = pk.AppendNumber(f)
 				}
@@ -259,12 +284,12 @@ func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos
 					switch v.(type) {
 					case string, bool, nil:
 					default:
-						return nil, invalid(ErrValidation, "PartitionKey", "component %d is a %T: use a string, number, bool or nil", i, v)
+						return nil, nil, "", invalid(ErrValidation, "PartitionKey", "component %d is a %T: use a string, number, bool or nil", i, v)
 					}
 				}
 				p, err := sqlPath(paths[i])
 				if err != nil {
-					return nil, invalid(ErrValidation, "PartitionKey", "path %q is not letters, digits and _", paths[i])
+					return nil, nil, "", invalid(ErrValidation, "PartitionKey", "path %q is not letters, digits and _", paths[i])
 				}
 				name := "@pk" + strconv.Itoa(i)
 				where = append(where, p+" = "+name)
@@ -285,7 +310,7 @@ func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos
 		n := 0
 		for i, f := range fields {
 			if !identifier.MatchString(f) {
-				return nil, invalid(ErrValidation, "Fields", "%q is not a top-level property name (letters, digits, _)", f)
+				return nil, nil, "", invalid(ErrValidation, "Fields", "%q is not a top-level property name (letters, digits, _)", f)
 			}
 			if (f == top && !q.IncludeEmbedding) || contains(fields[:i], f) {
 				continue
@@ -301,20 +326,8 @@ func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos
 		}
 		proj.WriteString("}")
 	}
-	dist := "VectorDistance(" + path + ", @vector)"
-	if q.Exact {
-		dist = "VectorDistance(" + path + ", @vector, true)"
-	}
-	var b strings.Builder
-	b.WriteString("SELECT TOP @k VALUE {\"item\": ")
-	b.WriteString(proj.String())
-	b.WriteString(", \"score\": " + dist + "} FROM c")
-	if len(where) > 0 {
-		b.WriteString(" WHERE " + strings.Join(where, " AND "))
-	}
-	b.WriteString(" ORDER BY " + dist)
-	pl.text, pl.params = b.String(), params
-	return pl, nil
+	pl.params = params
+	return pl, where, proj.String(), nil
 }
 
 func contains(ss []string, s string) bool {
