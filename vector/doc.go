@@ -52,12 +52,18 @@
 // An Embedder turns text into a vector; plug a real model in behind its one method. HashEmbedder
 // is deterministic feature hashing of words, for tests and demos only.
 //
+// # Full-text and hybrid search
+//
+// Text ranks by BM25 (ORDER BY RANK FullTextScore(path, @t0, ...)); Hybrid fuses the vector
+// ranking with it by reciprocal rank fusion (ORDER BY RANK RRF(VectorDistance(...),
+// FullTextScore(...)[, @weights])). Both take the Query's scope, filter and fields; across
+// partitions they run the plan's hybridSearchQueryInfo through crosspartition (global
+// statistics, component queries, fusion). The full-text predicates FullTextContains,
+// FullTextContainsAll and FullTextContainsAny work in Query.Where, with parameters.
+//
 // # Not supported
 //
 // Embedding paths other than identifiers separated by / ("/embedding", "/vectors/text"); fields
-// to return below the top level; continuation (a search returns its K hits at once). Full-text
-// ranking and hybrid search (FullTextScore, ORDER BY RANK RRF(...)) are not implemented here nor
-// in cosmostest (which answers them as unknown functions); the full-text predicates
-// FullTextContains, FullTextContainsAll and FullTextContainsAny work in Query.Where, with
-// parameters, in cosmostest too.
+// to return below the top level; continuation (a search returns its K hits at once); the BM25 and
+// fused scores of Text and Hybrid hits (the service refuses FullTextScore and RRF in a projection).
 package vector

@@ -1,7 +1,8 @@
 // Command semantic-search shows vector search with cosmoskit: a container provisioned with a
 // vector embedding policy (and a full-text policy), a small built-in corpus embedded with the
 // deterministic vector.HashEmbedder, and searches scoped to one partition, across every
-// partition (merged to the global top k) and filtered, each printed with its scores and the
+// partition (merged to the global top k), filtered, and hybrid (the vector ranking fused with the
+// BM25 ranking of keywords by reciprocal rank fusion), each printed with its scores and the
 // request units it cost.
 //
 // With COSMOS_ENDPOINT (or COSMOS_CONNECTION_STRING) unset it starts the in-process cosmostest
@@ -144,6 +145,25 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	if err := show("cross-partition", "boils water for coffee", vector.Query{K: 3}, nil); err != nil {
 		return err
 	}
-	return show("filtered (topic is not kitchen)", "mountain trails", vector.Query{K: 3},
-		repository.NewQuery().Where("topic", repository.Ne, "kitchen"))
+	if err := show("filtered (topic is not kitchen)", "mountain trails", vector.Query{K: 3},
+		repository.NewQuery().Where("topic", repository.Ne, "kitchen")); err != nil {
+		return err
+	}
+
+	// Hybrid: the vector ranking fused (RRF) with the BM25 ranking of keywords on /text.
+	const text = "coffee at the campsite"
+	terms := []string{"boils", "water"}
+	v, err := embedder.Embed(ctx, text)
+	if err != nil {
+		return err
+	}
+	res, err := search.Hybrid(ctx, vector.Query{Vector: v, K: 3}, vector.TextRank{Path: "/text", Terms: terms}, nil)
+	if err != nil {
+		return err
+	}
+	say("\nhybrid: %q with keywords %q (every partition, RRF of vector and BM25 ranks, %.2f RU)\n", text, terms, res.RequestCharge)
+	for i, h := range res.Hits {
+		say("  #%d %.4f  %-8s %-8s %s\n", i+1, h.Score, h.Item.Topic, h.Item.ID, h.Item.Text)
+	}
+	return nil
 }

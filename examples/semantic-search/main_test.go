@@ -39,6 +39,9 @@ func TestSemanticSearchWithoutEnvironment(t *testing.T) {
 		`^$`,
 		`^filtered \(topic is not kitchen\): "mountain trails" \(every partition, quantizedFlat index, [1-9][0-9.]* RU\)$`,
 		`^  0\.5345  hiking   boots `, `^  0\.4082  hiking   poles `, `^  0\.3922  camping  tent `,
+		`^$`,
+		`^hybrid: "coffee at the campsite" with keywords \["boils" "water"\] \(every partition, RRF of vector and BM25 ranks, [1-9][0-9.]* RU\)$`,
+		`^  #1 0\.6030  camping  stove `, `^  #2 0\.3536  kitchen  espresso `, `^  #3 0\.1768  camping  bag `,
 	}
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
 	if len(lines) != len(want) {
