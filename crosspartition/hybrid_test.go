@@ -197,3 +197,38 @@ func TestHybridSearchDifferential(t *testing.T) {
 		t.Fatalf("resuming hybrid search: %v, want ErrNotResumable", err)
 	}
 }
+
+// BenchmarkHybridSearch is TOP 10 ORDER BY RANK RRF(FullTextScore, VectorDistance) over the same
+// 400 documents on 1 and 4 physical partitions (global statistics, two component queries per
+// range, fusion).
+func BenchmarkHybridSearch(b *testing.B) {
+	props := func() *azcosmos.ContainerProperties {
+		return &azcosmos.ContainerProperties{
+			PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: azcosmos.PartitionKeyKindHash, Version: 2},
+			VectorEmbeddingPolicy: &azcosmos.VectorEmbeddingPolicy{VectorEmbeddings: []azcosmos.VectorEmbedding{
+				{Path: "/v", DataType: azcosmos.VectorDataTypeFloat32, DistanceFunction: azcosmos.VectorDistanceFunctionCosine, Dimensions: 3},
+			}},
+		}
+	}
+	docs := hybridCorpus(400)
+	params := []azcosmos.QueryParameter{{Name: "@q", Value: []float64{0.3, -0.5, 0.8}}, {Name: "@a", Value: "rocky"}, {Name: "@b", Value: "summit"}}
+	const q = `SELECT TOP 10 VALUE c.id FROM c ORDER BY RANK RRF(FullTextScore(c.text, @a, @b), VectorDistance(c.v, @q))`
+	for _, n := range []int{1, 4} {
+		b.Run(fmt.Sprintf("partitions=%d", n), func(b *testing.B) {
+			_, cc := newContainer(b, n, props())
+			for i, d := range docs {
+				put(b, cc, map[string]any{"id": d.id, "pk": fmt.Sprint("p", i%37), "text": d.text, "v": d.v})
+			}
+			x := New(cc, nil)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{QueryParameters: params})
+				resp, err := p.NextPage(context.Background())
+				if err != nil || len(resp.Items) != 10 {
+					b.Fatalf("%d items, %v", len(resp.Items), err)
+				}
+			}
+		})
+	}
+}
