@@ -17,6 +17,9 @@ func addSeeds(f *testing.F, add func(q string)) {
 		"SELECT * FROM c WHERE c.a LIKE '[' ESCAPE ''", "SELECT VALUE 0x1F", "SELECT VALUE 'a\\u12'",
 		"SELECT VALUE udf.f(1)", "SELECT TOP -1 * FROM c", "SELECT * FROM c OFFSET @o LIMIT @l",
 		"SELECT VALUE REGEXMATCH('a', '(', 'q')", "SELECT VALUE NOT NOT NOT true", "SELECT - - - 1",
+		"SELECT TOP 3 * FROM c ORDER BY RANK FullTextScore(c.a, 'x', ['y z'])",
+		"SELECT c.id FROM c ORDER BY RANK RRF(FullTextScore(c.a, 'x'), VectorDistance(c.v, [1, 2]), [1, -2]) OFFSET 1 LIMIT 2",
+		"SELECT VALUE _FullTextScore(c.a, ['x'], 3, 9, [1])", "SELECT VALUE COUNTIF(FullTextContains(c.a, 'x')) FROM c",
 	} {
 		add(s)
 	}
