@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Page tokens are base64url(binding ‖ service continuation), where the binding is the first
@@ -102,10 +104,9 @@ func decodeToken(bind tokenBinding, token string) (string, error) {
 	if err != nil || len(b) <= bindingSize || tokenBinding(b[:bindingSize]) != bind {
 		return "", invalid(ErrInvalidToken, "token", "was not returned by Page for this query, these parameter values and this partition key")
 	}
-	for _, c := range b[bindingSize:] {
-		if c < 0x20 || c > 0x7e {
-			return "", invalid(ErrInvalidToken, "token", "was not returned by Page: it holds bytes no continuation has")
-		}
+	cont := string(b[bindingSize:])
+	if !wire.ValidHeaderValue(cont) {
+		return "", invalid(ErrInvalidToken, "token", "was not returned by Page: it holds bytes no continuation has")
 	}
-	return string(b[bindingSize:]), nil
+	return cont, nil
 }
