@@ -46,6 +46,10 @@ var (
 	ErrThrottled = errors.New("cosmoskit: throttled")
 	// ErrUnavailable matches status 503 (service unavailable).
 	ErrUnavailable = errors.New("cosmoskit: service unavailable")
+	// ErrInvalidToken matches a continuation (page) token that was not returned for the same
+	// query: tampered, truncated, or from another query, parameters, scope or container. It is
+	// found before anything is sent. repository and crosspartition return it.
+	ErrInvalidToken = errors.New("cosmoskit: invalid continuation token")
 	// ErrCircuitOpen was returned without a network call when every region a request could go
 	// to had an open circuit breaker.
 	//

@@ -2,12 +2,16 @@ package crosspartition
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Defaults of Options.
@@ -78,6 +82,9 @@ func (c *Container) Options() Options { return c.opts }
 // QueryMetrics and Diagnostics are empty (a page is made of several responses: see the span).
 // Range targeting travels as policy.WithHTTPHeader in the request context, so headers the caller
 // put in ctx that way are not sent with the per-range requests (set them on the client instead).
+// A service error is a *cosmoserr.Error for query_items (errors.Is(err, cosmoserr.ErrNotFound)
+// and errors.As to *azcore.ResponseError work); a refused token or query is this package's own
+// typed error.
 func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
 	var opts azcosmos.QueryOptions
 	if o != nil {
@@ -91,12 +98,25 @@ func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *
 				var err error
 				ex, err = c.start(ctx, query, &opts)
 				if err != nil {
-					return azcosmos.QueryItemsResponse{}, err
+					return azcosmos.QueryItemsResponse{}, serviceError(err)
 				}
 			}
-			return ex.nextPage(ctx)
+			resp, err := ex.nextPage(ctx)
+			return resp, serviceError(err)
 		},
 	})
+}
+
+// serviceError returns a service error (an *azcore.ResponseError from any request the query made:
+// plan, routing map or a range's page) as a *cosmoserr.Error for query_items, the one error model
+// of cosmoskit; it still unwraps to the *azcore.ResponseError. The package's own errors
+// (TokenError, UnsupportedError, ...), cancellation and transport errors are returned unchanged.
+func serviceError(err error) error {
+	var re *azcore.ResponseError
+	if err == nil || !errors.As(err, &re) {
+		return err
+	}
+	return cosmoserr.FromError(cosmoserr.OpQueryItems, err)
 }
 
 // page sends one query request through the container's pipeline: the SDK's query pager, one page.

@@ -1,6 +1,10 @@
 package crosspartition
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+)
 
 // Sentinels; the typed errors below match them with errors.Is.
 var (
@@ -8,8 +12,9 @@ var (
 	// result is returned, never answered wrongly.
 	ErrUnsupported = errors.New("crosspartition: query not supported")
 	// ErrInvalidToken is a continuation token that was not returned for this query (tampered,
-	// truncated, from another query, parameters or container, or from a newer version).
-	ErrInvalidToken = errors.New("crosspartition: invalid continuation token")
+	// truncated, from another query, parameters or container, or from a newer version). It is
+	// cosmoserr.ErrInvalidToken, the same value repository returns.
+	ErrInvalidToken = cosmoserr.ErrInvalidToken
 	// ErrNotResumable is a continuation token asked of a query whose results cannot be resumed
 	// (aggregates, GROUP BY, DISTINCT without ORDER BY is resumable; see the package doc).
 	ErrNotResumable = errors.New("crosspartition: query cannot resume from a continuation token")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/internal/epk"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // tokenVersion is the version of this package's continuation tokens.
@@ -131,7 +132,12 @@ func decodeToken(s, bind string) (*token, error) {
 		return nil, bad("out of range")
 	}
 	for i, r := range t.Ranges {
-		if r.ID == "" || r.N < 0 || r.Drop < 0 || r.Drop > len(t.Groups) || !validEPK(r.Min) || !validEPK(r.Max) || isEnd(r.Min) && r.Min != "" {
+		// The id and the backend continuation are sent as request headers: anything but what
+		// the service issues (digits; printable ASCII) is refused here, before a request is built.
+		if !wire.ValidRangeID(r.ID) || !wire.ValidHeaderValue(r.Tok) {
+			return nil, bad("malformed range")
+		}
+		if r.N < 0 || r.Drop < 0 || r.Drop > len(t.Groups) || !validEPK(r.Min) || !validEPK(r.Max) || isEnd(r.Min) && r.Min != "" {
 			return nil, bad("malformed range")
 		}
 		if !isEnd(r.Max) && epk.Compare(r.Min, r.Max) >= 0 {

@@ -3,9 +3,11 @@ package crosspartition
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
@@ -132,4 +134,73 @@ func FuzzDecodeToken(f *testing.F) {
 			t.Fatalf("re-encoded token: %v", err)
 		}
 	})
+}
+
+// forge decodes tok as an attacker would (the format is plain base64url JSON), changes it and
+// re-encodes it with a recomputed checksum.
+func forge(t *testing.T, tok string, change func(*token)) string {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x token
+	if err := json.Unmarshal(raw, &x); err != nil {
+		t.Fatal(err)
+	}
+	change(&x)
+	return x.encode()
+}
+
+func TestForgedHeaderFieldsAreRefusedBeforeAnyRequest(t *testing.T) {
+	s, c := newContainer(t, 4, nil)
+	put(t, c, docs(40)...)
+	x := New(c, nil)
+	const q = "SELECT c.id FROM c WHERE c.n >= @n"
+	ps := []azcosmos.QueryParameter{{Name: "@n", Value: 0}}
+	tok := firstToken(t, x, q, ps)
+	setTok := func(v string) func(*token) {
+		return func(x *token) { x.Ranges[0].Tok, x.Ranges[0].Open, x.Ranges[0].Done = v, true, false }
+	}
+	setID := func(v string) func(*token) { return func(x *token) { x.Ranges[0].ID = v } }
+	cases := []struct {
+		name   string
+		change func(*token)
+	}{
+		{"continuation with CR LF", setTok("abc\r\nX-Injected: 1")},
+		{"continuation with LF", setTok("abc\n")},
+		{"continuation with NUL", setTok("a\x00b")},
+		{"continuation with DEL", setTok("a\x7fb")},
+		{"continuation not ASCII", setTok("abcé")},
+		{"continuation too long", setTok(strings.Repeat("a", 1<<16))},
+		{"range id with CR LF", setID("0\r\nX-Injected: 1")},
+		{"range id not digits", setID("0a")},
+		{"range id with space", setID(" 0")},
+		{"range id negative", setID("-1")},
+		{"range id too long", setID(strings.Repeat("1", 64))},
+	}
+	for _, tc := range cases {
+		forged := forge(t, tok, tc.change)
+		s.ResetRequests()
+		// The deadline only bounds a failing run: an unrefused token fails in net/http and
+		// azcore retries it as a transport error for seconds.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{QueryParameters: ps, ContinuationToken: &forged})
+		_, err := p.NextPage(ctx)
+		cancel()
+		var te *TokenError
+		if !errors.Is(err, ErrInvalidToken) || !errors.As(err, &te) {
+			t.Errorf("%s: %v, want ErrInvalidToken", tc.name, err)
+		}
+		if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
+			t.Errorf("%s: %d requests sent before the token was refused", tc.name, n)
+		}
+	}
+	// The same forging with values the service could have issued still resumes: the refusals
+	// above are for the bytes, not for re-encoding.
+	ok := forge(t, tok, func(*token) {})
+	p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{QueryParameters: ps, ContinuationToken: &ok})
+	if _, err := p.NextPage(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -2,10 +2,11 @@ package partitionkey
 
 import (
 	"context"
-	"fmt"
 	"math"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Definition is a container's partition key definition with the limits that follow from it. Build
@@ -22,7 +23,9 @@ type Definition struct {
 func ReadDefinition(ctx context.Context, c *azcosmos.ContainerClient) (Definition, error) {
 	resp, err := c.Read(ctx, nil)
 	if err != nil {
-		return Definition{}, fmt.Errorf("partitionkey: read container %s: %w", c.ID(), err)
+		// The one error model: a *cosmoserr.Error (ErrNotFound for a missing container) that
+		// unwraps to the SDK's *azcore.ResponseError.
+		return Definition{}, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}
 	return DefinitionOf(resp.ContainerProperties.PartitionKeyDefinition)
 }

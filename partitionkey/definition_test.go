@@ -9,8 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
@@ -141,5 +143,24 @@ func TestDefinitionValueTypes(t *testing.T) {
 	want := azcosmos.NewPartitionKeyNumber(7).AppendBool(true).AppendNull()
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("key %+v, want %+v", got, want)
+	}
+}
+
+func TestReadDefinitionMissingContainerIsNotFound(t *testing.T) {
+	_, c := newContainer(t, tenantUser)
+	if _, err := c.Delete(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := partitionkey.ReadDefinition(context.Background(), c)
+	var ce *cosmoserr.Error
+	if !errors.Is(err, cosmoserr.ErrNotFound) || !errors.As(err, &ce) {
+		t.Fatalf("missing container: %v, want a *cosmoserr.Error matching ErrNotFound", err)
+	}
+	if ce.Operation != cosmoserr.OpReadContainer || ce.StatusCode != 404 || ce.Container != "c" {
+		t.Fatalf("error fields: operation %q status %d container %q", ce.Operation, ce.StatusCode, ce.Container)
+	}
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != 404 {
+		t.Fatalf("%v does not unwrap to the SDK's 404 *azcore.ResponseError", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -132,11 +133,14 @@ func ReadStorage(ctx context.Context, c *azcosmos.ContainerClient, o StorageOpti
 	ctx = policy.WithHTTPHeader(ctx, http.Header{wire.HeaderPopulatePartitionStatistics: {"true"}})
 	resp, err := c.Read(ctx, &azcosmos.ReadContainerOptions{PopulateQuotaInfo: true})
 	if err != nil {
-		return StorageReport{}, fmt.Errorf("partitionstats: read container %s: %w", c.ID(), err)
+		// The one error model: a *cosmoserr.Error (ErrNotFound for a missing container) that
+		// unwraps to the SDK's *azcore.ResponseError.
+		return StorageReport{}, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}
 	body, err := runtime.Payload(resp.RawResponse)
 	if err != nil {
-		return StorageReport{}, fmt.Errorf("partitionstats: read container %s: %w", c.ID(), err)
+		// The body could not be read: no status to report, the container is named.
+		return StorageReport{}, &cosmoserr.Error{Operation: cosmoserr.OpReadContainer, Container: c.ID(), Err: err}
 	}
 	var props struct {
 		Statistics []struct {

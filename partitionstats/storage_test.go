@@ -3,12 +3,15 @@ package partitionstats_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/partitionstats"
 )
 
@@ -114,5 +117,24 @@ func TestReadStorageHierarchical(t *testing.T) {
 	}
 	if len(r.Largest) != 1 || len(r.Largest[0].Key) != 2 || r.Largest[0].Key[0] != "contoso" || r.Largest[0].Key[1] != "u1" {
 		t.Fatalf("largest: %+v", r.Largest)
+	}
+}
+
+func TestReadStorageMissingContainerIsNotFound(t *testing.T) {
+	_, _, c := newContainer(t, byTenant)
+	if _, err := c.Delete(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := partitionstats.ReadStorage(context.Background(), c, partitionstats.StorageOptions{})
+	var ce *cosmoserr.Error
+	if !errors.Is(err, cosmoserr.ErrNotFound) || !errors.As(err, &ce) {
+		t.Fatalf("missing container: %v, want a *cosmoserr.Error matching ErrNotFound", err)
+	}
+	if ce.Operation != cosmoserr.OpReadContainer || ce.StatusCode != 404 || ce.Container != "c" {
+		t.Fatalf("error fields: operation %q status %d container %q", ce.Operation, ce.StatusCode, ce.Container)
+	}
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != 404 {
+		t.Fatalf("%v does not unwrap to the SDK's 404 *azcore.ResponseError", err)
 	}
 }

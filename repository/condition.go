@@ -10,7 +10,9 @@ import (
 // condition over c for this repository's type ("c.type = @type AND c[\"status\"] = @p0 ..."), with
 // its parameters (@type and @p0, @p1, ...): values never enter the text. Other packages that build
 // their own queries (vector search) use it to accept the repository's filters. A template query
-// (SQL), OrderBy, Top, Select or a recorded builder error is a *ValidationError (ErrInvalidQuery).
+// (SQL), OrderBy, Top, Select, a scope (Partition or CrossPartition: the condition carries no
+// scope, so a scoped filter would silently widen) or a recorded builder error is a
+// *ValidationError (ErrInvalidQuery).
 func (r *Repository[T]) Condition(q *Query) (string, []azcosmos.QueryParameter, error) {
 	if q == nil {
 		return "", nil, invalid(ErrInvalidQuery, "query", "is nil")
@@ -23,6 +25,9 @@ func (r *Repository[T]) Condition(q *Query) (string, []azcosmos.QueryParameter, 
 	}
 	if len(q.orders) > 0 || q.top > 0 || len(q.fields) > 0 {
 		return "", nil, invalid(ErrInvalidQuery, "query", "a filter may only use Where (no OrderBy, Top or Select)")
+	}
+	if q.hasPK || q.cross {
+		return "", nil, invalid(ErrInvalidQuery, "query", "a filter carries no scope (no Partition or CrossPartition): scope the search itself")
 	}
 	rq := q.build(r.typeName, r.version, nil, true)
 	_, where, _ := strings.Cut(rq.text, " FROM c WHERE ")

@@ -72,7 +72,7 @@ var (
 	// failure's own sentinel (ErrTypeMismatch, ErrUnknownSchemaVersion, ...).
 	ErrCommittedResult = errors.New("cosmoskit: batch committed; operation result unreadable")
 	// ErrInvalidToken: a page token that was not returned by Page for the same query.
-	ErrInvalidToken = errors.New("cosmoskit: invalid continuation token")
+	ErrInvalidToken = cosmoserr.ErrInvalidToken
 	// ErrTooManyAttempts: Update lost the ETag race on every attempt. It also matches
 	// ErrPreconditionFailed.
 	ErrTooManyAttempts = errors.New("cosmoskit: update gave up after repeated ETag conflicts")

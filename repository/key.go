@@ -2,6 +2,7 @@ package repository
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -34,8 +35,10 @@ type Key struct {
 }
 
 // KeyOf returns the partition key with the given components: strings, numbers (any Go integer or
-// float type; sent as a JSON number), bools, or nil for null. More than three components, or a
-// value of another type, make a Key the repository refuses with ErrInvalidPartitionKey.
+// float type; sent as a JSON number), bools, or nil for null. More than three components, a value
+// of another type, a NaN or infinite float, or an integer beyond ±2^53 (a JSON number is a float64
+// and would round it) make a Key the repository refuses with ErrInvalidPartitionKey naming the
+// component.
 func KeyOf(values ...any) Key {
 	var k Key
 	if len(values) > len(k.vals) {
@@ -43,39 +46,66 @@ func KeyOf(values ...any) Key {
 		return k
 	}
 	for i, v := range values {
-		switch x := v.(type) {
-		case nil, string, bool, float64:
-		case float32:
-			v = float64(x)
-		case int:
-			v = float64(x)
-		case int8:
-			v = float64(x)
-		case int16:
-			v = float64(x)
-		case int32:
-			v = float64(x)
-		case int64:
-			v = float64(x)
-		case uint:
-			v = float64(x)
-		case uint8:
-			v = float64(x)
-		case uint16:
-			v = float64(x)
-		case uint32:
-			v = float64(x)
-		case uint64:
-			v = float64(x)
-		default:
+		f, isNum, exact := number(v)
+		switch {
+		case isNum && !exact:
 			k.err = invalid(ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
-				fmt.Sprintf("is a %T: a partition key value is a string, a number, a bool or nil", v))
+				fmt.Sprintf("is the integer %v, beyond ±2^53: a partition key number is a JSON number (a float64) and would be rounded", v))
 			return k
+		case isNum && (math.IsNaN(f) || math.IsInf(f, 0)):
+			k.err = invalid(ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
+				fmt.Sprintf("is %v: a partition key number must be finite (JSON has no NaN or infinity)", f))
+			return k
+		case isNum:
+			v = f
+		default:
+			switch v.(type) {
+			case nil, string, bool:
+			default:
+				k.err = invalid(ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
+					fmt.Sprintf("is a %T: a partition key value is a string, a number, a bool or nil", v))
+				return k
+			}
 		}
 		k.vals[i] = v
 	}
 	k.n = len(values)
 	return k
+}
+
+// maxExactInt is 2^53: integers of larger magnitude are not all exact as float64.
+const maxExactInt = 1 << 53
+
+// number returns v as a float64 if it is a Go number (isNum), and whether the conversion is exact
+// for integers (floats are always "exact": NaN and infinities are the caller's to refuse).
+func number(v any) (f float64, isNum, exact bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true, true
+	case float32:
+		return float64(x), true, true
+	case int:
+		return float64(x), true, x >= -maxExactInt && x <= maxExactInt
+	case int8:
+		return float64(x), true, true
+	case int16:
+		return float64(x), true, true
+	case int32:
+		return float64(x), true, true
+	case int64:
+		return float64(x), true, x >= -maxExactInt && x <= maxExactInt
+	case uint:
+		return float64(x), true, x <= maxExactInt
+	case uint8:
+		return float64(x), true, true
+	case uint16:
+		return float64(x), true, true
+	case uint32:
+		return float64(x), true, true
+	case uint64:
+		return float64(x), true, x <= maxExactInt
+	}
+	return 0, false, false
 }
 
 // Len returns the number of components.

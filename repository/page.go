@@ -2,10 +2,7 @@ package repository
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
-	"hash/fnv"
 	"iter"
 	"reflect"
 	"slices"
@@ -30,7 +27,9 @@ type Page[T any] struct {
 // Page runs one page of q: up to size items (DefaultPageSize if size ≤ 0, at most 1000) from the
 // position token ("" for the first page). It keeps reading while the service returns empty pages
 // with a continuation, so Items is empty only at the end. Pass Next back to continue; it is bound
-// to q's text (another query's token is an error matching ErrInvalidToken). Results are decoded
+// to q's text, parameter values and scope (a token of another query, of the same query with other
+// values, or of another partition key is an error matching ErrInvalidToken, before anything is
+// sent; see bindToken for what an azcosmos.PartitionKey scope can bind). Results are decoded
 // like Get (type check, upgrades). Paging never uses OFFSET.
 func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token string) (_ Page[T], err error) {
 	ctx, end := r.start(ctx, "repository.Page")
@@ -285,13 +284,14 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 	if size <= 0 {
 		size = DefaultPageSize
 	}
+	bind := sync.OnceValue(func() tokenBinding { return bindToken(q, rq) })
 	opts := azcosmos.QueryOptions{
 		PageSizeHint:              int32(min(size, 1000)),
 		QueryParameters:           rq.params,
 		EnableCrossPartitionQuery: &cross,
 	}
 	if token != "" {
-		cont, err := decodeToken(rq.text, token)
+		cont, err := decodeToken(bind(), token)
 		if err != nil {
 			return "", err
 		}
@@ -318,41 +318,8 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 			return "", nil
 		}
 		if len(resp.Items) > 0 {
-			return encodeToken(rq.text, *resp.ContinuationToken), nil
+			return encodeToken(bind(), *resp.ContinuationToken), nil
 		}
 	}
 	return "", nil
-}
-
-// Page tokens are base64url(fnv32a(query text) ‖ service continuation): opaque, URL-safe, and
-// refused for another query before any request.
-func encodeToken(text, cont string) string {
-	b := make([]byte, 4+len(cont))
-	binary.BigEndian.PutUint32(b, textHash(text))
-	copy(b[4:], cont)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// decodeToken returns the service continuation of a page token. Tokens come from end users, so
-// everything that would not reach the service as a plain header value is refused here, before
-// anything is sent: a token of another query, and continuation bytes other than printable ASCII
-// (the service's continuations are JSON or resource ids; a control character or a byte above 0x7e
-// would fail inside the HTTP client, or worse, split the header).
-func decodeToken(text, token string) (string, error) {
-	b, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil || len(b) < 5 || binary.BigEndian.Uint32(b) != textHash(text) {
-		return "", invalid(ErrInvalidToken, "token", "was not returned by Page for this query")
-	}
-	for _, c := range b[4:] {
-		if c < 0x20 || c > 0x7e {
-			return "", invalid(ErrInvalidToken, "token", "was not returned by Page: it holds bytes no continuation has")
-		}
-	}
-	return string(b[4:]), nil
-}
-
-func textHash(s string) uint32 {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(s))
-	return h.Sum32()
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
+	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/retry"
@@ -88,6 +89,7 @@ func TestSentinelsAreShared(t *testing.T) {
 		{cosmoserr.ErrUnavailable, diagnostics.ErrUnavailable, cosmoskit.ErrUnavailable, repository.ErrUnavailable},
 		{cosmoserr.ErrBadRequest, diagnostics.ErrBadRequest, cosmoskit.ErrBadRequest, repository.ErrBadRequest},
 		{cosmoserr.ErrUnauthorized, diagnostics.ErrUnauthorized, cosmoskit.ErrUnauthorized, repository.ErrUnauthorized},
+		{cosmoserr.ErrInvalidToken, repository.ErrInvalidToken, crosspartition.ErrInvalidToken},
 		{cosmoserr.ErrCircuitOpen, cosmoskit.ErrCircuitOpen, repository.ErrCircuitOpen, retry.ErrCircuitOpen}, //nolint:staticcheck // deprecated, still the same value everywhere
 	}
 	for _, g := range groups {

@@ -9,7 +9,12 @@ import (
 // ErrInvalidToken or returns a continuation that can travel as an HTTP header value; and a token
 // Page made for a printable continuation decodes back to it.
 func FuzzDecodeToken(f *testing.F) {
-	const text = "SELECT * FROM c WHERE c.type = @type"
+	q := SQL("SELECT * FROM c WHERE c.type = @type").Partition(KeyOf("c1"))
+	rq, err := q.render("order", 1, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	text := bindToken(q, rq)
 	f.Add(encodeToken(text, `{"token":"+RID:~abc==#RT:1#TRC:2","range":{"min":"","max":"FF"}}`))
 	f.Add(encodeToken(text, "\n"))
 	f.Add("")

@@ -3,9 +3,7 @@ package repository_test
 import (
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
-	"hash/fnv"
 	"io"
 	"log/slog"
 	"testing"
@@ -15,13 +13,16 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
-// forgeToken builds a page token the way Page does (fnv32a of the query text, then the service's
-// continuation), with any continuation bytes: what an end user of a paged API can send.
-func forgeToken(text, cont string) string {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(text))
-	b := binary.BigEndian.AppendUint32(nil, h.Sum32())
-	return base64.RawURLEncoding.EncodeToString(append(b, cont...))
+// forgeToken builds a page token the way Page does, with any continuation bytes: what an end user
+// of a paged API can send. It keeps the binding of good, a token Page returned (its first 16
+// bytes: the query, values and scope it belongs to), and replaces the service's continuation.
+func forgeToken(t *testing.T, good, cont string) string {
+	t.Helper()
+	b, err := base64.RawURLEncoding.DecodeString(good)
+	if err != nil || len(b) <= 16 {
+		t.Fatalf("page token %q: %v", good, err)
+	}
+	return base64.RawURLEncoding.EncodeToString(append(b[:16:16], cont...))
 }
 
 // TestBadTokensNeverOpenTheBreaker sends many page tokens whose bytes cannot travel in an HTTP
@@ -44,14 +45,24 @@ func TestBadTokensNeverOpenTheBreaker(t *testing.T) {
 	seedOrders(t, orders, "c1", 4)
 	const text = "SELECT * FROM c WHERE c.type = @type"
 	q := repository.SQL(text).Partition(pk("c1"))
+	first, err := orders.Page(ctx, q, 2, "")
+	if err != nil || first.Next == "" {
+		t.Fatalf("first page = %+v, %v", first, err)
+	}
+	otherQuery, err := orders.Page(ctx, repository.SQL(text+" AND c.total >= 0").Partition(pk("c1")), 2, "")
+	if err != nil || otherQuery.Next == "" {
+		t.Fatalf("first page of another query = %+v, %v", otherQuery, err)
+	}
+	good := first.Next
 	bad := []string{
-		forgeToken(text, "\n"),
-		forgeToken(text, "a\r\nx-ms-documentdb-partitionkey: [\"c2\"]"),
-		forgeToken(text, "\x00\x01"),
-		forgeToken(text, "\x7f"),
-		forgeToken(text, "ok\xff\xfe"),
+		forgeToken(t, good, "\n"),
+		forgeToken(t, good, "a\r\nx-ms-documentdb-partitionkey: [\"c2\"]"),
+		forgeToken(t, good, "\x00\x01"),
+		forgeToken(t, good, "\x7f"),
+		forgeToken(t, good, "ok\xff\xfe"),
 		"not base64 !",
-		forgeToken("another query", `{"token":"x"}`),
+		forgeToken(t, otherQuery.Next, `{"token":"x"}`),
+		forgeToken(t, good, ""), // the binding alone
 	}
 	for range 5 {
 		for _, tok := range bad {

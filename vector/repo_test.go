@@ -54,6 +54,16 @@ func TestRepoSearch(t *testing.T) {
 	}
 	s := vector.ForRepository(repo, nil)
 	qv := corpus(1, dims, 42)[0].Embedding
+	// A filter carries no scope: one scoped with Partition or CrossPartition is refused rather than
+	// silently searching every tenant.
+	for _, f := range []*repository.Query{
+		repository.NewQuery().Where("cat", repository.Ne, "a").Partition(repository.KeyOf("t1")),
+		repository.NewQuery().CrossPartition(),
+	} {
+		if _, err := s.Search(ctx, vector.Query{Vector: qv, K: 10}, f); !errors.Is(err, vector.ErrValidation) {
+			t.Fatalf("scoped filter: %v, want ErrValidation", err)
+		}
+	}
 	for _, scope := range [][]any{nil, {"t1"}, {"t1", "u1"}} {
 		for _, exact := range []bool{false, true} {
 			res, err := s.Search(ctx, vector.Query{Vector: qv, K: 10, PartitionKey: scope, Exact: exact}, repository.NewQuery().Where("cat", repository.Ne, "a"))

@@ -244,6 +244,9 @@ func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter
 		if strings.ContainsAny(q.Where, `'"`) {
 			return nil, nil, "", invalid(ErrValidation, "Where", "contains a string literal; pass values in Params")
 		}
+		if !contained(q.Where) {
+			return nil, nil, "", invalid(ErrValidation, "Where", "must be one self-contained condition: balanced parentheses, no comments or ';'")
+		}
 		where = append(where, "("+q.Where+")")
 	}
 	for _, p := range q.Params {
@@ -425,4 +428,27 @@ func (s *Searcher) run(ctx context.Context, pl *plan, k int, each func(row) erro
 		}
 	}
 	return nil
+}
+
+// contained reports whether a caller's condition stays inside the parentheses the search puts
+// around it: its parentheses balance without ever closing one it did not open, and it holds no
+// comment or statement separator that could hide the conditions after it (the type and partition
+// key scope). With string literals refused before, no parenthesis hides inside a literal.
+func contained(cond string) bool {
+	if strings.Contains(cond, "--") || strings.Contains(cond, "/*") || strings.Contains(cond, "*/") || strings.Contains(cond, ";") {
+		return false
+	}
+	depth := 0
+	for i := 0; i < len(cond); i++ {
+		switch cond[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }

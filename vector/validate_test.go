@@ -38,6 +38,12 @@ func TestBadQueriesSendNothing(t *testing.T) {
 		{"reserved", vector.Query{Vector: ok, K: 1, Where: "c.x = @k", Params: []azcosmos.QueryParameter{{Name: "@k", Value: 1}}}, vector.ErrValidation},
 		{"badname", vector.Query{Vector: ok, K: 1, Where: "c.x = @x", Params: []azcosmos.QueryParameter{{Name: "x", Value: 1}}}, vector.ErrValidation},
 		{"literal", vector.Query{Vector: ok, K: 1, Where: "c.x = 'a'"}, vector.ErrValidation},
+		// A condition that escapes its parentheses would drop the type and partition key scope.
+		{"escape", vector.Query{Vector: ok, K: 1, Where: "true) OR (true"}, vector.ErrValidation},
+		{"unclosed", vector.Query{Vector: ok, K: 1, Where: "(c.x = 1"}, vector.ErrValidation},
+		{"comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 --"}, vector.ErrValidation},
+		{"block comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 /* x */"}, vector.ErrValidation},
+		{"separator", vector.Query{Vector: ok, K: 1, Where: "c.x = 1;"}, vector.ErrValidation},
 		{"key", vector.Query{Vector: ok, K: 1, PartitionKey: []any{"a", "b"}}, vector.ErrValidation},
 		{"field", vector.Query{Vector: ok, K: 1, Fields: []string{"a.b"}}, vector.ErrValidation},
 	}

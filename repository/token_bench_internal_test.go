@@ -1,0 +1,17 @@
+package repository
+
+import "testing"
+
+// BenchmarkBindToken measures the binding Page computes once per call that takes or returns a
+// token (a built query with two filters, scoped to a KeyOf key).
+func BenchmarkBindToken(b *testing.B) {
+	q := NewQuery().Partition(KeyOf("tenant-42")).Where("status", Eq, "open").Where("total", Ge, 10).OrderBy("total", Desc)
+	rq, err := q.render("order", 1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = bindToken(q, rq)
+	}
+}
