@@ -111,6 +111,10 @@ func number(v any) (f float64, isNum, exact bool) {
 // Len returns the number of components.
 func (k Key) Len() int { return k.n }
 
+// Err returns why KeyOf refused the values (a *ValidationError matching ErrInvalidPartitionKey),
+// nil for a usable key. Packages that take a Key (vector) check it before sending anything.
+func (k Key) Err() error { return k.err }
+
 // Values returns the components (string, float64, bool or nil), broadest first.
 func (k Key) Values() []any { return append([]any(nil), k.vals[:k.n]...) }
 

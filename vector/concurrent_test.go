@@ -8,6 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -28,7 +29,7 @@ func TestSearcherShared(t *testing.T) {
 		wg.Go(func() {
 			qq := vector.Query{Vector: q, K: 5}
 			if g%2 == 1 {
-				qq.PartitionKey = []any{"p03"}
+				qq.PartitionKey = repository.KeyOf("p03")
 			}
 			res, err := s.Search(context.Background(), qq)
 			if err != nil {

@@ -66,7 +66,7 @@ func TestRepoSearch(t *testing.T) {
 	}
 	for _, scope := range [][]any{nil, {"t1"}, {"t1", "u1"}} {
 		for _, exact := range []bool{false, true} {
-			res, err := s.Search(ctx, vector.Query{Vector: qv, K: 10, PartitionKey: scope, Exact: exact}, repository.NewQuery().Where("cat", repository.Ne, "a"))
+			res, err := s.Search(ctx, vector.Query{Vector: qv, K: 10, PartitionKey: repository.KeyOf(scope...), Exact: exact}, repository.NewQuery().Where("cat", repository.Ne, "a"))
 			if err != nil {
 				t.Fatalf("scope %v: %v", scope, err)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
 // DefaultMaxK is Options.MaxK when unset.
@@ -100,11 +101,11 @@ type Query struct {
 	// @p<n> (the search's own and the repository filter's).
 	Where  string
 	Params []azcosmos.QueryParameter
-	// PartitionKey scopes the search: every component of the container's key (one query to one
-	// partition) or a prefix of a hierarchical key (only the physical partitions holding it).
-	// Values are strings, numbers, bools or nil. Default: every partition (cross-partition,
-	// merged to the global top K).
-	PartitionKey []any
+	// PartitionKey scopes the search: repository.KeyOf with every component of the container's
+	// key (one query to one partition) or a prefix of a hierarchical key (only the physical
+	// partitions holding it), checked as KeyOf checks it. Default (the zero Key): every partition
+	// (cross-partition, merged to the global top K).
+	PartitionKey repository.Key
 	// Fields are the top-level properties each hit returns. Default: "id" and the partition key
 	// properties for a Searcher; the JSON fields of T for a Repo[T]. The embedding is never
 	// returned unless IncludeEmbedding is set.
@@ -233,7 +234,7 @@ func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos
 // Where, a hierarchical prefix), the parameters (lead first), the partition key and the projection
 // of the item.
 func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter, defFields []string, lead ...azcosmos.QueryParameter) (*plan, []string, string, error) {
-	params := make([]azcosmos.QueryParameter, 0, len(lead)+len(q.Params)+len(condParams)+len(q.PartitionKey))
+	params := make([]azcosmos.QueryParameter, 0, len(lead)+len(q.Params)+len(condParams)+q.PartitionKey.Len())
 	params = append(params, lead...)
 	var where []string
 	if cond != "" {
@@ -256,40 +257,20 @@ func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter
 	}
 	params = append(params, q.Params...)
 	pl := &plan{}
-	if n := len(q.PartitionKey); n > 0 {
+	if err := q.PartitionKey.Err(); err != nil {
+		return nil, nil, "", invalid(ErrValidation, "PartitionKey", "%v", err)
+	}
+	if n := q.PartitionKey.Len(); n > 0 {
 		paths := ix.PartitionKeyPaths
 		if n > len(paths) {
 			return nil, nil, "", invalid(ErrValidation, "PartitionKey", "has %d components, the container's key %d", n, len(paths))
 		}
 		if n == len(paths) {
-			pk := azcosmos.NewPartitionKey()
-			for i, v := range q.PartitionKey {
-				switch v := v.(type) {
-				case string:
-					pk = pk.AppendString(v)
-				case bool:
-					pk = pk.AppendBool(v)
-				case nil:
-					pk = pk.AppendNull()
-				default:
-					f, ok := number(v)
-					if !ok {
-						return nil, nil, "", invalid(ErrValidation, "PartitionKey", "component %d is a %T: use a string, number, bool or nil", i, v)
-					}
-					pk = pk.AppendNumber(f)
-				}
-			}
+			pk := q.PartitionKey.SDK()
 			pl.pk = &pk
 		} else {
 			// A prefix of a hierarchical key: a condition the plan narrows the ranges by.
-			for i, v := range q.PartitionKey {
-				if _, ok := number(v); !ok {
-					switch v.(type) {
-					case string, bool, nil:
-					default:
-						return nil, nil, "", invalid(ErrValidation, "PartitionKey", "component %d is a %T: use a string, number, bool or nil", i, v)
-					}
-				}
+			for i, v := range q.PartitionKey.Values() {
 				p, err := sqlPath(paths[i])
 				if err != nil {
 					return nil, nil, "", invalid(ErrValidation, "PartitionKey", "path %q is not letters, digits and _", paths[i])
@@ -340,22 +321,6 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func number(v any) (float64, bool) {
-	switch v := v.(type) {
-	case int:
-		return float64(v), true
-	case int32:
-		return float64(v), true
-	case int64:
-		return float64(v), true
-	case float32:
-		return float64(v), true
-	case float64:
-		return v, true
-	}
-	return 0, false
 }
 
 // row is one result row of a search query.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -37,7 +38,7 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 								keep = func(d doc) bool { return d.Cat == "b" }
 							}
 							if scoped {
-								q.PartitionKey = []any{"p07"}
+								q.PartitionKey = repository.KeyOf("p07")
 								k0 := keep
 								keep = func(d doc) bool { return k0(d) && d.PK == "p07" }
 							}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -44,7 +45,8 @@ func TestBadQueriesSendNothing(t *testing.T) {
 		{"comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 --"}, vector.ErrValidation},
 		{"block comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 /* x */"}, vector.ErrValidation},
 		{"separator", vector.Query{Vector: ok, K: 1, Where: "c.x = 1;"}, vector.ErrValidation},
-		{"key", vector.Query{Vector: ok, K: 1, PartitionKey: []any{"a", "b"}}, vector.ErrValidation},
+		{"key", vector.Query{Vector: ok, K: 1, PartitionKey: repository.KeyOf("a", "b")}, vector.ErrValidation},
+		{"nan key", vector.Query{Vector: ok, K: 1, PartitionKey: repository.KeyOf(math.NaN())}, vector.ErrValidation},
 		{"field", vector.Query{Vector: ok, K: 1, Fields: []string{"a.b"}}, vector.ErrValidation},
 	}
 	for _, tc := range cases {
