@@ -6,10 +6,10 @@ import (
 	"iter"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/internal/jsonfields"
 )
 
 // DefaultPageSize is the page size of Page when size is 0 or less, and of All.
@@ -132,7 +132,7 @@ func PageOf[D, T any](ctx context.Context, r *Repository[T], q *Query, size int,
 	var p Page[D]
 	var fields []string
 	if q != nil && q.built && len(q.fields) == 0 {
-		fields = jsonFields(reflect.TypeFor[D]())
+		fields = jsonfields.Of(reflect.TypeFor[D]())
 	}
 	selected := fields
 	if q != nil && len(q.fields) > 0 {
@@ -227,50 +227,6 @@ func AllOf[D, T any](ctx context.Context, r *Repository[T], q *Query) iter.Seq2[
 			token = p.Next
 		}
 	}
-}
-
-var fieldCache sync.Map // reflect.Type -> []string
-
-// jsonFields returns the top-level JSON property names of struct type t (embedded structs
-// flattened), as encoding/json names them.
-func jsonFields(t reflect.Type) []string {
-	if v, ok := fieldCache.Load(t); ok {
-		return v.([]string)
-	}
-	var out []string
-	var walk func(reflect.Type)
-	walk = func(t reflect.Type) {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct {
-			return
-		}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, _, _ := strings.Cut(tag, ",")
-			if f.Anonymous && name == "" {
-				walk(f.Type)
-				continue
-			}
-			if !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			if fieldName.MatchString(name) && !strings.Contains(name, ".") {
-				out = append(out, name)
-			}
-		}
-	}
-	walk(t)
-	fieldCache.Store(t, out)
-	return out
 }
 
 // pageRaw runs pages of rq from token until one has results or the query ends, passing each

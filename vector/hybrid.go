@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/internal/jsonfields"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -187,7 +188,7 @@ func (x *Repo[T]) ranked(ctx context.Context, q Query, t TextRank, vector bool, 
 	if err != nil {
 		return Result[T]{}, &ValidationError{Kind: ErrValidation, Field: "Filter", Reason: err.Error()}
 	}
-	def := structFields(reflect.TypeFor[T]())
+	def := jsonfields.Of(reflect.TypeFor[T]())
 	if q.Fields != nil {
 		q.Fields = append(append([]string(nil), q.Fields...), "id", "type", "schemaVersion")
 	} else if !q.IncludeEmbedding {

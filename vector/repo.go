@@ -3,9 +3,8 @@ package vector
 import (
 	"context"
 	"reflect"
-	"strings"
-	"sync"
 
+	"github.com/cosmoskit/cosmoskit-go/internal/jsonfields"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -41,7 +40,7 @@ func (x *Repo[T]) Search(ctx context.Context, q Query, filter *repository.Query)
 	if err != nil {
 		return Result[T]{}, &ValidationError{Kind: ErrValidation, Field: "Filter", Reason: err.Error()}
 	}
-	def := structFields(reflect.TypeFor[T]())
+	def := jsonfields.Of(reflect.TypeFor[T]())
 	if q.Fields != nil {
 		q.Fields = append(append([]string(nil), q.Fields...), "id")
 	}
@@ -67,48 +66,4 @@ func (x *Repo[T]) Search(ctx context.Context, q Query, filter *repository.Query)
 		return nil
 	}, &res.RequestCharge)
 	return res, err
-}
-
-var fieldCache sync.Map // reflect.Type -> []string
-
-// structFields returns the top-level JSON property names of struct type t (embedded structs
-// flattened), as encoding/json names them.
-func structFields(t reflect.Type) []string {
-	if v, ok := fieldCache.Load(t); ok {
-		return v.([]string)
-	}
-	var out []string
-	var walk func(reflect.Type)
-	walk = func(t reflect.Type) {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if t.Kind() != reflect.Struct {
-			return
-		}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			if tag == "-" {
-				continue
-			}
-			name, _, _ := strings.Cut(tag, ",")
-			if f.Anonymous && name == "" {
-				walk(f.Type)
-				continue
-			}
-			if !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			if identifier.MatchString(name) && !contains(out, name) {
-				out = append(out, name)
-			}
-		}
-	}
-	walk(t)
-	fieldCache.Store(t, out)
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -296,7 +297,7 @@ func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter
 			if !identifier.MatchString(f) {
 				return nil, nil, "", invalid(ErrValidation, "Fields", "%q is not a top-level property name (letters, digits, _)", f)
 			}
-			if (f == top && !q.IncludeEmbedding) || contains(fields[:i], f) {
+			if (f == top && !q.IncludeEmbedding) || slices.Contains(fields[:i], f) {
 				continue
 			}
 			if n > 0 {
@@ -305,22 +306,13 @@ func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter
 			n++
 			fmt.Fprintf(&proj, "%q: c.%s", f, f)
 		}
-		if q.IncludeEmbedding && !contains(fields, top) {
+		if q.IncludeEmbedding && !slices.Contains(fields, top) {
 			fmt.Fprintf(&proj, ", %q: c.%s", top, top)
 		}
 		proj.WriteString("}")
 	}
 	pl.params = params
 	return pl, where, proj.String(), nil
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // row is one result row of a search query.
