@@ -11,6 +11,8 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/internal/rrf"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Hybrid search (ORDER BY RANK FullTextScore / RRF) follows the plan's hybridSearchQueryInfo as the
@@ -30,14 +32,7 @@ import (
 // query cannot resume from a continuation token (NotResumableError).
 
 // hybridInfo is the plan's hybridSearchQueryInfo.
-type hybridInfo struct {
-	GlobalStatisticsQuery    string      `json:"globalStatisticsQuery"`
-	ComponentQueryInfos      []queryInfo `json:"componentQueryInfos"`
-	ComponentWeights         []float64   `json:"componentWeights"`
-	Skip                     *int        `json:"skip"`
-	Take                     *int        `json:"take"`
-	RequiresGlobalStatistics bool        `json:"requiresGlobalStatistics"`
-}
+type hybridInfo = wire.HybridSearchQueryInfo
 
 // globalStatistics is one range's (or the summed) answer to the global statistics query.
 type globalStatistics struct {
@@ -69,11 +64,11 @@ func (g *globalStatistics) add(o globalStatistics) error {
 	return nil
 }
 
-// Placeholders of the component queries.
+// Placeholders of the component queries (internal/wire, shared with cosmostest).
 const (
-	phDocCount  = "{documentdb-formattablehybridsearchquery-totaldocumentcount}"
-	phWordCount = "{documentdb-formattablehybridsearchquery-totalwordcount-"
-	phHitCounts = "{documentdb-formattablehybridsearchquery-hitcountsarray-"
+	phDocCount  = wire.HybridDocCountPlaceholder
+	phWordCount = wire.HybridWordCountPrefix
+	phHitCounts = wire.HybridHitCountsPrefix
 )
 
 // rewriteComponent replaces the statistics placeholders (index j: the j-th full-text statistics)

@@ -12,35 +12,15 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// queryInfo is the "queryInfo" of the service's partitioned query execution plan.
-type queryInfo struct {
-	DistinctType                string             `json:"distinctType"`
-	Top                         *int               `json:"top"`
-	Offset                      *int               `json:"offset"`
-	Limit                       *int               `json:"limit"`
-	OrderBy                     []string           `json:"orderBy"`
-	OrderByExpressions          []string           `json:"orderByExpressions"`
-	GroupByExpressions          []string           `json:"groupByExpressions"`
-	GroupByAliases              []string           `json:"groupByAliases"`
-	Aggregates                  []string           `json:"aggregates"`
-	GroupByAliasToAggregateType map[string]*string `json:"groupByAliasToAggregateType"`
-	RewrittenQuery              string             `json:"rewrittenQuery"`
-	HasSelectValue              bool               `json:"hasSelectValue"`
-	HasNonStreamingOrderBy      bool               `json:"hasNonStreamingOrderBy"`
-	DCountInfo                  *struct {
-		DCountAlias string `json:"dCountAlias"`
-	} `json:"dCountInfo"`
-}
-
-// queryRange is one EPK range of the plan's "queryRanges".
-type queryRange struct {
-	Min            string `json:"min"`
-	Max            string `json:"max"`
-	IsMinInclusive bool   `json:"isMinInclusive"`
-	IsMaxInclusive bool   `json:"isMaxInclusive"`
-}
+// queryInfo and queryRange are the plan's (internal/wire, shared with cosmostest).
+type (
+	queryInfo  = wire.QueryInfo
+	queryRange = wire.QueryRange
+)
 
 // plan is the service's partitioned query execution info.
 type plan struct {

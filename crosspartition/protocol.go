@@ -11,7 +11,7 @@ const (
 	hdrPKRangeID       = wire.HeaderPKRangeID
 	hdrSubStatus       = wire.HeaderSubStatus
 	queryVersion       = "1.4"
-	orderByFilterToken = "{documentdb-formattableorderbyquery-filter}"
+	orderByFilterToken = wire.OrderByFilterPlaceholder
 
 	// supportedFeatures is what this engine implements: the plan request names them so that the
 	// gateway refuses (rather than plans) anything else.

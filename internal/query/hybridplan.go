@@ -3,6 +3,8 @@ package query
 import (
 	"strconv"
 	"strings"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // The plan of an ORDER BY RANK query (hybrid search): instead of a queryInfo the gateway answers a
@@ -26,25 +28,16 @@ import (
 
 // Placeholders of the hybrid search component queries, replaced by the client.
 const (
-	hybridDocCount   = "{documentdb-formattablehybridsearchquery-totaldocumentcount}"
-	hybridWordCount  = "{documentdb-formattablehybridsearchquery-totalwordcount-%d}"
-	hybridHitCounts  = "{documentdb-formattablehybridsearchquery-hitcountsarray-%d}"
+	hybridDocCount   = wire.HybridDocCountPlaceholder
+	hybridWordCount  = wire.HybridWordCountPrefix + "%d}"
+	hybridHitCounts  = wire.HybridHitCountsPrefix + "%d}"
 	hybridTopFactor  = 12
 	maxFloatLiteral  = "1.79769e+308"
 	fullTextMissing  = "-1"
 	hybridPlaceholdr = "%d"
 )
 
-type hybridSearchQueryInfo struct {
-	GlobalStatisticsQuery             string          `json:"globalStatisticsQuery"`
-	ComponentQueryInfos               []planQueryInfo `json:"componentQueryInfos"`
-	ComponentWithoutPayloadQueryInfos []planQueryInfo `json:"componentWithoutPayloadQueryInfos"`
-	ProjectionQueryInfo               *planQueryInfo  `json:"projectionQueryInfo"`
-	ComponentWeights                  []float64       `json:"componentWeights"`
-	Skip                              *int            `json:"skip"`
-	Take                              *int            `json:"take"`
-	RequiresGlobalStatistics          bool            `json:"requiresGlobalStatistics"`
-}
+type hybridSearchQueryInfo = wire.HybridSearchQueryInfo
 
 type hybridPlan struct {
 	Version               int                    `json:"partitionedQueryExecutionInfoVersion"`

@@ -3,25 +3,9 @@ package query
 import (
 	"encoding/json"
 	"strings"
-)
 
-// planQueryInfo is the queryInfo of a partitioned query execution plan, members in the service's order.
-type planQueryInfo struct {
-	DistinctType                string             `json:"distinctType"`
-	Top                         *int               `json:"top"`
-	Offset                      *int               `json:"offset"`
-	Limit                       *int               `json:"limit"`
-	OrderBy                     []string           `json:"orderBy"`
-	OrderByExpressions          []string           `json:"orderByExpressions"`
-	GroupByExpressions          []string           `json:"groupByExpressions"`
-	GroupByAliases              []string           `json:"groupByAliases"`
-	Aggregates                  []string           `json:"aggregates"`
-	GroupByAliasToAggregateType map[string]*string `json:"groupByAliasToAggregateType"`
-	RewrittenQuery              string             `json:"rewrittenQuery"`
-	HasSelectValue              bool               `json:"hasSelectValue"`
-	DCountInfo                  *dCountInfo        `json:"dCountInfo"`
-	HasNonStreamingOrderBy      bool               `json:"hasNonStreamingOrderBy"`
-}
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
+)
 
 // boundInt is the number a TOP/OFFSET/LIMIT literal or parameter stands for, nil if it is not a
 // non-negative integer (execution reports that as a 400).
@@ -47,14 +31,12 @@ func boundInt(x expr, params map[string]any) *int {
 	return nil
 }
 
+// planQueryInfo is a plan's queryInfo (internal/wire, shared with the client).
+type planQueryInfo = wire.QueryInfo
+
 // PlanRange is one range of a plan's queryRanges: effective partition key bounds (hex), "" to
 // "FF" for the whole key space.
-type PlanRange struct {
-	Min            string `json:"min"`
-	Max            string `json:"max"`
-	IsMinInclusive bool   `json:"isMinInclusive"`
-	IsMaxInclusive bool   `json:"isMaxInclusive"`
-}
+type PlanRange = wire.QueryRange
 
 // PlanOptions are the inputs of a plan besides the query text.
 type PlanOptions struct {
@@ -78,9 +60,7 @@ type plan struct {
 
 // dCountInfo marks a COUNT over a DISTINCT subquery (SELECT VALUE COUNT(1) FROM (SELECT DISTINCT
 // ...)): the client counts the distinct rows. dCountAlias is the alias of a non-VALUE count.
-type dCountInfo struct {
-	DCountAlias string `json:"dCountAlias"`
-}
+type dCountInfo = wire.DCountInfo
 
 // plan is Info's plan: also for the shapes the service's plan generator refuses (Plan reports those).
 func (q *Query) plan(_ Info, vec VectorDefaults) json.RawMessage {

@@ -3,6 +3,8 @@ package query
 import (
 	"strconv"
 	"strings"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // This file renders the rewrittenQuery of a partitioned query execution plan: the query the
@@ -11,7 +13,7 @@ import (
 // the text matches the plans the gateway returns (the .NET SDK's QueryPlanBaselineTests files).
 
 // orderByFilter is the placeholder the client replaces by "true" or by its resume filter.
-const orderByFilter = "{documentdb-formattableorderbyquery-filter}"
+const orderByFilter = wire.OrderByFilterPlaceholder
 
 // placeholderExpr stands for the ORDER BY resume filter in a rewritten WHERE clause.
 type placeholderExpr struct{}
