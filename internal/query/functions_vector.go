@@ -12,28 +12,7 @@ func init() {
 }
 
 // vectorPath returns the embedding path of a property expression: c.a.b -> "/a/b", or "".
-func vectorPath(x expr) string {
-	var parts []string
-	for {
-		switch e := x.(type) {
-		case propExpr:
-			parts = append(parts, e.name)
-			x = e.obj
-		case *identExpr:
-			if len(parts) == 0 {
-				return ""
-			}
-			var b strings.Builder
-			for i := len(parts) - 1; i >= 0; i-- {
-				b.WriteByte('/')
-				b.WriteString(parts[i])
-			}
-			return b.String()
-		default:
-			return ""
-		}
-	}
-}
+func vectorPath(x expr) string { return propertyPath(x, false) }
 
 // vectorFunction returns the distance function a VectorDistance call uses when its options argument
 // is a literal or absent: the literal's distanceFunction, else the embedding policy's, else cosine.

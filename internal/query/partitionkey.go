@@ -60,7 +60,11 @@ func (q *Query) PartitionKeyFilter(paths []string, params map[string]any) (value
 }
 
 // rootPath returns the partition key path of a property path on the root binding (c.a["b"] -> "/a/b").
-func rootPath(x expr) string {
+func rootPath(x expr) string { return propertyPath(x, true) }
+
+// propertyPath returns the path of a property expression (c.a["b"] -> "/a/b"), or "" when x is
+// not one; with root set, only on the query's root binding.
+func propertyPath(x expr, root bool) string {
 	var parts []string
 	for {
 		switch e := x.(type) {
@@ -68,7 +72,7 @@ func rootPath(x expr) string {
 			parts = append(parts, e.name)
 			x = e.obj
 		case *identExpr:
-			if e.depth != 0 || e.slot != 0 || len(parts) == 0 {
+			if (root && (e.depth != 0 || e.slot != 0)) || len(parts) == 0 {
 				return ""
 			}
 			var b strings.Builder
