@@ -8,8 +8,6 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -20,11 +18,10 @@ import (
 // time; the first error fails the whole batch (it is delivered again, so typed functions must be
 // idempotent like any handler).
 //
-// A change at the repository's current schema version is decoded directly. An older one is read
-// again through the repository (Repository.Get: one point read, with the registered upgrades),
-// which needs Options.PartitionKeyPaths to find its partition key; if it has been deleted since,
-// it is skipped (a later version, if any, follows in the feed). A newer version than the code
-// knows fails the batch with the repository's ErrUnknownSchemaVersion.
+// A change at the repository's current schema version is decoded directly; an older one is
+// decoded as delivered with the repository's registered upgrades (Repository.Decode: no request).
+// A newer version than the code knows fails the batch with the repository's
+// ErrUnknownSchemaVersion.
 type Dispatcher struct {
 	opts   DispatchOptions
 	byType map[string]func(ctx context.Context, doc []byte, version int, hasVersion bool) error
@@ -33,9 +30,9 @@ type Dispatcher struct {
 
 // DispatchOptions configure a Dispatcher; zero values are the defaults.
 type DispatchOptions struct {
-	// PartitionKeyPaths are the monitored container's partition key paths ("/customerId"),
-	// needed only to re-read changes written at an older schema version. Default: none (such a
-	// change fails the batch with an error saying so).
+	// PartitionKeyPaths are the monitored container's partition key paths ("/customerId"), which
+	// MigrateHandler needs to write each document back. A Dispatcher does not use them. Default:
+	// none.
 	PartitionKeyPaths []string
 	// Raw receives changes whose type has no registered function (including documents without a
 	// "type"). Default: nil, such changes are skipped.
@@ -70,16 +67,11 @@ func On[T any](d *Dispatcher, repo *repository.Repository[T], fn func(ctx contex
 			}
 			return fn(ctx, item)
 		}
-		id, pk, err := d.key(doc)
+		// An older schema version: the repository's own decode runs its upgrades on the change as
+		// delivered (no point read).
+		item, err := repo.Decode(doc)
 		if err != nil {
-			return fmt.Errorf("changefeed: a %s change at schema version %d needs an upgrade: %w", typ, version, err)
-		}
-		item, err = repo.Get(ctx, pk, id)
-		if errors.Is(err, repository.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
+			return fmt.Errorf("changefeed: a %s change at schema version %d: %w", typ, version, err)
 		}
 		return fn(ctx, item)
 	}
@@ -127,34 +119,29 @@ func (d *Dispatcher) handle(ctx context.Context, b Batch) error {
 }
 
 // key reads a change's id and partition key at DispatchOptions.PartitionKeyPaths.
-func (d *Dispatcher) key(doc []byte) (string, azcosmos.PartitionKey, error) {
+func (d *Dispatcher) key(doc []byte) (string, repository.Key, error) {
 	if len(d.opts.PartitionKeyPaths) == 0 {
-		return "", azcosmos.PartitionKey{}, errors.New("DispatchOptions.PartitionKeyPaths is not set")
+		return "", repository.Key{}, errors.New("DispatchOptions.PartitionKeyPaths is not set")
 	}
 	var m map[string]any
 	if err := json.Unmarshal(doc, &m); err != nil {
-		return "", azcosmos.PartitionKey{}, err
+		return "", repository.Key{}, err
 	}
 	id, _ := m["id"].(string)
-	pk := azcosmos.NewPartitionKey()
+	vals := make([]any, 0, len(d.opts.PartitionKeyPaths))
 	for _, path := range d.opts.PartitionKeyPaths {
 		var v any = m
 		for _, seg := range strings.Split(strings.TrimPrefix(path, "/"), "/") {
 			obj, _ := v.(map[string]any)
 			v = obj[seg]
 		}
-		switch x := v.(type) {
-		case string:
-			pk = pk.AppendString(x)
-		case float64:
-			pk = pk.AppendNumber(x)
-		case bool:
-			pk = pk.AppendBool(x)
-		case nil:
-			pk = pk.AppendNull()
+		switch v.(type) {
+		case string, float64, bool, nil:
 		default:
-			return "", azcosmos.PartitionKey{}, fmt.Errorf("the value at partition key path %s is not a string, number, boolean or null", path)
+			return "", repository.Key{}, fmt.Errorf("the value at partition key path %s is not a string, number, boolean or null", path)
 		}
+		vals = append(vals, v)
 	}
-	return id, pk, nil
+	pk := repository.KeyOf(vals...)
+	return id, pk, pk.Err()
 }
