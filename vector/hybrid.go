@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/internal/jsonfields"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -177,18 +175,10 @@ func (x *Repo[T]) Hybrid(ctx context.Context, q Query, t TextRank, filter *repos
 }
 
 func (x *Repo[T]) ranked(ctx context.Context, q Query, t TextRank, vector bool, filter *repository.Query) (Result[T], error) {
-	ix, err := x.s.Index(ctx)
+	ix, cond, params, def, err := x.prepare(ctx, filter)
 	if err != nil {
 		return Result[T]{}, err
 	}
-	if filter == nil {
-		filter = repository.NewQuery()
-	}
-	cond, params, err := x.r.Condition(filter)
-	if err != nil {
-		return Result[T]{}, &ValidationError{Kind: ErrValidation, Field: "Filter", Reason: err.Error()}
-	}
-	def := jsonfields.Of(reflect.TypeFor[T]())
 	if q.Fields != nil {
 		q.Fields = append(append([]string(nil), q.Fields...), "id", "type", "schemaVersion")
 	} else if !q.IncludeEmbedding {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
 	"github.com/cosmoskit/cosmoskit-go/internal/jsonfields"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
@@ -29,18 +31,10 @@ func (x *Repo[T]) Searcher() *Searcher { return x.s }
 // "type" and "schemaVersion" are always fetched, since each hit is checked and decoded as the
 // repository's Decode does. Upgrades of an older schema version see only the fetched fields.
 func (x *Repo[T]) Search(ctx context.Context, q Query, filter *repository.Query) (Result[T], error) {
-	ix, err := x.s.Index(ctx)
+	ix, cond, params, def, err := x.prepare(ctx, filter)
 	if err != nil {
 		return Result[T]{}, err
 	}
-	if filter == nil {
-		filter = repository.NewQuery()
-	}
-	cond, params, err := x.r.Condition(filter)
-	if err != nil {
-		return Result[T]{}, &ValidationError{Kind: ErrValidation, Field: "Filter", Reason: err.Error()}
-	}
-	def := jsonfields.Of(reflect.TypeFor[T]())
 	if q.Fields != nil {
 		q.Fields = append(append([]string(nil), q.Fields...), "id")
 	}
@@ -66,4 +60,21 @@ func (x *Repo[T]) Search(ctx context.Context, q Query, filter *repository.Query)
 		return nil
 	}, &res.RequestCharge)
 	return res, err
+}
+
+// prepare is what every typed search starts with: the container's vector index, the filter as a
+// parameterised condition (nil filters by type only), and T's JSON fields.
+func (x *Repo[T]) prepare(ctx context.Context, filter *repository.Query) (Index, string, []azcosmos.QueryParameter, []string, error) {
+	ix, err := x.s.Index(ctx)
+	if err != nil {
+		return Index{}, "", nil, nil, err
+	}
+	if filter == nil {
+		filter = repository.NewQuery()
+	}
+	cond, params, err := x.r.Condition(filter)
+	if err != nil {
+		return Index{}, "", nil, nil, &ValidationError{Kind: ErrValidation, Field: "Filter", Reason: err.Error()}
+	}
+	return ix, cond, params, jsonfields.Of(reflect.TypeFor[T]()), nil
 }
