@@ -24,15 +24,31 @@ const (
 // client preferring each region (the container is created through the first).
 func twoRegions(t *testing.T, opts ...cosmostest.Option) (s *cosmostest.Server, w, e *azcosmos.ContainerClient) {
 	t.Helper()
+	return twoRegionsWith(t, nil, opts...)
+}
+
+// twoRegionsWith is twoRegions creating the container with props.
+func twoRegionsWith(t *testing.T, props *azcosmos.ContainerProperties, opts ...cosmostest.Option) (s *cosmostest.Server, w, e *azcosmos.ContainerClient) {
+	t.Helper()
 	s = cosmostest.NewServer(t, append([]cosmostest.Option{cosmostest.WithRegions(west, east), cosmostest.WithReplicationLag(lag)}, opts...)...)
-	return s, regionContainer(t, s, west, true), regionContainer(t, s, east, false)
+	w = regionContainerWith(t, s, west, true, props)
+	return s, w, regionContainer(t, s, east, false)
 }
 
 func regionContainer(t *testing.T, s *cosmostest.Server, region string, create bool) *azcosmos.ContainerClient {
 	t.Helper()
-	c := newClient(t, s, func(o *azcosmos.ClientOptions) { o.PreferredRegions = []string{region} })
+	return regionContainerWith(t, s, region, create, nil)
+}
+
+func regionContainerWith(t *testing.T, s *cosmostest.Server, region string, create bool, props *azcosmos.ContainerProperties) *azcosmos.ContainerClient {
+	t.Helper()
+	other := east
+	if region == east {
+		other = west
+	}
+	c := newClient(t, s, func(o *azcosmos.ClientOptions) { o.PreferredRegions = []string{region, other} })
 	if create {
-		return newContainer(t, c, "c", nil)
+		return newContainer(t, c, "c", props)
 	}
 	cc, err := c.NewContainer("db", "c")
 	if err != nil {
@@ -56,7 +72,7 @@ func put(t *testing.T, cc *azcosmos.ContainerClient, doc string) azcosmos.ItemRe
 func readV(t *testing.T, cc *azcosmos.ContainerClient, id string, o *azcosmos.ItemOptions) (float64, azcosmos.ItemResponse) {
 	t.Helper()
 	resp, err := cc.ReadItem(context.Background(), pkP, id, o)
-	if code, _ := status(t, err); code == http.StatusNotFound {
+	if code, sub := status(t, err); code == http.StatusNotFound && sub != "1002" {
 		return -1, resp
 	} else if err != nil {
 		t.Fatal(err)
@@ -240,5 +256,50 @@ func TestReplicationLagZeroIsOneStore(t *testing.T) {
 	s.SetReplicationLag(east, 0)
 	if v, _ := readV(t, e, "a", nil); v != 2 {
 		t.Fatalf("lag back to 0: v=%v, want 2", v)
+	}
+}
+
+// TestReplicationSplit: a split brings every region's copy up to date, tokens of the parent range
+// still count for its children, and replication goes on per child.
+func TestReplicationSplit(t *testing.T) {
+	s, w, e := twoRegions(t)
+	parentToken := *put(t, w, `{"id":"a","pk":"p","v":1}`).SessionToken
+	if err := s.SplitRange("db", "c", "0"); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := readV(t, e, "a", &azcosmos.ItemOptions{SessionToken: &parentToken}); v != 1 {
+		t.Fatalf("East US after the split with the parent's token: v=%v, want 1", v)
+	}
+	childToken := *put(t, w, `{"id":"a","pk":"p","v":2}`).SessionToken
+	if strings.HasPrefix(childToken, "0:") {
+		t.Fatalf("token after the split names the parent: %q", childToken)
+	}
+	if v, _ := readV(t, e, "a", nil); v != 1 {
+		t.Fatalf("East US after a write to the child: v=%v, want the stale 1", v)
+	}
+	if v, _ := readV(t, e, "a", &azcosmos.ItemOptions{SessionToken: &childToken}); v != 2 {
+		t.Fatalf("East US with the child's token: v=%v, want 2", v)
+	}
+	s.Advance(lag)
+	if v, _ := readV(t, e, "a", nil); v != 2 {
+		t.Fatalf("East US after the lag: v=%v, want 2", v)
+	}
+}
+
+// TestReplicationFailover: a failover hands the write region's role over without losing writes.
+func TestReplicationFailover(t *testing.T) {
+	s, w, e := twoRegions(t)
+	put(t, w, `{"id":"a","pk":"p","v":1}`)
+	s.FailoverWriteRegion(east)
+	if v, _ := readV(t, e, "a", nil); v != 1 {
+		t.Fatalf("East US after the failover: v=%v, want 1", v)
+	}
+	put(t, e, `{"id":"a","pk":"p","v":2}`)
+	if v, _ := readV(t, w, "a", nil); v != 1 {
+		t.Fatalf("West US right after a write in the new write region: v=%v, want the stale 1", v)
+	}
+	s.Advance(lag)
+	if v, _ := readV(t, w, "a", nil); v != 2 {
+		t.Fatalf("West US after the lag: v=%v, want 2", v)
 	}
 }
