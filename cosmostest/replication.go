@@ -180,7 +180,9 @@ func (srv *server) apply(c *container, r *pkRange, e *logEntry) {
 		r.lsn = e.olsn
 		return
 	}
-	cur := srv.lookup(c, r, e.key)
+	// The current version as stored, even if TTL expired it: the origin replaced it before it
+	// expired there, and a delete must not win over a write that did not race with one.
+	cur := r.items[e.key]
 	r.lsn++
 	r.progress[e.origin] = max(r.progress[e.origin], e.olsn)
 	if versionTag(cur) == e.prev {
