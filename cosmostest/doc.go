@@ -42,7 +42,7 @@
 //     each region writes into its own copy, and a replicated write that raced with another is
 //     resolved by the container's conflictResolutionPolicy: last writer wins on /_ts or a
 //     numeric path (missing values lowest, ties to the later write), a delete always winning;
-//     custom mode keeps the /_ts winner and sends the loser to the conflicts feed. Splits and
+//     custom mode keeps the /_ts winner and records the loser for the conflicts feed. Splits and
 //     FailoverWriteRegion first bring every copy up to date; TTL is applied per copy on the same
 //     clock. With every lag 0 (the default) no copies exist and every region reads one store.
 //   - The account's default consistency level as reported by GET / (WithDefaultConsistency,

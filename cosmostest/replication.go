@@ -91,17 +91,23 @@ func (srv *server) logWrite(r *pkRange, key string, pk []any, id string, it *ite
 		*r.staged = append(*r.staged, e)
 		return
 	}
-	srv.appendLog(r.copy.log, e)
+	srv.appendLog(r, e)
 }
 
-func (srv *server) appendLog(l *replLog, e logEntry) {
+// appendLog appends e, written to copy w, to w's partition log. From logTrimAt entries on, the
+// other copies apply what is due and the entries every copy has applied are dropped; w itself is
+// left alone (the request writing to it was caught up when it started).
+func (srv *server) appendLog(w *pkRange, e logEntry) {
+	l := w.copy.log
 	l.entries = append(l.entries, e)
 	if len(l.entries) < logTrimAt {
 		return
 	}
 	lo := l.base + int64(len(l.entries))
 	for _, r := range l.copies {
-		srv.catchUp(r, nil, false)
+		if r != w {
+			srv.catchUp(r, nil, false)
+		}
 		lo = min(lo, r.copy.applied)
 	}
 	if n := int(lo - l.base); n > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -301,5 +302,51 @@ func TestReplicationFailover(t *testing.T) {
 	s.Advance(lag)
 	if v, _ := readV(t, w, "a", nil); v != 2 {
 		t.Fatalf("West US after the lag: v=%v, want 2", v)
+	}
+}
+
+// TestReplicationManyWritesAndBatch: more writes than the log keeps before trimming, and a
+// transactional batch, all reach the other region in order after the lag, not before.
+func TestReplicationManyWritesAndBatch(t *testing.T) {
+	s, w, e := twoRegions(t)
+	ctx := context.Background()
+	count := func() int {
+		t.Helper()
+		pager := e.NewQueryItemsPager("SELECT VALUE COUNT(1) FROM c", pkP, nil)
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := json.Unmarshal(page.Items[0], &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i := range 300 {
+		put(t, w, `{"id":"i`+strconv.Itoa(i)+`","pk":"p"}`)
+		if i == 149 {
+			s.Advance(lag / 2)
+		}
+	}
+	b := w.NewTransactionalBatch(pkP)
+	b.CreateItem([]byte(`{"id":"b1","pk":"p"}`), nil)
+	b.DeleteItem("i0", nil)
+	if resp, err := w.ExecuteTransactionalBatch(ctx, b, nil); err != nil || !resp.Success {
+		t.Fatalf("batch: %v %v", resp.Success, err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("East US before the lag: %d items", n)
+	}
+	s.Advance(lag / 2)
+	if n := count(); n != 150 {
+		t.Fatalf("East US half way: %d items, want the first 150", n)
+	}
+	s.Advance(lag)
+	if n := count(); n != 300 {
+		t.Fatalf("East US after the lag: %d items, want 300 (299 + the batch's create)", n)
+	}
+	if v, _ := readV(t, e, "i0", nil); v != -1 {
+		t.Fatal("the batch's delete did not reach East US")
 	}
 }
