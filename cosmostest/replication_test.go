@@ -350,3 +350,74 @@ func TestReplicationManyWritesAndBatch(t *testing.T) {
 		t.Fatal("the batch's delete did not reach East US")
 	}
 }
+
+// BenchmarkReplicatedUpsertRead: an upsert in the write region and a read of it in the other
+// region with replication on (lag 0 after a lag was set: every write is logged and applied).
+func BenchmarkReplicatedUpsertRead(b *testing.B) {
+	s := cosmostest.NewServer(b, cosmostest.WithRegions(west, east))
+	opts := func(region string) *azcosmos.ClientOptions {
+		o := s.ClientOptions()
+		o.PreferredRegions = []string{region}
+		return o
+	}
+	cred, _ := azcosmos.NewKeyCredential(s.Key())
+	wc, _ := azcosmos.NewClientWithKey(s.Endpoint(), cred, opts(west))
+	ec, _ := azcosmos.NewClientWithKey(s.Endpoint(), cred, opts(east))
+	ctx := context.Background()
+	if _, err := wc.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		b.Fatal(err)
+	}
+	db, _ := wc.NewDatabase("db")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		b.Fatal(err)
+	}
+	s.SetReplicationLag(east, time.Nanosecond)
+	s.SetReplicationLag(east, 0)
+	w, _ := wc.NewContainer("db", "c")
+	e, _ := ec.NewContainer("db", "c")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		id := strconv.Itoa(i % 100)
+		if _, err := w.UpsertItem(ctx, pkP, []byte(`{"id":"`+id+`","pk":"p","payload":"0123456789abcdef"}`), nil); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.ReadItem(ctx, pkP, id, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestReplicationChangeFeedAndReadMany: the change feed and ReadMany read the region's copy;
+// ReadMany with the writer's session token sees the write.
+func TestReplicationChangeFeedAndReadMany(t *testing.T) {
+	s, w, e := twoRegions(t)
+	ctx := context.Background()
+	token := *put(t, w, `{"id":"a","pk":"p","v":1}`).SessionToken
+	feed := func() int {
+		t.Helper()
+		ranges, err := e.ReadFeedRanges(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := e.ReadChangeFeed(ctx, &azcosmos.ChangeFeedOptions{FeedRange: &ranges[0]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Count
+	}
+	if n := feed(); n != 0 {
+		t.Fatalf("East US change feed before the lag: %d changes", n)
+	}
+	ids := []azcosmos.ItemIdentity{{ID: "a", PartitionKey: pkP}}
+	if resp, err := e.ReadManyItems(ctx, ids, nil); err != nil || len(resp.Items) != 0 {
+		t.Fatalf("East US ReadMany without a token: %d items, %v", len(resp.Items), err)
+	}
+	if resp, err := e.ReadManyItems(ctx, ids, &azcosmos.ReadManyItemsOptions{SessionToken: &token}); err != nil || len(resp.Items) != 1 {
+		t.Fatalf("East US ReadMany with the writer's token: %d items, %v", len(resp.Items), err)
+	}
+	s.Advance(lag)
+	if n := feed(); n != 1 {
+		t.Fatalf("East US change feed after the lag: %d changes", n)
+	}
+}
