@@ -153,7 +153,7 @@ func (tx *batchTxn) commit() {
 	tx.r.progress = tx.work.progress
 	if tx.r.copy != nil {
 		for _, e := range *tx.work.staged {
-			tx.srv.appendLog(tx.r, e)
+			tx.srv.commitEntry(tx.r, e)
 		}
 	}
 }

@@ -2,7 +2,11 @@ package cosmostest_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"regexp"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,5 +108,64 @@ func TestMultiWriteSessionTokens(t *testing.T) {
 	s.Advance(lag)
 	if v, resp := readV(t, w, "a", &azcosmos.ItemOptions{SessionToken: &token}); v != 7 || !regexp.MustCompile(`#1=[1-9]`).MatchString(*resp.SessionToken) {
 		t.Fatalf("West US after the lag: v=%v token %q", v, *resp.SessionToken)
+	}
+}
+
+// TestMultiWriteConcurrentConverges: clients in both regions write the same few items from many
+// goroutines while the lag changes; once every write has replicated, both regions hold the same
+// version of every item.
+func TestMultiWriteConcurrentConverges(t *testing.T) {
+	custom := &azcosmos.ContainerProperties{
+		PartitionKeyDefinition:   azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}},
+		ConflictResolutionPolicy: &azcosmos.ConflictResolutionPolicy{Mode: azcosmos.ConflictResolutionModeCustom},
+	}
+	for name, props := range map[string]*azcosmos.ContainerProperties{"LWW on /version": lwwContainer("/version"), "custom": custom} {
+		t.Run(name, func(t *testing.T) { concurrentConverges(t, props) })
+	}
+}
+
+func concurrentConverges(t *testing.T, props *azcosmos.ContainerProperties) {
+	s, w, e := twoRegionsWith(t, props, cosmostest.WithMultiWrite())
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cc := w
+			if g%2 == 1 {
+				cc = e
+			}
+			for i := range 15 {
+				id := "k" + strconv.Itoa(i%3)
+				doc := fmt.Sprintf(`{"id":%q,"pk":"p","v":%d,"version":%d}`, id, g*100+i, (g*7+i*3)%10)
+				var err error
+				if i%5 == 4 {
+					_, err = cc.DeleteItem(ctx, pkP, id, nil)
+					if code, _ := status(t, err); code == http.StatusNotFound {
+						err = nil
+					}
+				} else {
+					_, err = cc.UpsertItem(ctx, pkP, []byte(doc), nil)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if i == 7 && g == 0 {
+					s.SetReplicationLag(east, 2*lag)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	s.Advance(3 * lag)
+	for i := range 3 {
+		id := "k" + strconv.Itoa(i)
+		vw, rw := readV(t, w, id, nil)
+		ve, re := readV(t, e, id, nil)
+		if vw != ve || rw.ETag != re.ETag {
+			t.Errorf("%s: West US v=%v %s, East US v=%v %s", id, vw, rw.ETag, ve, re.ETag)
+		}
 	}
 }

@@ -32,10 +32,12 @@ type pkRange struct {
 	// Replication (replication.go): this region's copy's place in the partition's log, nil
 	// without replication; multi-write: per region index, the highest LSN of that region's own
 	// writes applied here (the session token's vector), nil on single-write accounts; a batch's
-	// working copy collects its log entries in staged until it commits.
+	// working copy collects its log entries in staged until it commits; heads holds the versions
+	// of an item no known write has superseded, where that is not just the item as stored.
 	copy     *rangeCopy
 	progress []int64
 	staged   *[]logEntry
+	heads    map[string]*headSet // multi-write with replication: items with concurrent versions or a delete (conflicts.go)
 }
 
 // newRanges returns the n physical partitions of a new container, ids "0".."n-1", splitting the

@@ -24,9 +24,8 @@ import (
 //   - Single-write: the log has one origin and a copy's LSN is the write region's LSN of the last
 //     entry applied (items are shared, immutable versions). Multi-write: a copy counts its own LSN
 //     (the token's global LSN) and keeps, per origin region, the highest origin LSN applied
-//     (progress, the vector of the session token); a replicated write whose replaced version is
-//     not the copy's current version is a conflict resolved by the container's policy
-//     (conflicts.go).
+//     (progress, the vector of the session token); a replicated write that did not supersede the
+//     copy's current version is a conflict resolved by the container's policy (conflicts.go).
 //   - With every lag 0 nothing is copied: until a lag is set, the container has no views and
 //     every region serves c.ranges as before. Setting a lag copies every container's current
 //     state to each region (what was written before is replicated at once).
@@ -48,6 +47,10 @@ type logEntry struct {
 	id     string
 	it     *item  // the new version; nil for a delete
 	prev   string // _etag of the version the write replaced in its origin's copy; "" for none
+	// Multi-write: the version's tag (its _etag; a new tag for a delete) and the tags of the
+	// versions it supersedes (every head of the item in the origin's copy when it was written).
+	tag   string
+	prevs []string
 }
 
 // replLog is the replication log of one physical partition, shared by every region's copy.
@@ -78,7 +81,8 @@ func (srv *server) home() int {
 
 // logWrite records a write of key in r after r's LSN was advanced for it: it (nil for a delete)
 // replaced the version tagged prev. It keeps the multi-write progress of the writing region and
-// appends to r's replication log (or to a batch's staged entries). Callers hold mu.
+// appends to r's replication log (or to a batch's staged entries, committed by commitEntry).
+// Callers hold mu.
 func (srv *server) logWrite(r *pkRange, key string, pk []any, id string, it *item, prev string) {
 	if r.progress != nil {
 		r.progress[srv.origin] = r.lsn
@@ -90,6 +94,15 @@ func (srv *server) logWrite(r *pkRange, key string, pk []any, id string, it *ite
 	if r.staged != nil {
 		*r.staged = append(*r.staged, e)
 		return
+	}
+	srv.commitEntry(r, e)
+}
+
+// commitEntry appends a local write to copy r's log; on a multi-write account it first records
+// which versions the write supersedes (conflicts.go).
+func (srv *server) commitEntry(r *pkRange, e logEntry) {
+	if r.progress != nil {
+		srv.localHeads(r, &e)
 	}
 	srv.appendLog(r, e)
 }
@@ -186,33 +199,15 @@ func (srv *server) apply(c *container, r *pkRange, e *logEntry) {
 		r.lsn = e.olsn
 		return
 	}
-	// The current version as stored, even if TTL expired it: the origin replaced it before it
-	// expired there, and a delete must not win over a write that did not race with one.
-	cur := r.items[e.key]
 	r.lsn++
 	r.progress[e.origin] = max(r.progress[e.origin], e.olsn)
-	if versionTag(cur) == e.prev {
-		install(r, e)
-		return
-	}
-	srv.resolveConflict(c, r, e, cur)
-}
-
-// install makes e's version the copy's current one (multi-write: under the copy's LSN).
-func install(r *pkRange, e *logEntry) {
-	if e.it == nil {
-		delete(r.items, e.key)
-		return
-	}
-	v := *e.it
-	v.lsn = r.lsn
-	r.items[e.key] = &v
+	srv.applyVersion(c, r, e)
 }
 
 // cloneRange is a new region's copy of r as it is now.
 func cloneRange(r *pkRange) *pkRange {
 	return &pkRange{id: r.id, min: r.min, max: r.max, parents: r.parents, lsn: r.lsn,
-		items: maps.Clone(r.items), ts: r.ts, progress: slices.Clone(r.progress)}
+		items: maps.Clone(r.items), ts: r.ts, progress: slices.Clone(r.progress), heads: maps.Clone(r.heads)}
 }
 
 // replicate gives container c one copy of its ranges per region (views) and a replication log

@@ -62,6 +62,13 @@ func (s *Server) SplitRange(database, container, rangeID string) error {
 	for k, it := range parent.items {
 		c.rangeFor(it.pk).items[k] = it
 	}
+	for k, h := range parent.heads { // multi-write: concurrent versions and deletes
+		ch := c.rangeFor(h.pk)
+		if ch.heads == nil {
+			ch.heads = map[string]*headSet{}
+		}
+		ch.heads[k] = h
+	}
 	c.rangeET++
 	delete(srv.tput.buckets, parent)
 	if c.views != nil {
