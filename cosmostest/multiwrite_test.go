@@ -169,3 +169,31 @@ func concurrentConverges(t *testing.T, props *azcosmos.ContainerProperties) {
 		}
 	}
 }
+
+// TestMultiWriteSplit: a split during the lag first replicates everything, so both regions agree
+// on the conflict's winner, and writes after the split replicate per child.
+func TestMultiWriteSplit(t *testing.T) {
+	s, w, e := twoRegionsWith(t, lwwContainer("/version"), cosmostest.WithMultiWrite())
+	put(t, w, `{"id":"a","pk":"p","v":1,"version":5}`)
+	put(t, e, `{"id":"a","pk":"p","v":2,"version":3}`)
+	token := *put(t, e, `{"id":"b","pk":"p","v":3}`).SessionToken
+	if err := s.SplitRange("db", "c", "0"); err != nil {
+		t.Fatal(err)
+	}
+	for _, cc := range []*azcosmos.ContainerClient{w, e} {
+		if v, _ := readV(t, cc, "a", nil); v != 1 {
+			t.Errorf("a after the split: v=%v, want 1 (version 5)", v)
+		}
+		if v, _ := readV(t, cc, "b", &azcosmos.ItemOptions{SessionToken: &token}); v != 3 {
+			t.Errorf("b after the split with the parent's token: v=%v", v)
+		}
+	}
+	put(t, e, `{"id":"a","pk":"p","v":4,"version":6}`)
+	if v, _ := readV(t, w, "a", nil); v != 1 {
+		t.Errorf("West US within the lag after the split: v=%v, want 1", v)
+	}
+	s.Advance(lag)
+	if v, _ := readV(t, w, "a", nil); v != 4 {
+		t.Errorf("West US after the lag: v=%v, want 4", v)
+	}
+}
