@@ -213,6 +213,9 @@ func cloneRange(r *pkRange) *pkRange {
 // replicate gives container c one copy of its ranges per region (views) and a replication log
 // per physical partition. Callers hold mu.
 func (srv *server) replicate(c *container) {
+	if len(srv.regions) < 2 {
+		return // nothing to replicate to
+	}
 	home := srv.home()
 	c.views = make([]*container, len(srv.regions))
 	for i := range srv.regions {
@@ -292,7 +295,9 @@ func (s *Server) ReplicationLag(region string) time.Duration {
 // SetReplicationLag sets how long writes made in other regions take to reach the named region,
 // from now on (entries already pending become due by the new lag). A positive lag turns
 // replication on for the whole server for good: every existing container is copied to every
-// region as it is now. Unknown names panic, as in SetRegionDown.
+// region as it is now. The write region of a single-write account receives no replicated writes,
+// so its lag matters only once FailoverWriteRegion moves the writes elsewhere. Unknown names
+// panic, as in SetRegionDown.
 func (s *Server) SetReplicationLag(region string, d time.Duration) {
 	r := s.s.region(region)
 	if r == nil {
