@@ -39,6 +39,8 @@ func TestMultiWriteConflictsConverge(t *testing.T) {
 			`{"id":"a","pk":"p","v":2,"version":9}`, `{"id":"a","pk":"p","v":1,"version":4}`, 2},
 		{"LWW on /version: a missing version loses", lwwContainer("/version"),
 			`{"id":"a","pk":"p","v":2,"version":1}`, `{"id":"a","pk":"p","v":1}`, 2},
+		{"LWW on /version: a tie goes to the later write", lwwContainer("/version"),
+			`{"id":"a","pk":"p","v":2,"version":7}`, `{"id":"a","pk":"p","v":1,"version":7}`, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
