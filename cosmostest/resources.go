@@ -22,6 +22,8 @@ type container struct {
 	rangeET uint64 // pkranges feed etag; changes when ranges change (split)
 	nextDoc uint64
 	offer   *offer
+	// conflicts is the container's conflicts feed (conflictfeed.go), nil until the first conflict.
+	conflicts *conflictFeed
 }
 
 func (db *database) json() map[string]any {
@@ -301,9 +303,11 @@ func parseContainerBody(body []byte) (map[string]any, string, partitionKeyDef, e
 	if err := validateVectorPolicy(props); err != nil {
 		return nil, "", def, err
 	}
-	if _, ok := props["conflictResolutionPolicy"]; !ok {
-		props["conflictResolutionPolicy"] = map[string]any{"mode": "LastWriterWins", "conflictResolutionPath": "/_ts", "conflictResolutionProcedure": ""}
+	cp, err := parseConflictPolicy(props["conflictResolutionPolicy"])
+	if err != nil {
+		return nil, "", def, err
 	}
+	props["conflictResolutionPolicy"] = cp.json()
 	if v, ok := props["defaultTtl"]; ok {
 		f, isNum := v.(float64)
 		if !isNum || f != float64(int64(f)) || f == 0 || f < -1 {
@@ -344,6 +348,9 @@ func (srv *server) handleContainer(rq *request) error {
 		}
 		if !samePaths(def, c.pk) {
 			return badRequest("Partition key paths cannot be changed.")
+		}
+		if err := keepConflictPolicy(rq.body, props, c); err != nil {
+			return err
 		}
 		c.props = props
 		c.etag = srv.store.nextETag()
