@@ -53,6 +53,11 @@ func conflictDedupeKey(rec conflictRecord) string {
 // recordConflict adds a losing write to c's conflicts feed, once: a second report of the same
 // losing version (two regions detecting one conflict) is ignored. Callers hold srv.mu.
 func (srv *server) recordConflict(c *container, rec conflictRecord) {
+	// One list per container for every region: a region's view of the container (replication)
+	// records into the container registered in its database.
+	if home := c.db.colls[c.id]; home != nil && home.rid == c.rid {
+		c = home
+	}
 	if c.conflicts == nil {
 		c.conflicts = &conflictFeed{byID: map[string]*conflictEntry{}, seen: map[string]string{}}
 	}

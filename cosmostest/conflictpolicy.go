@@ -13,20 +13,20 @@ const (
 	defaultConflictPath = "/_ts"
 )
 
-// conflictPolicy is a container's conflict resolution policy, validated and with the service's
+// resolutionPolicy is a container's conflict resolution policy, validated and with the service's
 // defaults filled in.
-type conflictPolicy struct {
+type resolutionPolicy struct {
 	mode      string // conflictModeLWW or conflictModeCustom
 	path      string // LastWriterWins: "/prop" (default "/_ts"); Custom: ""
 	procedure string // always "": a merge procedure is refused (stored procedures are not simulated)
 }
 
 // json is the policy as the service returns it on container create, read and replace.
-func (p conflictPolicy) json() map[string]any {
+func (p resolutionPolicy) json() map[string]any {
 	return map[string]any{"mode": p.mode, "conflictResolutionPath": p.path, "conflictResolutionProcedure": p.procedure}
 }
 
-// parseConflictPolicy validates the conflictResolutionPolicy of a container body (raw, nil when
+// parseResolutionPolicy validates the conflictResolutionPolicy of a container body (raw, nil when
 // absent) as the service does, per the multi-master tests of the Java SDK
 // (MultiMasterConflictResolutionTest), which run against the service:
 //   - no policy, or a LastWriterWins policy without a path, is LastWriterWins on "/_ts";
@@ -39,8 +39,8 @@ func (p conflictPolicy) json() map[string]any {
 // ConflictResolutionPolicy), mode names are matched exactly, and the message for an unknown mode
 // is cosmostest's own. Custom with a merge procedure is refused as not supported: cosmostest does
 // not run stored procedures.
-func parseConflictPolicy(raw any) (conflictPolicy, error) {
-	p := conflictPolicy{mode: conflictModeLWW, path: defaultConflictPath}
+func parseResolutionPolicy(raw any) (resolutionPolicy, error) {
+	p := resolutionPolicy{mode: conflictModeLWW, path: defaultConflictPath}
 	if raw == nil {
 		return p, nil
 	}
@@ -90,7 +90,7 @@ func parseConflictPolicy(raw any) (conflictPolicy, error) {
 		if proc != "" {
 			return p, unsupported("a Custom conflict resolution policy with a merge procedure (" + proc + "): stored procedures are not simulated; leave conflictResolutionProcedure empty to have every conflict's loser written to the conflicts feed")
 		}
-		return conflictPolicy{mode: conflictModeCustom}, nil
+		return resolutionPolicy{mode: conflictModeCustom}, nil
 	}
 	return p, badRequest("The conflict resolution mode '%s' is invalid: it must be LastWriterWins or Custom.", mode)
 }
@@ -103,9 +103,9 @@ func validLWWPath(path string) bool {
 }
 
 // conflictPolicyOf returns c's stored policy (parseContainerBody keeps it validated).
-func (c *container) conflictPolicyOf() conflictPolicy {
+func (c *container) storedResolutionPolicy() resolutionPolicy {
 	m, _ := c.props["conflictResolutionPolicy"].(map[string]any)
-	p := conflictPolicy{mode: conflictModeLWW, path: defaultConflictPath}
+	p := resolutionPolicy{mode: conflictModeLWW, path: defaultConflictPath}
 	if m == nil {
 		return p
 	}
@@ -115,17 +115,17 @@ func (c *container) conflictPolicyOf() conflictPolicy {
 	return p
 }
 
-// keepConflictPolicy applies the service's rule on container replace: the conflict resolution
+// keepResolutionPolicy applies the service's rule on container replace: the conflict resolution
 // policy cannot be changed after creation (400 "Updating conflict resolution policy is currently
 // not supported", MultiMasterConflictResolutionTest). A replace body without a policy keeps the
 // stored one (chosen here, unverified: the service may read the omission as the default policy
 // and refuse it for a Custom container); props is the parsed body, updated in place.
-func keepConflictPolicy(body []byte, props map[string]any, c *container) error {
+func keepResolutionPolicy(body []byte, props map[string]any, c *container) error {
 	var probe struct {
 		Policy json.RawMessage `json:"conflictResolutionPolicy"`
 	}
 	_ = json.Unmarshal(body, &probe) // parseContainerBody has parsed the body already
-	old := c.conflictPolicyOf()
+	old := c.storedResolutionPolicy()
 	if len(probe.Policy) == 0 || string(probe.Policy) == "null" {
 		props["conflictResolutionPolicy"] = old.json()
 		return nil

@@ -303,7 +303,7 @@ func parseContainerBody(body []byte) (map[string]any, string, partitionKeyDef, e
 	if err := validateVectorPolicy(props); err != nil {
 		return nil, "", def, err
 	}
-	cp, err := parseConflictPolicy(props["conflictResolutionPolicy"])
+	cp, err := parseResolutionPolicy(props["conflictResolutionPolicy"])
 	if err != nil {
 		return nil, "", def, err
 	}
@@ -349,7 +349,7 @@ func (srv *server) handleContainer(rq *request) error {
 		if !samePaths(def, c.pk) {
 			return badRequest("Partition key paths cannot be changed.")
 		}
-		if err := keepConflictPolicy(rq.body, props, c); err != nil {
+		if err := keepResolutionPolicy(rq.body, props, c); err != nil {
 			return err
 		}
 		c.props = props
