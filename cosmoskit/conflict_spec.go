@@ -23,11 +23,13 @@ const DefaultConflictResolutionPath = "/_ts"
 //
 //	ConflictResolution: cosmoskit.ConflictResolutionSpec{Path: "/version"}
 //
-// and have every writer set version to one more than the version it read (a read-modify-write
-// with an If-Match on the etag keeps one region's writers in order; the policy settles the
-// writes of two regions). Every region then converges to the version with the highest /version,
-// whichever region wrote it last; a delete wins over a concurrent create or replace whatever the
-// values. The service documents that the path must be present in every item and hold a number;
+// and have every writer set version to one more than the version it read, in a read-modify-write
+// with If-Match on the etag (retry.Do starts it over on 412): the etag keeps one region's writers
+// in order, and the policy settles the writes of two regions. Every region then converges to the
+// version with the highest /version, whichever region wrote it last. Two regions that both move
+// version 4 to 5 tie, and the service picks the winner; add a region or instance number as a
+// fraction (5.1, 5.2) if you must decide ties. A delete wins over a concurrent create or replace
+// whatever the values. The service documents that the path must be present in every item and hold a number;
 // what it does with an item without it is not documented, so write it on every item.
 //
 // Custom mode with no Procedure keeps one version and writes each conflict's losing version to
