@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,7 +47,7 @@ func (c *countingCred) GetToken(_ context.Context, o policy.TokenRequestOptions)
 	if c.fail {
 		return azcore.AccessToken{}, errors.New("no identity")
 	}
-	return azcore.AccessToken{Token: "tok" + string(rune('0'+n)) + "|" + strings.Join(o.Scopes, ","), ExpiresOn: time.Now().Add(c.ttl)}, nil
+	return azcore.AccessToken{Token: "tok" + strconv.Itoa(int(n)) + "|" + strings.Join(o.Scopes, ","), ExpiresOn: time.Now().Add(c.ttl)}, nil
 }
 
 // TestTokenAuthorizer: tokens are cached until close to expiry, from many goroutines at once.
