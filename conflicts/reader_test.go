@@ -198,3 +198,30 @@ func TestSecretsStayOut(t *testing.T) {
 		t.Error("nothing was logged: the test cannot see a leak")
 	}
 }
+
+// TestPipeline: the reader's requests run through the client's cosmoskit policies: a 429 on the
+// feed is retried after its retry-after by the retry policy, and the diagnostics policy logs a
+// failed read under the conflicts operation's name.
+func TestPipeline(t *testing.T) {
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s, c := kit(t, cosmoskit.Config{Logger: logger})
+	r, err := conflicts.New(c, "db", "c", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.InjectFault(cosmostest.Fault{ResourceType: cosmostest.ResourceConflict, Status: 429, RetryAfter: time.Millisecond, Times: 1})
+	s.ResetRequests()
+	if _, err := collect(t, r); err != nil {
+		t.Fatalf("All after one 429: %v", err)
+	}
+	if n := s.Requests(cosmostest.RequestFilter{ResourceType: cosmostest.ResourceConflict}); n != 2 {
+		t.Errorf("%d conflicts requests, want 2 (a 429 and its retry)", n)
+	}
+	if _, err := r.Read(context.Background(), "nope"); !errors.Is(err, cosmoserr.ErrNotFound) {
+		t.Fatalf("Read unknown: %v", err)
+	}
+	if !strings.Contains(logs.String(), "read_conflict") {
+		t.Errorf("the diagnostics policy did not log the failed read_conflict:\n%s", logs.String())
+	}
+}
