@@ -72,6 +72,10 @@ func New(client *cosmoskit.Client, database, container string, opts *Options) (*
 	if a.Auth == nil {
 		return nil, ErrNoCredential
 	}
+	// The client's azcore options: its transport (cosmoskit's loopback or pinned-certificate
+	// client, or the caller's), retry settings, telemetry and policies. Where the client has no
+	// transport of cosmoskit's (a remote account without ServerCertificate), azcosmos uses its own
+	// default HTTP client and this pipeline azcore's, with the same TLS verification.
 	co := a.Options
 	co.PerCallPolicies = slices.Clone(co.PerCallPolicies)
 	co.PerRetryPolicies = slices.Concat(co.PerRetryPolicies, []policy.Policy{authPolicy{auth: a.Auth}}) // last: signs what is sent
