@@ -31,5 +31,8 @@ const (
 	OpQueryOffers            = wire.OpQueryOffers
 	OpReadThroughput         = wire.OpReadThroughput
 	OpReplaceThroughput      = wire.OpReplaceThroughput
+	OpReadConflicts          = wire.OpReadConflicts
+	OpReadConflict           = wire.OpReadConflict
+	OpDeleteConflict         = wire.OpDeleteConflict
 	OpOther                  = wire.OpOther
 )

@@ -88,6 +88,11 @@ type ContainerSpec struct {
 	// Fixed throughput is cheaper than autoscale when utilization stays above about 66%.
 	ManualThroughput int32
 
+	// ConflictResolution is the conflict resolution policy of a multi-write account: last writer
+	// wins on a numeric property, or Custom. Default (zero value): last writer wins on /_ts. It is
+	// always sent, with its defaults written out, and cannot be changed after creation.
+	ConflictResolution ConflictResolutionSpec
+
 	// AutoscaleMaxThroughput provisions autoscale throughput scaling between 10% and 100% of this
 	// maximum (at least 1000, a multiple of 1000): the better choice for variable load.
 	//
@@ -300,6 +305,12 @@ func (s ContainerSpec) Properties() (azcosmos.ContainerProperties, error) {
 		}
 		props.UniqueKeyPolicy = ukp
 	}
+
+	crp, err := s.ConflictResolution.policy(bad)
+	if err != nil {
+		return props, err
+	}
+	props.ConflictResolutionPolicy = crp
 
 	if _, err := throughput(s.ID, s.ManualThroughput, s.AutoscaleMaxThroughput); err != nil {
 		return props, err

@@ -53,6 +53,12 @@ func TestContainerSpecRejects(t *testing.T) {
 		{"bad type path", ContainerSpec{ID: "c", PartitionKeyPaths: pk, TypePath: "type"}, "TypePath", "must start with /"},
 		{"sort path is type path", ContainerSpec{ID: "c", PartitionKeyPaths: pk, SortPaths: []string{"/type"}}, "SortPaths[0]", "TypePath"},
 		{"composite with one path", ContainerSpec{ID: "c", PartitionKeyPaths: pk, CompositeIndexes: [][]azcosmos.CompositeIndex{{{Path: "/a"}}}}, "CompositeIndexes[0]", "2 to 8"},
+		{"conflict nested path", ContainerSpec{ID: "c", PartitionKeyPaths: pk, ConflictResolution: ConflictResolutionSpec{Path: "/a/b"}}, "ConflictResolution.Path", "one top-level property"},
+		{"conflict path without slash", ContainerSpec{ID: "c", PartitionKeyPaths: pk, ConflictResolution: ConflictResolutionSpec{Path: "version"}}, "ConflictResolution.Path", "one top-level property"},
+		{"conflict lww procedure", ContainerSpec{ID: "c", PartitionKeyPaths: pk, ConflictResolution: ConflictResolutionSpec{Procedure: "dbs/d/colls/c/sprocs/p"}}, "ConflictResolution.Procedure", "Custom"},
+		{"conflict custom path", ContainerSpec{ID: "c", PartitionKeyPaths: pk, ConflictResolution: ConflictResolutionSpec{Mode: azcosmos.ConflictResolutionModeCustom, Path: "/v"}}, "ConflictResolution.Path", "Custom mode"},
+		{"conflict custom bad procedure", ContainerSpec{ID: "c", PartitionKeyPaths: pk, ConflictResolution: ConflictResolutionSpec{Mode: azcosmos.ConflictResolutionModeCustom, Procedure: "merge"}}, "ConflictResolution.Procedure", "stored procedure link"},
+		{"conflict bad mode", ContainerSpec{ID: "c", PartitionKeyPaths: pk, ConflictResolution: ConflictResolutionSpec{Mode: "FirstWriterWins"}}, "ConflictResolution.Mode", "FirstWriterWins"},
 		{"composite bad order", ContainerSpec{ID: "c", PartitionKeyPaths: pk, CompositeIndexes: [][]azcosmos.CompositeIndex{{{Path: "/a"}, {Path: "/b", Order: "up"}}}}, "CompositeIndexes[0][1].Order", "ascending or descending"},
 	}
 	for _, tt := range tests {
@@ -137,7 +143,8 @@ func TestContainerSpecGoldenJSON(t *testing.T) {
 		{"path": "/embedding", "dataType": "float32", "distanceFunction": "cosine", "dimensions": 1536},
 		{"path": "/small", "dataType": "float32", "distanceFunction": "euclidean", "dimensions": 64}
 	]},
-	"fullTextPolicy": {"defaultLanguage": "en-US", "fullTextPaths": [{"path": "/body", "language": "en-US"}]}
+	"fullTextPolicy": {"defaultLanguage": "en-US", "fullTextPaths": [{"path": "/body", "language": "en-US"}]},
+	"conflictResolutionPolicy": {"mode": "LastWriterWins", "conflictResolutionPath": "/_ts"}
 }`
 	var wantV any
 	if err := json.Unmarshal([]byte(want), &wantV); err != nil {
@@ -167,5 +174,26 @@ func TestContainerSpecCustomIndexingPolicyGetsVectorExclusions(t *testing.T) {
 	}
 	if len(own.ExcludedPaths) != 1 || len(own.VectorIndexes) != 0 {
 		t.Error("the caller's IndexingPolicy was modified")
+	}
+}
+
+func TestContainerSpecConflictResolution(t *testing.T) {
+	custom := azcosmos.ConflictResolutionModeCustom
+	for name, tc := range map[string]struct {
+		spec ConflictResolutionSpec
+		want azcosmos.ConflictResolutionPolicy
+	}{
+		"default":          {ConflictResolutionSpec{}, azcosmos.ConflictResolutionPolicy{Mode: azcosmos.ConflictResolutionModeLastWriteWins, ResolutionPath: "/_ts"}},
+		"version":          {ConflictResolutionSpec{Path: "/version"}, azcosmos.ConflictResolutionPolicy{Mode: azcosmos.ConflictResolutionModeLastWriteWins, ResolutionPath: "/version"}},
+		"custom feed":      {ConflictResolutionSpec{Mode: custom}, azcosmos.ConflictResolutionPolicy{Mode: custom}},
+		"custom procedure": {ConflictResolutionSpec{Mode: custom, Procedure: "dbs/d/colls/c/sprocs/merge"}, azcosmos.ConflictResolutionPolicy{Mode: custom, ResolutionProcedure: "dbs/d/colls/c/sprocs/merge"}},
+	} {
+		p, err := ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}, ConflictResolution: tc.spec}.Properties()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if p.ConflictResolutionPolicy == nil || *p.ConflictResolutionPolicy != tc.want {
+			t.Errorf("%s: policy %+v, want %+v", name, p.ConflictResolutionPolicy, tc.want)
+		}
 	}
 }

@@ -24,8 +24,9 @@ var ErrConfigConflict = errors.New("cosmoskit: conflicting config for an account
 var ErrClosed = errors.New("cosmoskit: client is closed")
 
 // ErrContainerMismatch is returned by EnsureContainer when the container already exists with a
-// different partition key definition. A container's partition key cannot be changed: create a new
-// container and copy the data (container copy jobs or the change feed).
+// different partition key definition, vector embeddings or conflict resolution policy. None of them
+// can be changed: create a new container and copy the data (container copy jobs or the change
+// feed).
 var ErrContainerMismatch = errors.New("cosmoskit: existing container does not match the spec")
 
 // ConfigError reports a Config field New cannot use, and what to do about it. It matches

@@ -165,3 +165,28 @@ func setenv(vars map[string]string) (restore func()) {
 		}
 	}
 }
+
+// A multi-write container resolved by last writer wins on the application's version number: the
+// policy is checked before anything is sent and written out in full.
+func ExampleConflictResolutionSpec() {
+	props, err := cosmoskit.ContainerSpec{
+		ID:                 "carts",
+		PartitionKeyPaths:  []string{"/userId"},
+		ConflictResolution: cosmoskit.ConflictResolutionSpec{Path: "/version"},
+	}.Properties()
+	if err != nil {
+		panic(err)
+	}
+	policy, _ := json.Marshal(props.ConflictResolutionPolicy)
+	fmt.Println(string(policy))
+
+	_, err = cosmoskit.ContainerSpec{
+		ID:                 "carts",
+		PartitionKeyPaths:  []string{"/userId"},
+		ConflictResolution: cosmoskit.ConflictResolutionSpec{Path: "/meta/version"},
+	}.Properties()
+	fmt.Println(err)
+	// Output:
+	// {"mode":"LastWriterWins","conflictResolutionPath":"/version"}
+	// cosmoskit: invalid spec for "carts": ConflictResolution.Path: "/meta/version" is not one top-level property such as /version (the service refuses nested paths and paths without a leading /)
+}

@@ -53,8 +53,8 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOp
 // (ErrInvalidSpec) is returned before any request.
 //
 // If the container exists (409 Conflict, or 403 for an identity that may not create containers), it
-// is read back and returned without changes, unless its partition key or vector embeddings differ
-// from the spec; those cannot be changed, so EnsureContainer returns an error matching
+// is read back and returned without changes, unless its partition key, vector embeddings or
+// conflict resolution policy differ from the spec; those cannot be changed, so EnsureContainer returns an error matching
 // ErrContainerMismatch. Other failures are an *Error naming the operation, database and container
 // (unwrapping to the SDK's *azcore.ResponseError).
 func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerSpec) (*azcosmos.ContainerClient, error) {
@@ -125,7 +125,7 @@ func mismatch(want, got azcosmos.ContainerProperties) string {
 			return fmt.Sprintf("it has vector embeddings %+v, the spec asks for %+v; a vector policy cannot be changed", g, w)
 		}
 	}
-	return ""
+	return conflictPolicyMismatch(want.ConflictResolutionPolicy, got.ConflictResolutionPolicy)
 }
 
 // statusOf returns the HTTP status of an SDK error, or 0.

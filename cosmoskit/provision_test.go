@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -109,6 +110,38 @@ func TestEnsureContainerRefusesAnExistingContainerWithAnotherPartitionKey(t *tes
 	}
 }
 
+func TestEnsureContainerConflictResolution(t *testing.T) {
+	ctx := context.Background()
+	_, c := newKit(t)
+	spec := cosmoskit.ContainerSpec{ID: "items", PartitionKeyPaths: []string{"/pk"}, ConflictResolution: cosmoskit.ConflictResolutionSpec{Path: "/version"}}
+	cc, err := c.EnsureContainer(ctx, "db", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cc.Read(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := azcosmos.ConflictResolutionPolicy{Mode: azcosmos.ConflictResolutionModeLastWriteWins, ResolutionPath: "/version"}
+	if got := resp.ContainerProperties.ConflictResolutionPolicy; got == nil || *got != want {
+		t.Fatalf("read back %+v, want %+v", got, want)
+	}
+	if _, err := c.EnsureContainer(ctx, "db", spec); err != nil {
+		t.Fatalf("same spec again: %v", err)
+	}
+	spec.ConflictResolution = cosmoskit.ConflictResolutionSpec{Mode: azcosmos.ConflictResolutionModeCustom}
+	if _, err := c.EnsureContainer(ctx, "db", spec); !errors.Is(err, cosmoskit.ErrContainerMismatch) || !strings.Contains(err.Error(), "conflict resolution policy") {
+		t.Fatalf("another policy: %v, want ErrContainerMismatch naming the policy", err)
+	}
+	custom := cosmoskit.ContainerSpec{ID: "custom", PartitionKeyPaths: []string{"/pk"}, ConflictResolution: cosmoskit.ConflictResolutionSpec{Mode: azcosmos.ConflictResolutionModeCustom}}
+	if _, err := c.EnsureContainer(ctx, "db", custom); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EnsureContainer(ctx, "db", custom); err != nil {
+		t.Fatalf("custom spec again: %v", err)
+	}
+}
+
 func TestEnsureContainerInvalidSpecSendsNothing(t *testing.T) {
 	ctx := context.Background()
 	s, c := newKit(t)
@@ -117,6 +150,7 @@ func TestEnsureContainerInvalidSpecSendsNothing(t *testing.T) {
 		"empty path":     {ID: "c", PartitionKeyPaths: []string{""}},
 		"no slash":       {ID: "c", PartitionKeyPaths: []string{"tenantId"}},
 		"bad dims":       {ID: "c", PartitionKeyPaths: []string{"/pk"}, Vectors: []cosmoskit.VectorSpec{{Path: "/v", Dimensions: 0}}},
+		"nested lww":     {ID: "c", PartitionKeyPaths: []string{"/pk"}, ConflictResolution: cosmoskit.ConflictResolutionSpec{Path: "/a/b"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s.ResetRequests()

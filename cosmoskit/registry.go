@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -40,6 +41,9 @@ type entry struct {
 	retry *retry.PipelinePolicy
 	// closeIdle closes the idle connections of a transport cosmoskit built (nil otherwise).
 	closeIdle func()
+	// access is what packages built on the client (package conflicts) get through
+	// internal/clientaccess: endpoint, an authorizer holding the credential, the azcore options.
+	access clientaccess.Access
 }
 
 var registry = struct {
@@ -93,7 +97,8 @@ func acquire(r *resolved) (*entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred), diag: b.diag, retry: b.retry}
+	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred), diag: b.diag, retry: b.retry,
+		access: newAccess(r, opts)}
 	if (r.base == nil || r.base.Transport == nil) && opts.Transport != nil {
 		if ci, ok := opts.Transport.(interface{ CloseIdleConnections() }); ok {
 			e.closeIdle = ci.CloseIdleConnections

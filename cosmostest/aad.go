@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // aadClockSkew is how far a token's nbf may lie in the future and its exp in the past.
@@ -20,7 +22,7 @@ const aadClockSkew = 5 * time.Minute
 // test tokens carry "aud":"https://localhost.localhost" whatever endpoint they are sent to.
 // WithAADAudience makes the server require an audience.
 func (srv *server) checkAADToken(auth string) *statusError {
-	const prefix = "type=aad&ver=1.0&sig="
+	prefix := wire.AuthAADPrefix
 	if !strings.HasPrefix(auth, prefix) {
 		return aadRefused("the authorization is not type=aad&ver=1.0&sig=<token>")
 	}

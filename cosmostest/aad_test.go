@@ -2,14 +2,11 @@ package cosmostest_test
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // jwtToken is a TokenCredential returning a fixed token.
@@ -194,10 +192,8 @@ func readAccountBody(t *testing.T, s *cosmostest.Server) string {
 	}
 	date := time.Now().UTC().Format(http.TimeFormat)
 	key, _ := base64.StdEncoding.DecodeString(s.Key())
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte("get\n\n\n" + strings.ToLower(date) + "\n\n"))
 	req.Header.Set("x-ms-date", date)
-	req.Header.Set("Authorization", url.QueryEscape("type=master&ver=1.0&sig="+base64.StdEncoding.EncodeToString(mac.Sum(nil))))
+	req.Header.Set("Authorization", wire.MasterKeyAuthorization(key, http.MethodGet, "", "", date))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ const (
 )
 
 // ResourceType is the kind of resource a request targets, as in the signature: "" (account),
-// "dbs", "colls", "docs", "pkranges", "offers".
+// "dbs", "colls", "docs", "pkranges", "offers", "conflicts".
 type ResourceType string
 
 // Resource types.
@@ -38,6 +38,7 @@ const (
 	ResourceDocument   ResourceType = "docs"
 	ResourcePKRange    ResourceType = "pkranges"
 	ResourceOffer      ResourceType = "offers"
+	ResourceConflict   ResourceType = "conflicts"
 	resourceUnknownVal ResourceType = "?"
 )
 
@@ -136,7 +137,7 @@ func classify(r *http.Request) (*classification, error) {
 		c.Container = c.segs[3]
 	}
 	switch c.ResourceType {
-	case ResourceAccount, ResourceDatabase, ResourceContainer, ResourceDocument, ResourcePKRange, ResourceOffer:
+	case ResourceAccount, ResourceDatabase, ResourceContainer, ResourceDocument, ResourcePKRange, ResourceOffer, ResourceConflict:
 	default:
 		c.ResourceType = resourceUnknownVal
 	}

@@ -42,20 +42,15 @@ type conflictPolicy struct {
 	path   []string // the LWW path's segments
 }
 
+// conflictPolicyOf is c's stored policy as replication applies it.
 func conflictPolicyOf(c *container) conflictPolicy {
-	p := conflictPolicy{path: []string{"_ts"}}
-	m, _ := c.props["conflictResolutionPolicy"].(map[string]any)
-	if mode, _ := m["mode"].(string); strings.EqualFold(mode, "Custom") {
-		p.custom = true
-		return p
+	sp := c.storedResolutionPolicy() // validated when the container was created (conflictpolicy.go)
+	path := sp.path
+	if sp.mode == conflictModeCustom || path == "" {
+		path = defaultConflictPath // Custom keeps the /_ts winner (see above)
 	}
-	if path, _ := m["conflictResolutionPath"].(string); strings.HasPrefix(path, "/") && len(path) > 1 {
-		p.path = strings.Split(path[1:], "/")
-		for i, s := range p.path {
-			p.path[i] = unescapePathSegment(s)
-		}
-	}
-	return p
+	return conflictPolicy{custom: sp.mode == conflictModeCustom,
+		path: []string{unescapePathSegment(strings.TrimPrefix(path, "/"))}}
 }
 
 // value is v's number at the policy's path, -Inf when missing or not a number.

@@ -52,11 +52,28 @@
 //   - Databases and containers: create, read (If-None-Match → 304), replace, delete, query/list.
 //     Partition keys Hash and MultiHash v2 with up to 3 paths; indexingPolicy (the service's
 //     default when absent), vectorEmbeddingPolicy, fullTextPolicy, uniqueKeyPolicy (enforced per
-//     logical partition), defaultTtl, conflictResolutionPolicy are stored and returned. Vector
+//     logical partition), defaultTtl are stored and returned. Vector
 //     indexes are checked at create as the service does (400): flat ≤ 505 dimensions,
 //     quantizedFlat and diskANN ≤ 4,096, the path in the embedding policy and excluded from the
 //     range index. Stable,
 //     unique _rid (a re-created container gets a new one); integer _ts.
+//   - Conflict resolution policy (conflictpolicy.go), validated as the service validates it:
+//     LastWriterWins on "/_ts" by default (also for a LastWriterWins policy without a path) or on
+//     one top-level property ("/version"; "/a/b" and "someText" are 400), Custom without a merge
+//     procedure (every conflict's loser goes to the conflicts feed); a procedure with
+//     LastWriterWins, or a path with Custom, is 400 with the service's message, and so is changing
+//     the policy on replace (a replace without one keeps it). Custom with a merge procedure is
+//     refused (400 naming cosmostest): stored procedures are not simulated.
+//   - Conflicts feed (conflictfeed.go): GET …/conflicts (x-ms-max-item-count, default 100, and
+//     x-ms-continuation), POST …/conflicts queries, GET and DELETE …/conflicts/{id} (a partition
+//     key header, when sent, must be the conflicting item's; If-Match). A conflict has id,
+//     operationType ("create", "replace", "delete"), resourceType "document", resourceId (the
+//     item's _rid), content (the losing version as a JSON string, absent for a losing delete),
+//     conflict_lsn and _rid/_self/_etag/_ts; the feed body is {"_rid","Conflicts","_count"}.
+//     Conflicts are one list per container shared by every region (reading in any region sees
+//     all), in the order they were detected; one losing version reported by two regions is
+//     listed once, and a deleted conflict does not come back. The feed is not split by physical
+//     partition (x-ms-documentdb-partitionkeyrangeid is not applied to it).
 //   - Offers: manual (x-ms-offer-throughput) and autoscale (x-ms-cosmos-offer-autopilot-settings)
 //     at create; POST /offers query; GET and PUT /offers/{rid}/. Manual ≥ 400 in steps of 100,
 //     autoscale max ≥ 1000 in steps of 1000; switching modes is refused.
@@ -152,8 +169,8 @@
 //
 //   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
 //     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
-//   - Stored procedures, triggers, UDFs, users, permissions, conflicts feed, attachments,
-//     client encryption keys; custom conflict resolution's merge procedures; the ±15 minute
+//   - Stored procedures, triggers, UDFs, users, permissions, attachments, client encryption keys;
+//     custom conflict resolution's merge procedures; the ±15 minute
 //     x-ms-date check; AAD token signatures and role-based access control (a well-formed token
 //     within its lifetime may do anything); the emulator's compute gateway (its own endpoint
 //     with other id rules). Full-text functions tokenize without the service's language analyzers

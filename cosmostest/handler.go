@@ -231,11 +231,16 @@ func (srv *server) dispatch(rq *request) error {
 					return srv.handleDocs(rq)
 				case "pkranges":
 					return srv.handlePKRanges(rq)
+				case "conflicts":
+					return srv.handleConflicts(rq)
 				}
 			}
 		case 6:
 			if segs[2] == "colls" && segs[4] == "docs" {
 				return srv.handleItem(rq)
+			}
+			if segs[2] == "colls" && segs[4] == "conflicts" {
+				return srv.handleConflict(rq)
 			}
 		}
 	case "offers":

@@ -27,6 +27,8 @@ type container struct {
 	// for the home region, and nil slice without replication); a view's base is the container.
 	views []*container
 	base  *container
+	// conflicts is the container's conflicts feed (conflictfeed.go), nil until the first conflict.
+	conflicts *conflictFeed
 }
 
 func (db *database) json() map[string]any {
@@ -314,9 +316,11 @@ func parseContainerBody(body []byte) (map[string]any, string, partitionKeyDef, e
 	if err := validateVectorPolicy(props); err != nil {
 		return nil, "", def, err
 	}
-	if _, ok := props["conflictResolutionPolicy"]; !ok {
-		props["conflictResolutionPolicy"] = map[string]any{"mode": "LastWriterWins", "conflictResolutionPath": "/_ts", "conflictResolutionProcedure": ""}
+	cp, err := parseResolutionPolicy(props["conflictResolutionPolicy"])
+	if err != nil {
+		return nil, "", def, err
 	}
+	props["conflictResolutionPolicy"] = cp.json()
 	if v, ok := props["defaultTtl"]; ok {
 		f, isNum := v.(float64)
 		if !isNum || f != float64(int64(f)) || f == 0 || f < -1 {
@@ -357,6 +361,9 @@ func (srv *server) handleContainer(rq *request) error {
 		}
 		if !samePaths(def, c.pk) {
 			return badRequest("Partition key paths cannot be changed.")
+		}
+		if err := keepResolutionPolicy(rq.body, props, c); err != nil {
+			return err
 		}
 		c.props = props
 		c.etag = srv.store.nextETag()

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
@@ -11,7 +9,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // TestRunAsEmulator: standing in for the emulator, the command reports the emulator's account
@@ -133,11 +131,9 @@ func readAccount(t *testing.T, c *http.Client, endpoint string) accountMetadata 
 	}
 	date := time.Now().UTC().Format(http.TimeFormat)
 	key, _ := base64.StdEncoding.DecodeString(cosmostest.EmulatorKey)
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte("get\n\n\n" + strings.ToLower(date) + "\n\n"))
 	req.Header.Set("x-ms-date", date)
 	req.Header.Set("x-ms-version", "2020-11-05")
-	req.Header.Set("Authorization", url.QueryEscape("type=master&ver=1.0&sig="+base64.StdEncoding.EncodeToString(mac.Sum(nil))))
+	req.Header.Set("Authorization", wire.MasterKeyAuthorization(key, http.MethodGet, "", "", date))
 	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -35,6 +35,9 @@ const (
 	OpQueryOffers            = "query_offers"
 	OpReadThroughput         = "read_throughput"
 	OpReplaceThroughput      = "replace_throughput"
+	OpReadConflicts          = "read_conflicts"
+	OpReadConflict           = "read_conflict"
+	OpDeleteConflict         = "delete_conflict"
 	OpOther                  = "other"
 )
 
@@ -147,6 +150,17 @@ func Classify(r *http.Request) Operation {
 		op.Name = OpReadPartitionKeyRanges
 	case "docs":
 		classifyDocs(&op, m, id, h)
+	case "conflicts":
+		switch {
+		case id == "" && m == http.MethodGet:
+			op.Name = OpReadConflicts
+		case id != "" && m == http.MethodGet:
+			op.Name = OpReadConflict
+		case id != "" && m == http.MethodDelete:
+			op.Name, op.Write = OpDeleteConflict, true
+		default:
+			op.Name, op.Write = OpOther, isWriteMethod(m)
+		}
 	default:
 		op.Name, op.Write = OpOther, isWriteMethod(m)
 	}
