@@ -93,9 +93,3 @@ func (s *store) forget(key string, prefix bool) {
 		}
 	}
 }
-
-func (s *store) len() int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return len(s.m)
-}
