@@ -1,6 +1,7 @@
 package consistency
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,9 +47,18 @@ func (s *store) get(key string) ([]wire.SessionToken, string) {
 
 // merge merges ts into the container's tokens.
 func (s *store) merge(key string, ts []wire.SessionToken) {
+	// Most responses (reads) bring nothing newer: check under the read lock first.
+	s.mu.RLock()
+	e := s.m[key]
+	known := e != nil && holds(e.tokens, ts)
+	s.mu.RUnlock()
+	if known {
+		e.used.Store(s.tick.Add(1))
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.m[key]
+	e = s.m[key]
 	if e == nil {
 		if len(s.m) >= s.max {
 			s.evictLocked()
@@ -62,6 +72,21 @@ func (s *store) merge(key string, ts []wire.SessionToken) {
 	}
 	e.tokens, e.header = merged, wire.FormatSessionTokens(merged)
 	e.used.Store(s.tick.Add(1))
+}
+
+// holds reports whether merging ts into have would change nothing.
+func holds(have, ts []wire.SessionToken) bool {
+	for _, t := range ts {
+		i := slices.IndexFunc(have, func(h wire.SessionToken) bool { return h.Range == t.Range })
+		if i < 0 {
+			return false
+		}
+		if h := have[i]; (h.Simple && !t.Simple) || h.Version < t.Version || !h.Covers(t) || h.GlobalLSN < t.GlobalLSN ||
+			len(h.Regional) < len(t.Regional) {
+			return false
+		}
+	}
+	return true
 }
 
 // evictLocked drops the least recently used container (a scan: it runs only when a new
