@@ -46,6 +46,11 @@ var (
 	ErrThrottled = errors.New("cosmoskit: throttled")
 	// ErrUnavailable matches status 503 (service unavailable).
 	ErrUnavailable = errors.New("cosmoskit: service unavailable")
+	// ErrSessionNotAvailable matches status 404 with sub-status 1002 (read session not
+	// available): the regions the request reached had not yet caught up with the session token it
+	// carried, after the retries (package retry waits in the region, then azcosmos tries the write
+	// region). The item may well exist: retry later, or read without the token. It is retryable.
+	ErrSessionNotAvailable = errors.New("cosmoskit: read session not available")
 	// ErrInvalidToken matches a continuation (page) token that was not returned for the same
 	// query: tampered, truncated, or from another query, parameters, scope or container. It is
 	// found before anything is sent. repository and crosspartition return it.
@@ -62,14 +67,15 @@ var (
 // sentinels maps each wire.Kind to its sentinel: the one status rule (wire.KindOf) for every
 // error, including each operation's result in a transactional batch.
 var sentinels = [...]error{
-	wire.KindNone:               nil,
-	wire.KindBadRequest:         ErrBadRequest,
-	wire.KindUnauthorized:       ErrUnauthorized,
-	wire.KindNotFound:           ErrNotFound,
-	wire.KindConflict:           ErrConflict,
-	wire.KindPreconditionFailed: ErrPreconditionFailed,
-	wire.KindThrottled:          ErrThrottled,
-	wire.KindUnavailable:        ErrUnavailable,
+	wire.KindNone:                nil,
+	wire.KindBadRequest:          ErrBadRequest,
+	wire.KindUnauthorized:        ErrUnauthorized,
+	wire.KindNotFound:            ErrNotFound,
+	wire.KindConflict:            ErrConflict,
+	wire.KindPreconditionFailed:  ErrPreconditionFailed,
+	wire.KindThrottled:           ErrThrottled,
+	wire.KindUnavailable:         ErrUnavailable,
+	wire.KindSessionNotAvailable: ErrSessionNotAvailable,
 }
 
 // Sentinel returns the sentinel a status and sub-status match (ErrNotFound for 404 but not for
@@ -199,8 +205,8 @@ func (e *Error) Is(target error) bool {
 }
 
 // Retryable reports whether the failure is transient, so the same request may succeed later:
-// 408, 410, 429, 449, 500, 502, 503, 504, and transport errors that are not the caller's own
-// cancellation or deadline. It does not say a write is safe to repeat: after a timeout or a
+// 408, 404/1002 (read session not available), 410, 429, 449, 500, 502, 503, 504, and transport
+// errors that are not the caller's own cancellation or deadline. It does not say a write is safe to repeat: after a timeout or a
 // dropped connection the write may have been applied.
 func (e *Error) Retryable() bool {
 	switch e.StatusCode {
@@ -215,7 +221,9 @@ func (e *Error) Retryable() bool {
 			return r.Retryable()
 		}
 		return retryableTransport(e.Err)
-	case http.StatusRequestTimeout, http.StatusGone, http.StatusTooManyRequests, 449,
+	case http.StatusNotFound:
+		return e.SubStatus == wire.SubStatusReadSessionNotAvailable
+	case http.StatusRequestTimeout, http.StatusGone, http.StatusTooManyRequests, wire.StatusRetryWith,
 		http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable,
 		http.StatusGatewayTimeout:
 		return true
@@ -253,7 +261,11 @@ func IsRetryable(err error) bool {
 	}
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
-		return (&Error{StatusCode: re.StatusCode}).Retryable()
+		e := &Error{StatusCode: re.StatusCode}
+		if re.RawResponse != nil {
+			e.SubStatus = wire.SubStatus(re.RawResponse.Header)
+		}
+		return e.Retryable()
 	}
 	return retryableTransport(err)
 }

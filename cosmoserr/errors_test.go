@@ -91,7 +91,7 @@ func TestFromErrorSentinels(t *testing.T) {
 		{403, 3, nil, false, false},
 		{404, 0, ErrNotFound, false, false},
 		{404, 1003, ErrNotFound, false, false},
-		{404, 1002, nil, false, false},
+		{404, 1002, ErrSessionNotAvailable, true, false},
 		{408, 0, nil, true, true},
 		{409, 0, ErrConflict, false, false},
 		{410, 1002, nil, true, false},
@@ -102,7 +102,7 @@ func TestFromErrorSentinels(t *testing.T) {
 		{500, 0, nil, true, false},
 		{503, 0, ErrUnavailable, true, false},
 	}
-	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrNotFound, ErrConflict, ErrPreconditionFailed, ErrThrottled, ErrUnavailable}
+	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrNotFound, ErrConflict, ErrPreconditionFailed, ErrThrottled, ErrUnavailable, ErrSessionNotAvailable}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%d/%d", tt.status, tt.sub), func(t *testing.T) {
 			err := FromError(OpReadItem, responseError(t, "GET", itemURL, tt.status,

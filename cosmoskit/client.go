@@ -7,6 +7,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/consistency"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -119,6 +120,16 @@ func (c *Client) Retry() *retry.PipelinePolicy {
 		return nil
 	}
 	return c.entry.retry
+}
+
+// Session returns the session container installed on the client (consistency.Policy: its
+// options in effect, and the token it holds per container). It is nil with DisableSessionTokens
+// and for NewFromClient.
+func (c *Client) Session() *consistency.Policy {
+	if c.entry == nil {
+		return nil
+	}
+	return c.entry.session
 }
 
 // PreferredRegions returns a copy of the regions passed to the SDK, in order.

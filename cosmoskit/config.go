@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/consistency"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -124,6 +125,19 @@ type Config struct {
 	// 429s) apply unchanged, and ExcludedRegions is only recorded. Default: false.
 	DisableRetry bool
 
+	// Session configures the session container New installs on every client
+	// (consistency.Policy): it captures every response's session token per container and sends
+	// the container's token with reads, so one client reads its own writes in every region, as
+	// the .NET and Java clients do; and it applies consistency.WithSessionToken, WithLevel and
+	// Capture. The zero value keeps the tokens of up to 1000 containers. Client.Session returns it.
+	Session consistency.Options
+
+	// DisableSessionTokens leaves the session container out: requests carry a session token or a
+	// consistency level only when the caller sets them in the SDK's options (azcosmos has no
+	// session container), and the context options of package consistency do nothing. Default:
+	// false.
+	DisableSessionTokens bool
+
 	// PerCallPolicies are azcore policies run once per operation, after the diagnostics policy and
 	// ClientOptions.PerCallPolicies. Default: none.
 	PerCallPolicies []policy.Policy
@@ -221,6 +235,12 @@ func (c Config) String() string {
 	}
 	if c.DisableRetry {
 		add("DisableRetry", "true")
+	}
+	if c.Session != (consistency.Options{}) {
+		add("Session", fmt.Sprintf("%+v", c.Session))
+	}
+	if c.DisableSessionTokens {
+		add("DisableSessionTokens", "true")
 	}
 	if len(c.PerCallPolicies) > 0 {
 		add("PerCallPolicies", strconv.Itoa(len(c.PerCallPolicies)))

@@ -13,6 +13,12 @@
 // Everything cosmoskit returns is a plain azcosmos type (*azcosmos.ContainerClient and so on), and
 // NewFromClient wraps a client you already have, so code can adopt it one call site at a time.
 //
+// Every client gets cosmoskit's policies (each can be turned off in Config): diagnostics (spans,
+// metrics, logs, RU meters), retries (package retry: 429 budget, 404/1002 and 449 backoff,
+// breakers, region routing, hedging) and the session container (package consistency:
+// read-your-writes across regions, session-token hand-off between instances, per-request
+// consistency relaxation).
+//
 // Safety rules New enforces: TLS verification is relaxed only for loopback endpoints (an emulator or
 // cosmostest), or replaced by exactly the ServerCertificate you give; the public emulator key is
 // refused for any other endpoint; keys never appear in errors, logs or a printed Config.

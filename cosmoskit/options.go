@@ -6,19 +6,22 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/consistency"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
 // built is what clientOptions made besides the options: the policies the entry keeps.
 type built struct {
-	diag  *diagnostics.Policy   // nil when disabled
-	retry *retry.PipelinePolicy // nil when disabled
+	diag    *diagnostics.Policy   // nil when disabled
+	retry   *retry.PipelinePolicy // nil when disabled
+	session *consistency.Policy   // nil when disabled
 }
 
 // clientOptions builds the azcosmos options: a copy of the caller's base with cosmoskit's regions,
-// user agent, diagnostics and retry policies, the caller's policies, and the transport. Per-retry
-// order: retry, diagnostics attempt, base, Config, host pinning.
+// user agent, diagnostics, session and retry policies, the caller's policies, and the transport.
+// Per-call order: diagnostics, base, Config, session container. Per-retry order: retry,
+// diagnostics attempt, base, Config, host pinning.
 func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 	var b built
 	var o azcosmos.ClientOptions
@@ -42,7 +45,13 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 			o.TracingProvider = diagnostics.TracingProvider(tp)
 		}
 	}
-	o.PerCallPolicies = slices.Concat(diagCall, o.PerCallPolicies, r.cfg.PerCallPolicies)
+	var sessionCall []policy.Policy
+	if !r.cfg.DisableSessionTokens {
+		// Last among the per-call policies, so that a token or level a caller's policy sets wins.
+		b.session = consistency.NewPolicy(r.cfg.Session)
+		sessionCall = []policy.Policy{b.session}
+	}
+	o.PerCallPolicies = slices.Concat(diagCall, o.PerCallPolicies, r.cfg.PerCallPolicies, sessionCall)
 	var pin []policy.Policy
 	if r.cfg.DisableEndpointDiscovery {
 		pin = []policy.Policy{pinHostPolicy{host: r.ep.hostport}}

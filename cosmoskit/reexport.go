@@ -20,7 +20,9 @@ var (
 	ErrPreconditionFailed = cosmoserr.ErrPreconditionFailed // 412
 	ErrThrottled          = cosmoserr.ErrThrottled          // 429 after every retry
 	ErrUnavailable        = cosmoserr.ErrUnavailable        // 503
-	ErrCircuitOpen        = cosmoserr.ErrCircuitOpen        //nolint:staticcheck // deprecated there: the breakers never refuse every region, so nothing returns it
+	// ErrSessionNotAvailable: 404/1002, the session token was ahead of the regions reached.
+	ErrSessionNotAvailable = cosmoserr.ErrSessionNotAvailable
+	ErrCircuitOpen         = cosmoserr.ErrCircuitOpen //nolint:staticcheck // deprecated there: the breakers never refuse every region, so nothing returns it
 )
 
 // IsRetryable reports whether err is a transient Cosmos DB failure (see cosmoserr.IsRetryable).

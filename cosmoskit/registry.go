@@ -9,6 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/consistency"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/retry"
@@ -37,8 +38,9 @@ type entry struct {
 	// containers caches ContainerClient handles by "db\x00container".
 	containers sync.Map
 	// diag and retry are the policies installed on cosmos (nil when disabled).
-	diag  *diagnostics.Policy
-	retry *retry.PipelinePolicy
+	diag    *diagnostics.Policy
+	retry   *retry.PipelinePolicy
+	session *consistency.Policy
 	// closeIdle closes the idle connections of a transport cosmoskit built (nil otherwise).
 	closeIdle func()
 	// access is what packages built on the client (package conflicts) get through
@@ -98,7 +100,7 @@ func acquire(r *resolved) (*entry, error) {
 		return nil, err
 	}
 	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred), diag: b.diag, retry: b.retry,
-		access: newAccess(r, opts)}
+		session: b.session, access: newAccess(r, opts)}
 	if (r.base == nil || r.base.Transport == nil) && opts.Transport != nil {
 		if ci, ok := opts.Transport.(interface{ CloseIdleConnections() }); ok {
 			e.closeIdle = ci.CloseIdleConnections

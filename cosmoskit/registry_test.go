@@ -265,8 +265,10 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 	if !slices.Equal(o.PreferredRegions, []string{"West US"}) {
 		t.Errorf("PreferredRegions = %q; want ClientOptions' when Config's are unset", o.PreferredRegions)
 	}
-	// Per call: diagnostics, then the base options' policies, then Config's.
-	if len(o.PerCallPolicies) != 3 || o.PerCallPolicies[0] != b.diag || o.PerCallPolicies[1] != p1 || o.PerCallPolicies[2] != p2 {
+	// Per call: diagnostics, then the base options' policies, then Config's, then the session
+	// container.
+	if len(o.PerCallPolicies) != 4 || o.PerCallPolicies[0] != b.diag || o.PerCallPolicies[1] != p1 || o.PerCallPolicies[2] != p2 ||
+		b.session == nil || o.PerCallPolicies[3] != b.session {
 		t.Errorf("PerCallPolicies = %v", o.PerCallPolicies)
 	}
 	// Per retry: retry, diagnostics attempt, Config's.
@@ -293,12 +295,12 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 		t.Errorf("a non-loopback endpoint without a certificate got transport %T; want the SDK default", o.Transport)
 	}
 
-	cfg.DisableDiagnostics, cfg.DisableRetry = true, true
+	cfg.DisableDiagnostics, cfg.DisableRetry, cfg.DisableSessionTokens = true, true, true
 	r, err = resolve(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, b := r.clientOptions(); len(o.PerCallPolicies) != 2 || len(o.PerRetryPolicies) != 1 || b.diag != nil || b.retry != nil || !slices.Contains(o.Retry.StatusCodes, 429) {
+	if o, b := r.clientOptions(); len(o.PerCallPolicies) != 2 || len(o.PerRetryPolicies) != 1 || b.diag != nil || b.retry != nil || b.session != nil || !slices.Contains(o.Retry.StatusCodes, 429) {
 		t.Errorf("DisableDiagnostics and DisableRetry: %d per-call and %d per-retry policies, retried codes %v", len(o.PerCallPolicies), len(o.PerRetryPolicies), o.Retry.StatusCodes)
 	}
 }

@@ -16,8 +16,10 @@ import (
 //
 //   - PreferredRegions (or ClientOptions.PreferredRegions) and ExcludedRegions, canonical and in order;
 //   - ApplicationName, the server certificate's fingerprint, DisableEndpointDiscovery;
-//   - DisableDiagnostics, DisableRetry, Logger, PerCallPolicies, PerRetryPolicies;
-//   - every field of Diagnostics, of Retry and of *ClientOptions (its contents, not the pointer).
+//   - DisableDiagnostics, DisableRetry, DisableSessionTokens, Logger, PerCallPolicies,
+//     PerRetryPolicies;
+//   - every field of Diagnostics, of Retry, of Session and of *ClientOptions (its contents, not
+//     the pointer).
 //
 // Values are compared as given (a zero value and its documented default differ). Values that Go
 // cannot compare by content are compared by identity: pointers (a *slog.Logger, a Transport,
@@ -45,6 +47,7 @@ func settingsOf(r *resolved) settings {
 		{name: "DisableEndpointDiscovery", val: c.DisableEndpointDiscovery, show: true},
 		{name: "DisableDiagnostics", val: c.DisableDiagnostics, show: true},
 		{name: "DisableRetry", val: c.DisableRetry, show: true},
+		{name: "DisableSessionTokens", val: c.DisableSessionTokens, show: true},
 		{name: "Logger", val: c.Logger},
 	}...)
 	if r.cert != nil {
@@ -53,6 +56,7 @@ func settingsOf(r *resolved) settings {
 	s.flatten("PerCallPolicies", reflect.ValueOf(c.PerCallPolicies))
 	s.flatten("PerRetryPolicies", reflect.ValueOf(c.PerRetryPolicies))
 	s.flatten("Diagnostics", reflect.ValueOf(c.Diagnostics))
+	s.flatten("Session", reflect.ValueOf(c.Session))
 	ro := c.Retry
 	ro.PreferredRegions, ro.ExcludedRegions = nil, nil // refused by resolve unless empty
 	s.flatten("Retry", reflect.ValueOf(ro))

@@ -80,6 +80,8 @@ func TestNewConflictsOnEveryBehaviourSetting(t *testing.T) {
 		"ApplicationName":                            func(c *Config) { c.ApplicationName = "other" },
 		"DisableDiagnostics":                         func(c *Config) { c.DisableDiagnostics = true },
 		"DisableRetry":                               func(c *Config) { c.DisableRetry = true },
+		"DisableSessionTokens":                       func(c *Config) { c.DisableSessionTokens = true },
+		"Session.MaxContainers":                      func(c *Config) { c.Session.MaxContainers = 5 },
 		"Logger":                                     func(c *Config) { c.Logger = other },
 		"PerCallPolicies":                            func(c *Config) { c.PerCallPolicies = []policy.Policy{nopPolicy{3}} },
 		"PerRetryPolicies":                           func(c *Config) { c.PerRetryPolicies = nil },

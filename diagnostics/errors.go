@@ -16,6 +16,8 @@ var (
 	ErrPreconditionFailed = cosmoserr.ErrPreconditionFailed // 412
 	ErrThrottled          = cosmoserr.ErrThrottled          // 429 after every retry
 	ErrUnavailable        = cosmoserr.ErrUnavailable        // 503
+	// ErrSessionNotAvailable: 404/1002, the session token was ahead of the regions reached.
+	ErrSessionNotAvailable = cosmoserr.ErrSessionNotAvailable
 )
 
 // FromError is cosmoserr.FromError: err as an *Error for operation op.

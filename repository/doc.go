@@ -35,6 +35,15 @@
 // is one OpenTelemetry span, "repository.Update <container>", parent of the spans of the SDK calls
 // it made, with their total request charge.
 //
+// Session tokens and consistency (package consistency) travel in the context, like every
+// per-request choice: consistency.Capture records the session token of every read and write a
+// context's calls produce or see (Session.Token, to hand to another instance), and
+// consistency.WithSessionToken and consistency.WithLevel send a token or relax the level of the
+// reads. They are applied by consistency.Policy in the client's pipeline, the one home for them,
+// so they work the same for Repository, Mixed, Tx, vector and changefeed: cosmoskit.New installs
+// it; a plain azcosmos client needs it in ClientOptions.PerCallPolicies, or the context options do
+// nothing.
+//
 // Limits: cross-partition queries run through the gateway, which serves filters and projections but
 // not ORDER BY, TOP, DISTINCT, GROUP BY or aggregates across partitions (the service answers 400,
 // ErrBadRequest); Count is therefore single-partition. Writes check the partition key against the

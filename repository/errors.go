@@ -30,6 +30,9 @@ var (
 	ErrUnauthorized = cosmoserr.ErrUnauthorized
 	// ErrUnavailable: the service was unavailable (503).
 	ErrUnavailable = cosmoserr.ErrUnavailable
+	// ErrSessionNotAvailable: the session token a read carried was ahead of every region the
+	// read reached, after the retries (404/1002). Retryable.
+	ErrSessionNotAvailable = cosmoserr.ErrSessionNotAvailable
 	// ErrCircuitOpen is cosmoserr.ErrCircuitOpen.
 	//
 	// Deprecated: the breakers never refuse every region, so nothing returns it.

@@ -17,6 +17,12 @@
 //     [ErrThrottled]: a *cosmoserr.Error with status, sub-status, activity id, request charge,
 //     last retry-after and attempts, which unwraps to the *azcore.ResponseError. Throttles and
 //     waits are reported to package diagnostics.
+//   - 404/1002 and 449 ([Options].SessionRetry, [Options].RetryWith, [BackoffOptions]): a read
+//     whose region has not caught up with its session token is retried there with backoff (at
+//     once, then 5 ms ×5 up to 500 ms, 5 s of waits) before azcosmos tries the write region, as
+//     .NET's SessionTokenMismatchRetryPolicy does before its ClientRetryPolicy; a 449 RetryWith,
+//     which nothing in azcosmos retries, is retried in the region, writes included (at once, then
+//     10 ms ×2 up to 1 s, 30 s of waits), then returned as a final *cosmoserr.Error.
 //   - Circuit breakers ([BreakerOptions]): per region endpoint, and per partition key range in a
 //     region for requests that name their range ([WithPartitionKeyRange]); reads open after 10
 //     consecutive failures, writes after 5; 5xx, 408 and transport errors are failures, other 4xx

@@ -31,11 +31,51 @@ const (
 	DefaultHedgeThreshold = 500 * time.Millisecond
 	// DefaultHedgeStep is the wait between further hedges, when HedgingOptions.Step is 0.
 	DefaultHedgeStep = 100 * time.Millisecond
+
+	// Defaults of Options.SessionRetry: the .NET SDK's SessionTokenMismatchRetryPolicy
+	// (azure-cosmos-dotnet-v3, Microsoft.Azure.Cosmos/src/direct/SessionTokenMismatchRetryPolicy.cs:
+	// defaultWaitTimeInMilliSeconds 5000, defaultInitialBackoffTimeInMilliseconds 5,
+	// defaultMaximumBackoffTimeInMilliseconds 500, backoffMultiplier 5, no delay before the first
+	// retry; older builds used 50 ms and ×2). Java's SessionTokenMismatchRetryPolicy has the same
+	// shape (azure-sdk-for-java, docs/retryPolicies/RetryPoliciesOverview.md: 5 s window, 5 ms
+	// initial backoff, ×2, 50 ms maximum).
+
+	// DefaultSessionRetryMaxWait is the most time one operation waits in a region for it to catch
+	// up with its session token (404/1002), when SessionRetry.MaxWait is 0.
+	DefaultSessionRetryMaxWait = 5 * time.Second
+	// DefaultSessionRetryInitialBackoff is the wait before the second in-region retry of a
+	// 404/1002 (the first is immediate), when SessionRetry.InitialBackoff is 0.
+	DefaultSessionRetryInitialBackoff = 5 * time.Millisecond
+	// DefaultSessionRetryMaxBackoff caps each wait, when SessionRetry.MaxBackoff is 0.
+	DefaultSessionRetryMaxBackoff = 500 * time.Millisecond
+	// DefaultSessionRetryMultiplier grows each wait, when SessionRetry.Multiplier is 0.
+	DefaultSessionRetryMultiplier = 5
+
+	// Defaults of Options.RetryWith: the RetryWith branch of the .NET SDK's
+	// GoneAndRetryWithRequestRetryPolicy (azure-cosmos-dotnet-v3,
+	// Microsoft.Azure.Cosmos/src/direct/GoneAndRetryWithRequestRetryPolicy.cs:
+	// defaultInitialBackoffTimeForRetryWithInMilliseconds 10,
+	// defaultMaximumBackoffTimeForRetryWithInMilliseconds 1000, backoffMultiplier 2,
+	// defaultWaitTimeInMilliSeconds 30000, no delay before the first retry; it adds a random salt
+	// of up to 5 ms, which this policy does not). Java's GoneAndRetryWithRetryPolicy uses the same
+	// numbers (RetryPoliciesOverview.md: 449, 30 s window, 10 ms initial, ×2, 1 s maximum).
+
+	// DefaultRetryWithMaxWait is the most time one operation waits to retry 449 responses, when
+	// RetryWith.MaxWait is 0.
+	DefaultRetryWithMaxWait = 30 * time.Second
+	// DefaultRetryWithInitialBackoff is the wait before the second retry of a 449 (the first is
+	// immediate), when RetryWith.InitialBackoff is 0.
+	DefaultRetryWithInitialBackoff = 10 * time.Millisecond
+	// DefaultRetryWithMaxBackoff caps each wait, when RetryWith.MaxBackoff is 0.
+	DefaultRetryWithMaxBackoff = time.Second
+	// DefaultRetryWithMultiplier grows each wait, when RetryWith.Multiplier is 0.
+	DefaultRetryWithMultiplier = 2
 )
 
 // Options configures [NewPipelinePolicy]. The zero value is valid: 429s retried 9 times within 30 s,
-// circuit breakers at 10 failed reads / 5 failed writes, no excluded regions, no hedging, reads
-// routed in the account's region order.
+// 404/1002 retried in the region for up to 5 s, 449 retried for up to 30 s, circuit breakers at 10
+// failed reads / 5 failed writes, no excluded regions, no hedging, reads routed in the account's
+// region order.
 type Options struct {
 	// PreferredRegions is the order in which reads (and writes, on a multi-write account) try
 	// the account's regions; pass the same list as azcosmos.ClientOptions.PreferredRegions.
@@ -48,6 +88,22 @@ type Options struct {
 	ExcludedRegions []string
 	// Throttle configures the 429 retries.
 	Throttle ThrottleOptions
+	// SessionRetry configures the in-region retries of requests answered 404 with sub-status
+	// 1002 (read session not available: the region's replica has not caught up with the request's
+	// session token yet). They come first, as in the .NET and Java SDKs, where
+	// SessionTokenMismatchRetryPolicy waits in the region before ClientRetryPolicy moves on: when
+	// this budget is spent the 404/1002 goes back to azcosmos, whose own policy retries once in
+	// the write region (single-write accounts; every region on multi-write accounts), and if that
+	// fails too the caller gets an error matching cosmoserr.ErrSessionNotAvailable. The budget is
+	// per operation: the write-region attempts do not wait again. Defaults: the
+	// DefaultSessionRetry constants (5 s, 5 ms, 500 ms, ×5).
+	SessionRetry BackoffOptions
+	// RetryWith configures the retries of requests answered 449 (RetryWith: the write conflicted
+	// with a concurrent operation and was not applied), which nothing in azcosmos retries. Writes
+	// are retried too: a 449 means the write was not applied. In the same region; when the budget
+	// is spent the caller gets the last 449 as a *cosmoserr.Error (Retryable, with Attempts).
+	// Defaults: the DefaultRetryWith constants (30 s, 10 ms, 1 s, ×2).
+	RetryWith BackoffOptions
 	// Breaker configures the circuit breakers.
 	Breaker BreakerOptions
 	// Hedging configures cross-region hedging of the operations run through Hedge; off unless
@@ -148,7 +204,7 @@ func (o BreakerOptions) withDefaults() BreakerOptions {
 // operations run through [Hedge]: when a read has no final answer after Threshold, the same read is
 // run again pinned to the next region in the effective order, then to the one after every Step.
 // The first final answer wins (a success, or an error diagnostics.IsRetryable rejects: statuses
-// below 500 except 408, 410, 429 and 449, as in .NET's hedging) and the other attempts are
+// below 500 except 408, 404/1002, 410, 429 and 449, as in .NET's hedging) and the other attempts are
 // cancelled. A hedged attempt does not fail over on its own; an attempt that fails transiently
 // makes the next hedge start at once. Hedging needs at least two regions to go to. Requests sent
 // without Hedge are never hedged.
@@ -179,4 +235,39 @@ type StateReporter interface {
 	// CircuitBreakerStateChanged is called when the breaker named name moved from one state to
 	// another ("closed", "half-open", "open").
 	CircuitBreakerStateChanged(ctx context.Context, name, from, to string)
+}
+
+// BackoffOptions configures retries with exponential backoff in the same region: the first retry
+// is immediate, the second waits InitialBackoff, and each later wait is the previous one times
+// Multiplier, capped at MaxBackoff. Retrying stops when the next wait would take the waits of the
+// operation so far past MaxWait, or past the context's deadline. MaxWait sums the waits (on
+// Options.Clock) rather than measuring wall time as the .NET SDK does, so that tests can drive it.
+type BackoffOptions struct {
+	// MaxWait is the most time spent waiting, summed over the retries of one operation. If 0, the
+	// field's documented default; a negative value allows no retry at all.
+	MaxWait time.Duration
+	// InitialBackoff is the wait before the second retry. If 0 or negative, the default.
+	InitialBackoff time.Duration
+	// MaxBackoff caps each wait. If 0 or negative, the default.
+	MaxBackoff time.Duration
+	// Multiplier grows the waits. If below 1, the default.
+	Multiplier float64
+	// Disable turns these retries off: the response goes back as it came.
+	Disable bool
+}
+
+func (o BackoffOptions) withDefaults(maxWait, initial, maxBackoff time.Duration, multiplier float64) BackoffOptions {
+	if o.MaxWait == 0 {
+		o.MaxWait = maxWait
+	}
+	if o.InitialBackoff <= 0 {
+		o.InitialBackoff = initial
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = maxBackoff
+	}
+	if o.Multiplier < 1 {
+		o.Multiplier = multiplier
+	}
+	return o
 }

@@ -18,6 +18,10 @@ func TestPipelinePolicyOptions(t *testing.T) {
 		Breaker: retry.BreakerOptions{ReadFailureThreshold: retry.DefaultReadFailureThreshold,
 			WriteFailureThreshold: retry.DefaultWriteFailureThreshold, OpenInterval: retry.DefaultOpenInterval,
 			HalfOpenProbes: 1},
+		SessionRetry: retry.BackoffOptions{MaxWait: retry.DefaultSessionRetryMaxWait, InitialBackoff: retry.DefaultSessionRetryInitialBackoff,
+			MaxBackoff: retry.DefaultSessionRetryMaxBackoff, Multiplier: retry.DefaultSessionRetryMultiplier},
+		RetryWith: retry.BackoffOptions{MaxWait: retry.DefaultRetryWithMaxWait, InitialBackoff: retry.DefaultRetryWithInitialBackoff,
+			MaxBackoff: retry.DefaultRetryWithMaxBackoff, Multiplier: retry.DefaultRetryWithMultiplier},
 		Hedging: retry.HedgingOptions{Threshold: retry.DefaultHedgeThreshold, Step: retry.DefaultHedgeStep},
 		Clock:   retry.SystemClock{},
 	}
@@ -27,9 +31,11 @@ func TestPipelinePolicyOptions(t *testing.T) {
 		Throttle:         retry.ThrottleOptions{MaxRetries: 3, MaxWait: time.Second, DefaultRetryAfter: time.Millisecond},
 		Breaker: retry.BreakerOptions{ReadFailureThreshold: 2, WriteFailureThreshold: 1,
 			OpenInterval: time.Minute, HalfOpenProbes: 3, Disable: true},
-		Hedging:  retry.HedgingOptions{Enable: true, Threshold: time.Millisecond, Step: 2 * time.Millisecond, Writes: true},
-		Reporter: rep,
-		Clock:    clock,
+		SessionRetry: retry.BackoffOptions{MaxWait: time.Second, InitialBackoff: time.Millisecond, MaxBackoff: 9 * time.Millisecond, Multiplier: 3},
+		RetryWith:    retry.BackoffOptions{MaxWait: 2 * time.Second, InitialBackoff: 2 * time.Millisecond, MaxBackoff: 8 * time.Millisecond, Multiplier: 1.5, Disable: true},
+		Hedging:      retry.HedgingOptions{Enable: true, Threshold: time.Millisecond, Step: 2 * time.Millisecond, Writes: true},
+		Reporter:     rep,
+		Clock:        clock,
 	}
 	disabled := defaults
 	disabled.Throttle.MaxRetries = 0

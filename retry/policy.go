@@ -32,6 +32,11 @@ import (
 // from the account metadata (GET /) the SDK reads through the same pipeline, and so follows the
 // SDK's topology refreshes.
 //
+// Session and RetryWith: a 404/1002 (the region has not caught up with the request's session
+// token) is retried in the same region with backoff before it goes back to the SDK, whose own
+// policy then tries the write region; a 449 (RetryWith) is retried in the same region with
+// backoff, writes included (see Options.SessionRetry and Options.RetryWith).
+//
 // One retry layer: throttled requests are retried here, exactly as ThrottleOptions says, and an
 // exhausted throttle budget is returned as a final error that neither azcore's retry policy nor the
 // Cosmos retry policy repeats (Install also takes 429 out of azcore's retried status codes, so
@@ -43,6 +48,8 @@ import (
 type PipelinePolicy struct {
 	opts      Options // in effect, defaults filled in; ExcludedRegions unused (see excluded)
 	throttle  ThrottleOptions
+	session   BackoffOptions
+	retryWith BackoffOptions
 	hedging   HedgingOptions
 	clock     Clock
 	preferred []string // canonical names
@@ -61,8 +68,12 @@ type excludedRegions struct {
 func NewPipelinePolicy(o Options) *PipelinePolicy {
 	p := &PipelinePolicy{
 		throttle: o.Throttle.withDefaults(),
-		hedging:  o.Hedging,
-		clock:    clockOr(o.Clock),
+		session: o.SessionRetry.withDefaults(DefaultSessionRetryMaxWait, DefaultSessionRetryInitialBackoff,
+			DefaultSessionRetryMaxBackoff, DefaultSessionRetryMultiplier),
+		retryWith: o.RetryWith.withDefaults(DefaultRetryWithMaxWait, DefaultRetryWithInitialBackoff,
+			DefaultRetryWithMaxBackoff, DefaultRetryWithMultiplier),
+		hedging: o.Hedging,
+		clock:   clockOr(o.Clock),
 	}
 	for _, r := range o.PreferredRegions {
 		if c := canonical(r); c != "" {
@@ -77,6 +88,8 @@ func NewPipelinePolicy(o Options) *PipelinePolicy {
 	p.opts.PreferredRegions = append([]string(nil), o.PreferredRegions...)
 	p.opts.ExcludedRegions = nil
 	p.opts.Throttle = p.throttle
+	p.opts.SessionRetry = p.session
+	p.opts.RetryWith = p.retryWith
 	if p.throttle.MaxRetries == 0 {
 		p.opts.Throttle.DisableRetries = true
 	}
@@ -89,7 +102,8 @@ func NewPipelinePolicy(o Options) *PipelinePolicy {
 // Options returns the options in effect, for printing or logging the configuration: o as given
 // to [NewPipelinePolicy] with every zero value replaced by its documented default
 // (Throttle.MaxRetries 9, MaxWait 30 s, DefaultRetryAfter 100 ms; Breaker thresholds 10 and 5,
-// OpenInterval 30 s, HalfOpenProbes 1; Hedging Threshold 500 ms and Step 100 ms, filled in even
+// OpenInterval 30 s, HalfOpenProbes 1; SessionRetry 5 s, 5 ms, 500 ms, ×5; RetryWith 30 s, 10 ms,
+// 1 s, ×2, filled in even when disabled; Hedging Threshold 500 ms and Step 100 ms, filled in even
 // when hedging is off; Clock SystemClock), except where the zero value is itself the behaviour:
 // empty PreferredRegions (the account's order) and a nil Reporter stay as they are. When throttled
 // requests are not retried (DisableRetries, or a negative MaxRetries or MaxWait), Throttle has

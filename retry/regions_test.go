@@ -169,8 +169,8 @@ func TestRegionsBeforeTopology(t *testing.T) {
 
 func TestSessionRetryKeepsTheSDKsChoice(t *testing.T) {
 	// East US keeps answering 404/1002 (read session not available): the SDK retries once on the
-	// write region, and the policy must let it.
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+	// write region, and the policy must let it (after its own in-region retries, on a fake clock).
+	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}, Clock: newFakeClock()})
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
 		Status: 404, SubStatus: 1002})
 	if err := e.read(context.Background()); err != nil {

@@ -13,6 +13,9 @@ type Account struct {
 	Writable, Readable []Region
 	// MultiWrite reports enableMultipleWriteLocations.
 	MultiWrite bool
+	// DefaultConsistency is userConsistencyPolicy.defaultConsistencyLevel ("Session", "Strong",
+	// ...), "" when absent.
+	DefaultConsistency string
 }
 
 // Region is one of the account's regions.
@@ -35,6 +38,9 @@ func ParseAccount(body []byte) (a Account, ok bool) {
 		Readable   []accountRegion `json:"readableLocations"`
 		Writable   []accountRegion `json:"writableLocations"`
 		MultiWrite bool            `json:"enableMultipleWriteLocations"`
+		Policy     struct {
+			Default string `json:"defaultConsistencyLevel"`
+		} `json:"userConsistencyPolicy"`
 	}
 	if json.Unmarshal(body, &props) != nil {
 		return Account{}, false
@@ -50,7 +56,8 @@ func ParseAccount(body []byte) (a Account, ok bool) {
 		}
 		return out
 	}
-	a = Account{Writable: convert(props.Writable), Readable: convert(props.Readable), MultiWrite: props.MultiWrite}
+	a = Account{Writable: convert(props.Writable), Readable: convert(props.Readable), MultiWrite: props.MultiWrite,
+		DefaultConsistency: props.Policy.Default}
 	if len(a.Readable) == 0 {
 		a.Readable = a.Writable
 	}

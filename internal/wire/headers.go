@@ -15,9 +15,11 @@ const (
 	HeaderPKRangeID       = "X-Ms-Documentdb-Partitionkeyrangeid"
 	HeaderPartitionKey    = "X-Ms-Documentdb-Partitionkey"
 	HeaderConsistency     = "X-Ms-Consistency-Level"
-	HeaderIsQuery         = "X-Ms-Documentdb-Query"
-	HeaderIsQueryOld      = "X-Ms-Documentdb-Isquery"
-	HeaderIsQueryPlan     = "X-Ms-Cosmos-Is-Query-Plan-Request"
+	// HeaderAllowTentativeWrites is "true" on the requests azcosmos sends to a multi-write account.
+	HeaderAllowTentativeWrites = "X-Ms-Cosmos-Allow-Tentative-Writes"
+	HeaderIsQuery              = "X-Ms-Documentdb-Query"
+	HeaderIsQueryOld           = "X-Ms-Documentdb-Isquery"
+	HeaderIsQueryPlan          = "X-Ms-Cosmos-Is-Query-Plan-Request"
 	// HeaderSupportedQueryFeatures lists the query features a client merges itself; the gateway
 	// refuses to plan a query that needs one it does not list (400/1004).
 	HeaderSupportedQueryFeatures = "X-Ms-Cosmos-Supported-Query-Features"

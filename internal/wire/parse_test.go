@@ -65,7 +65,7 @@ func TestKindOf(t *testing.T) {
 		want        Kind
 	}{
 		{200, 0, KindNone}, {400, 0, KindBadRequest}, {401, 0, KindUnauthorized}, {404, 0, KindNotFound},
-		{404, 1002, KindNone}, {409, 0, KindConflict}, {412, 0, KindPreconditionFailed},
+		{404, 1002, KindSessionNotAvailable}, {409, 0, KindConflict}, {412, 0, KindPreconditionFailed},
 		{429, 3200, KindThrottled}, {503, 0, KindUnavailable}, {500, 0, KindNone}, {403, 3, KindNone},
 	}
 	for _, tt := range tests {

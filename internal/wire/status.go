@@ -17,6 +17,11 @@ const (
 	SubStatusPartitionKeyMismatch = 1001
 )
 
+// StatusRetryWith (449 RetryWith) asks the client to retry the request: a write conflicted with a
+// concurrent operation on the same resource and was not applied. Nothing in azcosmos retries it;
+// package retry does, with backoff (the .NET and Java SDKs' GoneAndRetryWithRetryPolicy).
+const StatusRetryWith = 449
+
 // Kind names what a status and sub-status mean to a caller. Package cosmoserr maps each Kind to
 // its sentinel error; every cosmoskit package (point operations, queries, batches and each batch
 // operation's result) classifies statuses with [KindOf], so they agree.
@@ -24,14 +29,15 @@ type Kind int
 
 // Kinds.
 const (
-	KindNone               Kind = iota // success, or a status callers do not test by name
-	KindBadRequest                     // 400
-	KindUnauthorized                   // 401
-	KindNotFound                       // 404, except 404/1002
-	KindConflict                       // 409
-	KindPreconditionFailed             // 412
-	KindThrottled                      // 429
-	KindUnavailable                    // 503
+	KindNone                Kind = iota // success, or a status callers do not test by name
+	KindBadRequest                      // 400
+	KindUnauthorized                    // 401
+	KindNotFound                        // 404, except 404/1002
+	KindConflict                        // 409
+	KindPreconditionFailed              // 412
+	KindThrottled                       // 429
+	KindUnavailable                     // 503
+	KindSessionNotAvailable             // 404/1002
 )
 
 // KindOf classifies a status and sub-status.
@@ -43,7 +49,7 @@ func KindOf(status, subStatus int) Kind {
 		return KindUnauthorized
 	case http.StatusNotFound:
 		if subStatus == SubStatusReadSessionNotAvailable {
-			return KindNone
+			return KindSessionNotAvailable
 		}
 		return KindNotFound
 	case http.StatusConflict:

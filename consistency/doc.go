@@ -1,0 +1,30 @@
+// Package consistency is the client side of session tokens and consistency levels: a session
+// container ([Policy]) that gives one azcosmos client read-your-writes in every region, as the
+// .NET and Java SDKs' session containers do (azcosmos has none: it sends a session token only
+// when the caller sets ItemOptions.SessionToken), and context options for the requests of a unit
+// of work:
+//
+//   - [Capture] records the session token of every response, per container: hand
+//     Session.Token to another instance of the service (a cookie or a header), so that its next
+//     read sees this instance's writes even in another region;
+//   - [WithSessionToken] sends such a token (checked before anything is sent: it may be an end
+//     user's input), merged with the client's own;
+//   - [WithLevel] relaxes the consistency level of reads (Eventual for a dashboard), never
+//     strengthens it (the service refuses; [ErrLevelTooStrong]).
+//
+// # Where it works
+//
+// Everything lives in [Policy], an azcore per-call policy: it sees every request of the client's
+// pipeline, so package repository, vector, changefeed and crosspartition get it with no code of
+// their own. cosmoskit.New installs it by default (turn it off with
+// cosmoskit.Config.DisableSessionTokens; read it back with cosmoskit.Client.Session). A client
+// built without cosmoskit needs it in azcosmos.ClientOptions.PerCallPolicies; without it the
+// context options of this package do nothing (nothing else reads them).
+//
+// Errors: a bad token or level is a [*ValidationError] (ErrValidation and its Kind) before any
+// request; the service's refusal of a stronger level is a [*LevelError]; a read whose token is
+// ahead of every region it reached, after the retries of package retry and azcosmos, is
+// cosmoserr.ErrSessionNotAvailable (404/1002).
+//
+// The token format (parse, merge, covers) has one home, internal/wire, shared with cosmostest.
+package consistency
