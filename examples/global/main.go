@@ -163,4 +163,3 @@ func (a *account) region(host string) string {
 	}
 	return host
 }
-
