@@ -110,7 +110,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	d.say("COSMOS_ENDPOINT is not set: started two in-process cosmostest servers with regions West US and East US, replication lag %v, Session consistency (one with West US as the write region, one multi-write)\n", demoLag)
 	embedded := func(srv *cosmostest.Server) *account {
 		c := cfg
-		c.Endpoint, c.Key, c.PreferredRegions = srv.Endpoint(), srv.Key(), []string{westUS, eastUS}
+		c.Endpoint, c.Key, c.Credential, c.PreferredRegions = srv.Endpoint(), srv.Key(), nil, []string{westUS, eastUS}
 		return &account{cfg: c, srv: srv, preferA: []string{westUS, eastUS}, preferB: []string{eastUS, westUS}}
 	}
 	if err := d.handoff(ctx, embedded(single)); err != nil {
@@ -130,6 +130,7 @@ func startServer(opts ...cosmostest.Option) (*cosmostest.Server, error) {
 	return srv, nil
 }
 
+// endpointOf is the account endpoint cfg names, for the first line of the output.
 func endpointOf(cfg cosmoskit.Config) string {
 	if cfg.Endpoint != "" {
 		return cfg.Endpoint
@@ -145,7 +146,7 @@ type account struct {
 	preferA, preferB []string
 }
 
-// advance moves the embedded server's clock past the replication lag.
+// advance moves the embedded server's clock on by d (nothing on a real account).
 func (a *account) advance(d time.Duration) {
 	if a.srv != nil {
 		a.srv.Advance(d)
