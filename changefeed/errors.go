@@ -3,12 +3,17 @@ package changefeed
 import (
 	"errors"
 	"fmt"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 var (
-	// ErrValidation matches every *ValidationError: a processor or estimator was given bad
-	// arguments; nothing was sent.
-	ErrValidation = errors.New("changefeed: invalid argument")
+	// ErrValidation matches every *ValidationError, whichever package returned it (the same value
+	// as cosmoserr.ErrValidation): a processor or estimator was given bad arguments; nothing was
+	// sent.
+	ErrValidation = cosmoserr.ErrValidation
+	// ErrInvalidArgument is the Kind of this package's *ValidationError.
+	ErrInvalidArgument = errors.New("changefeed: invalid argument")
 	// ErrLeaseLost matches a lease operation that found the lease owned by another instance (it
 	// was stolen or taken after expiry) or deleted (split); this instance stops processing it and
 	// its uncheckpointed batch is delivered again by the new owner.
@@ -24,26 +29,15 @@ var (
 	ErrNotCheckpointable = errors.New("changefeed: batch cannot be checkpointed")
 )
 
-// ValidationError is an argument rejected before anything was sent. It matches ErrValidation.
-type ValidationError struct {
-	// Field names the argument or option ("name", "Options.MaxItems").
-	Field string
-	// Problem says what is wrong with it.
-	Problem string
-}
-
-func (e *ValidationError) Error() string {
-	return "changefeed: invalid " + e.Field + ": " + e.Problem
-}
-
-// Is makes errors.Is(err, ErrValidation) true.
-func (e *ValidationError) Is(target error) bool { return target == ErrValidation }
+// ValidationError is an argument rejected before anything was sent (cosmoserr.ValidationError,
+// the one type every cosmoskit package returns). It matches ErrValidation and ErrInvalidArgument.
+type ValidationError = cosmoserr.ValidationError
 
 func invalid(field, problem string) error {
 	if len(field) > 0 && field[0] >= 'A' && field[0] <= 'Z' {
 		field = "Options." + field
 	}
-	return &ValidationError{Field: field, Problem: problem}
+	return &ValidationError{Kind: ErrInvalidArgument, Field: field, Reason: problem}
 }
 
 // HandlerError is one failed delivery of a batch: the batch is delivered again (after a backoff)

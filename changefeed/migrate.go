@@ -26,7 +26,7 @@ func MigrateHandler[T any](repo *repository.Repository[T], opts DispatchOptions)
 		return nil, invalid("repo", "nil")
 	}
 	if len(opts.PartitionKeyPaths) == 0 {
-		return nil, &ValidationError{Field: "opts.PartitionKeyPaths", Problem: "required to find each document's partition key"}
+		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "opts.PartitionKeyPaths", Reason: "required to find each document's partition key"}
 	}
 	d := &Dispatcher{opts: opts}
 	current := repo.SchemaVersion()

@@ -20,7 +20,7 @@ func (r *Reader) partitionKeyOf(ctx context.Context, content []byte) (string, er
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(content, &doc); err != nil {
-		return "", &ValidationError{Field: "Conflict.Content", Problem: "is not a JSON object: " + err.Error()}
+		return "", &ValidationError{Kind: ErrInvalidArgument, Field: "Conflict.Content", Reason: "is not a JSON object: " + err.Error()}
 	}
 	return headerValue(paths, doc), nil
 }

@@ -52,18 +52,18 @@ type Reader struct {
 func New(client *cosmoskit.Client, database, container string, opts *Options) (*Reader, error) {
 	switch {
 	case client == nil:
-		return nil, &ValidationError{Field: "client", Problem: "is nil"}
+		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "client", Reason: "is nil"}
 	case database == "":
-		return nil, &ValidationError{Field: "database", Problem: "is required"}
+		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "database", Reason: "is required"}
 	case container == "":
-		return nil, &ValidationError{Field: "container", Problem: "is required"}
+		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "container", Reason: "is required"}
 	}
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.PageSize < 0 {
-		return nil, &ValidationError{Field: "Options.PageSize", Problem: fmt.Sprintf("is %d; use 0 for the service's page size, or a positive number", o.PageSize)}
+		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "Options.PageSize", Reason: fmt.Sprintf("is %d; use 0 for the service's page size, or a positive number", o.PageSize)}
 	}
 	a, err := clientaccess.Of(client)
 	if err != nil {
@@ -183,7 +183,7 @@ func (r *Reader) page(ctx context.Context, cont string) (feedPage, string, error
 // Read returns the conflict with id (cosmoserr.ErrNotFound when there is none).
 func (r *Reader) Read(ctx context.Context, id string) (Conflict, error) {
 	if id == "" {
-		return Conflict{}, &ValidationError{Field: "id", Problem: "is required"}
+		return Conflict{}, &ValidationError{Kind: ErrInvalidArgument, Field: "id", Reason: "is required"}
 	}
 	link := r.collLink() + "/conflicts/" + id
 	resp, err := r.send(ctx, cosmoserr.OpReadConflict, http.MethodGet, r.collPath()+"/conflicts/"+url.PathEscape(id), resource{"conflicts", link}, nil, http.StatusOK)
@@ -205,7 +205,7 @@ func (r *Reader) Read(ctx context.Context, id string) (Conflict, error) {
 // Whether the service requires the partition key is unverified; cosmostest accepts both.
 func (r *Reader) Delete(ctx context.Context, c Conflict) error {
 	if c.ID == "" {
-		return &ValidationError{Field: "Conflict.ID", Problem: "is required: pass a Conflict from All or Read"}
+		return &ValidationError{Kind: ErrInvalidArgument, Field: "Conflict.ID", Reason: "is required: pass a Conflict from All or Read"}
 	}
 	hdr := map[string]string{}
 	if len(c.Content) > 0 {

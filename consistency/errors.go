@@ -5,11 +5,14 @@ import (
 	"fmt"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 var (
-	// ErrValidation matches every *ValidationError: nothing was sent.
-	ErrValidation = errors.New("consistency: invalid argument")
+	// ErrValidation matches every *ValidationError, whichever package returned it (the same value
+	// as cosmoserr.ErrValidation): nothing was sent.
+	ErrValidation = cosmoserr.ErrValidation
 	// ErrInvalidSessionToken: a session token that is not in the service's format, or longer than
 	// the 16 KiB the library accepts (a token may come from an end user's cookie or header).
 	ErrInvalidSessionToken = errors.New("consistency: invalid session token")
@@ -20,25 +23,10 @@ var (
 	ErrLevelTooStrong = errors.New("consistency: consistency level stronger than the account's")
 )
 
-// ValidationError is a session token or consistency level refused before any request was sent.
-// It matches ErrValidation and its Kind (ErrInvalidSessionToken, ErrInvalidLevel) with errors.Is.
-type ValidationError struct {
-	// Kind is the sentinel for the rule broken.
-	Kind error
-	// Field names what was rejected: "token", "level", "database" or "container".
-	Field string
-	// Reason says why, without echoing the value (a token may be an end user's input).
-	Reason string
-}
-
-// Error returns "consistency: <kind>: <field>: <reason>".
-func (e *ValidationError) Error() string { return fmt.Sprintf("%v: %s: %s", e.Kind, e.Field, e.Reason) }
-
-// Is reports whether target is ErrValidation or the error's Kind.
-func (e *ValidationError) Is(target error) bool { return target == ErrValidation || target == e.Kind }
-
-// Unwrap returns Kind.
-func (e *ValidationError) Unwrap() error { return e.Kind }
+// ValidationError is a session token or consistency level refused before any request was sent
+// (cosmoserr.ValidationError, the one type every cosmoskit package returns). It matches
+// ErrValidation and its Kind (ErrInvalidSessionToken, ErrInvalidLevel) with errors.Is.
+type ValidationError = cosmoserr.ValidationError
 
 // LevelError is the service's refusal of a request whose consistency level is stronger than the
 // account's. It matches ErrLevelTooStrong and unwraps to the service's *azcore.ResponseError (so

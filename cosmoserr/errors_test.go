@@ -228,3 +228,22 @@ func TestRetryAfterSemantics(t *testing.T) {
 		}
 	}
 }
+
+func TestValidationError(t *testing.T) {
+	kind := errors.New("pkg: invalid thing")
+	err := error(&ValidationError{Kind: kind, Field: "id", Reason: "is empty"})
+	if !errors.Is(err, ErrValidation) || !errors.Is(err, kind) || errors.Is(err, ErrNotFound) {
+		t.Errorf("errors.Is wrong for %v", err)
+	}
+	if got := err.Error(); got != "pkg: invalid thing: id: is empty" {
+		t.Errorf("Error() = %q", got)
+	}
+	noKind := &ValidationError{Field: "x", Reason: "bad"}
+	if got := noKind.Error(); got != "cosmoskit: invalid argument: x: bad" || !errors.Is(noKind, ErrValidation) {
+		t.Errorf("without Kind: %q", got)
+	}
+	var ve *ValidationError
+	if !errors.As(fmt.Errorf("wrapped: %w", err), &ve) || ve.Field != "id" {
+		t.Error("errors.As through a wrap failed")
+	}
+}

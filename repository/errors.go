@@ -49,7 +49,7 @@ var (
 	// or has no registered upgrade path to the current version.
 	ErrUnknownSchemaVersion = errors.New("cosmoskit: unknown schema version")
 	// ErrValidation matches every *ValidationError: nothing was sent.
-	ErrValidation = errors.New("cosmoskit: validation failed")
+	ErrValidation = cosmoserr.ErrValidation
 	// ErrInvalidID: an id that is empty, longer than 1,023 bytes or contains / \ ? #.
 	ErrInvalidID = errors.New("cosmoskit: invalid id")
 	// ErrInvalidPartitionKey: a partition key with the wrong number of components or a value
@@ -81,31 +81,13 @@ var (
 	ErrTooManyAttempts = errors.New("cosmoskit: update gave up after repeated ETag conflicts")
 )
 
-// ValidationError is an item, key, query or patch rejected before any request was sent. It
-// matches ErrValidation and its Kind sentinel (ErrInvalidID, ErrItemTooLarge, ...) with errors.Is.
-type ValidationError struct {
-	// Kind is the sentinel for the rule broken, e.g. ErrInvalidID.
-	Kind error
-	// Field names what was rejected: "id", "partitionKey", "partitionKey[i]" (component i of a
-	// key), "item", "query", "patch", a partition key path ("/customerId"), or a JSON pointer into
-	// the item such as "/lines/3/amount".
-	Field string
-	// Reason says why, without echoing the value.
-	Reason string
-}
-
-// Error returns "cosmoskit: <kind>: <field>: <reason>".
-func (e *ValidationError) Error() string {
-	return fmt.Sprintf("%v: %s: %s", e.Kind, e.Field, e.Reason)
-}
-
-// Is reports whether target is ErrValidation or the error's Kind.
-func (e *ValidationError) Is(target error) bool {
-	return target == ErrValidation || target == e.Kind
-}
-
-// Unwrap returns Kind.
-func (e *ValidationError) Unwrap() error { return e.Kind }
+// ValidationError is an item, key, query or patch rejected before any request was sent
+// (cosmoserr.ValidationError, the one type every cosmoskit package returns). It matches
+// ErrValidation and its Kind sentinel (ErrInvalidID, ErrItemTooLarge, ...) with errors.Is. Field
+// names what was rejected: "id", "partitionKey", "partitionKey[i]" (component i of a key), "item",
+// "query", "patch", a partition key path ("/customerId"), or a JSON pointer into the item such as
+// "/lines/3/amount"; Reason says why, without echoing the value.
+type ValidationError = cosmoserr.ValidationError
 
 func invalid(kind error, field, reason string) error {
 	return &ValidationError{Kind: kind, Field: field, Reason: reason}

@@ -3,11 +3,14 @@ package vector
 import (
 	"errors"
 	"fmt"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 var (
-	// ErrValidation matches every search rejected before a request was sent.
-	ErrValidation = errors.New("vector: invalid search")
+	// ErrValidation matches every search rejected before a request was sent (the same value as
+	// cosmoserr.ErrValidation, which every cosmoskit package's *ValidationError matches).
+	ErrValidation = cosmoserr.ErrValidation
 	// ErrInvalidVector: the query vector has the wrong number of dimensions, a NaN or an
 	// infinity, or a value its data type cannot hold. It also matches ErrValidation.
 	ErrInvalidVector = errors.New("vector: invalid query vector")
@@ -19,21 +22,11 @@ var (
 	ErrNoPolicy = errors.New("vector: no vector embedding policy")
 )
 
-// ValidationError is a search rejected before any request was sent. It matches ErrValidation and
-// its Kind (ErrInvalidVector, ErrNoPolicy, ...) with errors.Is.
-type ValidationError struct {
-	Kind   error
-	Field  string // "Vector", "K", "Where", "Filter", "PartitionKey", "Fields", "Path"
-	Reason string // never echoes a vector or parameter value
-}
-
-func (e *ValidationError) Error() string { return fmt.Sprintf("%v: %s: %s", e.Kind, e.Field, e.Reason) }
-
-// Is reports whether target is ErrValidation or the error's Kind.
-func (e *ValidationError) Is(target error) bool { return target == ErrValidation || target == e.Kind }
-
-// Unwrap returns Kind.
-func (e *ValidationError) Unwrap() error { return e.Kind }
+// ValidationError is a search rejected before any request was sent (cosmoserr.ValidationError,
+// the one type every cosmoskit package returns). It matches ErrValidation and its Kind
+// (ErrInvalidVector, ErrNoPolicy, ...) with errors.Is. Field is one of "Vector", "K", "Where",
+// "Filter", "PartitionKey", "Fields", "Path"; Reason never echoes a vector or parameter value.
+type ValidationError = cosmoserr.ValidationError
 
 func invalid(kind error, field, format string, args ...any) error {
 	return &ValidationError{Kind: kind, Field: field, Reason: fmt.Sprintf(format, args...)}
