@@ -32,17 +32,23 @@ const (
 	// DefaultHedgeStep is the wait between further hedges, when HedgingOptions.Step is 0.
 	DefaultHedgeStep = 100 * time.Millisecond
 
-	// Defaults of Options.SessionRetry: the .NET SDK's SessionTokenMismatchRetryPolicy
-	// (azure-cosmos-dotnet-v3, Microsoft.Azure.Cosmos/src/direct/SessionTokenMismatchRetryPolicy.cs:
-	// defaultWaitTimeInMilliSeconds 5000, defaultInitialBackoffTimeInMilliseconds 5,
-	// defaultMaximumBackoffTimeInMilliseconds 500, backoffMultiplier 5, no delay before the first
-	// retry; older builds used 50 ms and ×2). Java's SessionTokenMismatchRetryPolicy has the same
-	// shape (azure-sdk-for-java, docs/retryPolicies/RetryPoliciesOverview.md: 5 s window, 5 ms
-	// initial backoff, ×2, 50 ms maximum).
+	// Defaults of Options.SessionRetry: the backoff of the .NET SDK's
+	// SessionTokenMismatchRetryPolicy (azure-cosmos-dotnet-v3,
+	// Microsoft.Azure.Cosmos/src/direct/SessionTokenMismatchRetryPolicy.cs:
+	// defaultInitialBackoffTimeInMilliSeconds 5, defaultMaximumBackoffTimeInMilliseconds 500,
+	// backoffMultiplier 5, no delay before the first retry) within a shorter window: .NET's 5 s
+	// window (defaultWaitTimeInMilliSeconds 5000; Java's the same, RetryPoliciesOverview.md) belongs
+	// to Direct mode, where the SDK talks to replicas. In Gateway mode, the only mode azcosmos has,
+	// the gateway has already waited for its replicas before answering 404/1002, and the .NET and
+	// Java clients go straight to ClientRetryPolicy (the write region). cosmoskit waits in the
+	// region for at most 500 ms (Java's CosmosSessionRetryOptions minimum in-region time before
+	// switching regions) so that a region a little behind still answers locally, and one far
+	// behind costs half a second before the write region answers. Set SessionRetry.MaxWait to 5 s
+	// for .NET's Direct-mode window, or SessionRetry.Disable for the gateway-mode SDKs' behaviour.
 
 	// DefaultSessionRetryMaxWait is the most time one operation waits in a region for it to catch
 	// up with its session token (404/1002), when SessionRetry.MaxWait is 0.
-	DefaultSessionRetryMaxWait = 5 * time.Second
+	DefaultSessionRetryMaxWait = 500 * time.Millisecond
 	// DefaultSessionRetryInitialBackoff is the wait before the second in-region retry of a
 	// 404/1002 (the first is immediate), when SessionRetry.InitialBackoff is 0.
 	DefaultSessionRetryInitialBackoff = 5 * time.Millisecond

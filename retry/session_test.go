@@ -180,7 +180,7 @@ func TestRetryWithDeadline(t *testing.T) {
 
 func TestBackoffOptionsInEffect(t *testing.T) {
 	o := retry.NewPipelinePolicy(retry.Options{}).Options()
-	want := retry.BackoffOptions{MaxWait: 5 * time.Second, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, Multiplier: 5}
+	want := retry.BackoffOptions{MaxWait: 500 * time.Millisecond, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, Multiplier: 5}
 	if o.SessionRetry != want {
 		t.Errorf("SessionRetry = %+v, want %+v", o.SessionRetry, want)
 	}
