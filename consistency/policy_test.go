@@ -260,8 +260,8 @@ func TestLevelTooStrong(t *testing.T) {
 	}
 }
 
-// TestAccountNotSession: on an Eventual account reads carry no token, and asking for Session (stronger
-// than the account's level) is the service's 400 as a LevelError.
+// TestAccountNotSession: on an Eventual account reads carry no token, and asking for Session (a
+// stronger level) is the server's 400, reported as a LevelError.
 func TestAccountNotSession(t *testing.T) {
 	p := consistency.NewPolicy(consistency.Options{})
 	e := newEnv(t, p, nil, cosmostest.WithDefaultConsistency("Eventual"))
@@ -274,8 +274,10 @@ func TestAccountNotSession(t *testing.T) {
 		t.Errorf("a read on an Eventual account carried %q", r.session)
 	}
 	ctx, _ := consistency.WithLevel(context.Background(), azcosmos.ConsistencyLevelSession)
-	if _, err := a.ReadItem(ctx, pk, "1", nil); !errors.Is(err, consistency.ErrLevelTooStrong) {
-		t.Fatalf("a Session read on an Eventual account: err = %v, want ErrLevelTooStrong", err)
+	_, err := a.ReadItem(ctx, pk, "1", nil)
+	var le *consistency.LevelError
+	if !errors.As(err, &le) || le.Requested != azcosmos.ConsistencyLevelSession || le.Account != azcosmos.ConsistencyLevelEventual {
+		t.Fatalf("a Session read on an Eventual account: %v, want a LevelError", err)
 	}
 }
 

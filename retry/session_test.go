@@ -163,10 +163,12 @@ func TestRetryWithBudget(t *testing.T) {
 
 // TestRetryWithDeadline: a wait that would pass the caller's deadline is not started.
 func TestRetryWithDeadline(t *testing.T) {
-	clock := newFakeClock()
+	// A deadline an hour away in real time, 25 ms away on the policy's clock.
+	base := time.Now()
+	clock := &fakeClock{now: base.Add(time.Hour - 25*time.Millisecond)}
 	e := newEnv(t, retry.Options{Clock: clock})
 	e.s.InjectFault(retryWith(cosmostest.OpRead, 0))
-	ctx, cancel := context.WithDeadline(context.Background(), clock.Now().Add(25*time.Millisecond))
+	ctx, cancel := context.WithDeadline(context.Background(), base.Add(time.Hour))
 	defer cancel()
 	err := e.read(ctx)
 	var ce *cosmoserr.Error
