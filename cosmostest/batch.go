@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -118,12 +119,13 @@ type batchTxn struct {
 func newBatchTxn(srv *server, c *container, r *pkRange, pk []any) *batchTxn {
 	ukp, _ := c.props["uniqueKeyPolicy"].(map[string]any)
 	keys, _ := ukp["uniqueKeys"].([]any)
-	tx := &batchTxn{srv: srv, c: c, r: r, pk: pk, full: len(keys) > 0, keys: map[string]bool{}, nextDoc: c.nextDoc}
+	tx := &batchTxn{srv: srv, c: c, r: r, pk: pk, full: len(keys) > 0, keys: map[string]bool{}, nextDoc: c.root().nextDoc}
 	items := map[string]*item{}
 	if tx.full {
 		items = maps.Clone(r.items)
 	}
-	tx.work = &pkRange{id: r.id, min: r.min, max: r.max, parents: r.parents, lsn: r.lsn, ts: r.ts, items: items}
+	tx.work = &pkRange{id: r.id, min: r.min, max: r.max, parents: r.parents, lsn: r.lsn, ts: r.ts, items: items,
+		progress: slices.Clone(r.progress), staged: &[]logEntry{}}
 	return tx
 }
 
@@ -148,10 +150,16 @@ func (tx *batchTxn) commit() {
 		}
 	}
 	tx.r.lsn = tx.work.lsn
+	tx.r.progress = tx.work.progress
+	if tx.r.copy != nil {
+		for _, e := range *tx.work.staged {
+			tx.srv.commitEntry(tx.r, e)
+		}
+	}
 }
 
 // rollback forgets the batch: the range was never changed; document sequence numbers go back.
-func (tx *batchTxn) rollback() { tx.c.nextDoc = tx.nextDoc }
+func (tx *batchTxn) rollback() { tx.c.root().nextDoc = tx.nextDoc }
 
 // parseBatch decodes a batch body: a JSON array of 1 to 100 operations, at most 2 MB (413).
 func parseBatch(body []byte) ([]batchOp, error) {
@@ -234,6 +242,7 @@ func (tx *batchTxn) run(op batchOp, withBodies bool) (batchResult, error) {
 		case "Delete":
 			delete(w.items, key)
 			w.nextLSN()
+			srv.logWrite(w, key, pk, op.ID, nil, old.etag)
 			return batchResult{StatusCode: http.StatusNoContent, RequestCharge: ruWrite(old.size)}, nil
 		}
 		return tx.patch(op, old, withBodies)

@@ -25,8 +25,28 @@
 //   - TLS with a certificate generated at start, served without credentials at
 //     /_explorer/emulator.pem as the emulators serve theirs, returned by CertificatePEM and
 //     written to a file by WithCertificateFile, so another process can trust it (SSL_CERT_FILE).
+//   - Replication and consistency (replication.go, consistency.go, conflicts.go): with
+//     WithReplicationLag (or SetReplicationLag per receiving region at run time; read back with
+//     ReplicationLag) every region holds its own copy of every physical partition and applies the
+//     other regions' writes in order once their lag has passed on the server clock (Advance drives
+//     it). Reads honour the account's consistency (WithDefaultConsistency) and the request's
+//     x-ms-consistency-level (400 when unknown or stronger than the account's): Strong reads the
+//     write region's copy from any region; Bounded Staleness reads a copy at most
+//     WithBoundedStaleness behind; Session reads answer 404/1002 (ReadSessionNotAvailable) in a
+//     region that has not reached the request's x-ms-session-token for the range (or its parent
+//     range after a split), so azcosmos retries in the write region, and read the local copy
+//     without a token; Consistent Prefix and Eventual read the local copy. Strong and Bounded
+//     Staleness reads cost 2× RU; Strong is refused with WithMultiWrite. Point reads, queries,
+//     ReadMany and the change feed all follow this, and every response carries the serving copy's
+//     session token. Multi-write accounts answer vector tokens ("0:-1#<lsn>#0=<lsn>#1=<lsn>"),
+//     each region writes into its own copy, and a replicated write that raced with another is
+//     resolved by the container's conflictResolutionPolicy: last writer wins on /_ts or a
+//     numeric path (missing values lowest, ties to the later write), a delete always winning;
+//     custom mode keeps the /_ts winner and records the loser for the conflicts feed. Splits and
+//     FailoverWriteRegion first bring every copy up to date; TTL is applied per copy on the same
+//     clock. With every lag 0 (the default) no copies exist and every region reads one store.
 //   - The account's default consistency level as reported by GET / (WithDefaultConsistency,
-//     default Session). In-process servers default to region "West US" and advertise their
+//     default Session, with the Bounded Staleness bounds). In-process servers default to region "West US" and advertise their
 //     listener's address; cmd/cosmostest reports the emulator's "South Central US" and
 //     https://127.0.0.1:<port>/.
 //   - Databases and containers: create, read (If-None-Match → 304), replace, delete, query/list.
@@ -62,7 +82,8 @@
 //     GET pkranges with the 200-then-304 etag protocol; x-ms-documentdb-partitionkeyrangeid routing.
 //   - Items keyed by (partition key, id): create (409), read (404/0), replace, upsert (201/200),
 //     delete (204), ETags and If-Match (412), Prefer: return=minimal, _rid/_self/_etag/_ts/
-//     _attachments, session tokens "<range>:-1#<lsn>" from an LSN counter per physical partition.
+//     _attachments, session tokens "<range>:-1#<lsn>" from an LSN counter per physical partition
+//     (per region's copy with replication; vector tokens on multi-write accounts).
 //     The partition key header is parsed tolerantly (the SDK's QuoteToASCII strings); a mismatch
 //     with the document is 400/1001, a missing header 400.
 //   - Limits: item id ≤ 1023 bytes (400), database and container ids also without / \ ? # (400),
@@ -149,8 +170,7 @@
 //   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
 //     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
 //   - Stored procedures, triggers, UDFs, users, permissions, attachments,
-//     client encryption keys; consistency levels beyond one store
-//     (every read sees the latest write, whatever level the account reports); the ±15 minute
+//     client encryption keys; custom conflict resolution's merge procedures; the ±15 minute
 //     x-ms-date check; AAD token signatures and role-based access control (a well-formed token
 //     within its lifetime may do anything); the emulator's compute gateway (its own endpoint
 //     with other id rules). Full-text functions tokenize without the service's language analyzers

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // maxBodyBytes bounds what the server reads of a request body; items beyond 2 MB are refused
@@ -27,8 +29,10 @@ type request struct {
 	charge     float64 // x-ms-request-charge
 	session    string  // x-ms-session-token, "" for none
 	header     http.Header
-	admitted   []*pkRange // partitions admit let through, charged by spend
-	touched    []*pkRange // partitions admit was asked about, in order (partition.go's responseRange)
+	admitted   []*pkRange          // partitions admit let through, charged by spend
+	touched    []*pkRange          // partitions admit was asked about, in order (partition.go's responseRange)
+	level      string              // the consistency level in effect (consistency.go)
+	tokens     []wire.SessionToken // a Session read's x-ms-session-token, checked by admit
 
 	// The success response reply recorded, written by flush once srv.mu is released: a client
 	// that reads slowly must not hold up every other request.
@@ -151,6 +155,7 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	srv.mu.Lock()
 	herr := srv.dispatch(rq)
+	readCharge(rq)
 	srv.spend(rq)
 	srv.mu.Unlock()
 
@@ -189,6 +194,10 @@ func (srv *server) logf(level slog.Level, msg string, args ...any) {
 func (srv *server) dispatch(rq *request) error {
 	if rq.IsWrite && !srv.canWrite(rq.region) && rq.ResourceType != ResourceAccount {
 		return newError(http.StatusForbidden, subWriteForbidden, "The requested operation cannot be performed at this region")
+	}
+	srv.origin = rq.region.index
+	if err := srv.readLevel(rq); err != nil {
+		return err
 	}
 	segs := rq.segs
 	n := len(segs)

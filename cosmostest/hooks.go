@@ -29,6 +29,11 @@ func (srv *server) intercept(rq *request) bool {
 // one physical partition names it in x-ms-documentdb-partitionkeyrangeid (writeCommon).
 func (srv *server) admit(rq *request, c *container, r *pkRange) error {
 	rq.touched = append(rq.touched, r)
+	if rq.tokens != nil {
+		if err := checkSession(rq, r); err != nil {
+			return err
+		}
+	}
 	if !srv.cfg.throughput {
 		return nil
 	}

@@ -116,6 +116,9 @@ func (srv *server) handleDocs(rq *request) error {
 	if err != nil {
 		return err
 	}
+	if c, err = srv.regionView(rq, c); err != nil {
+		return err
+	}
 	if rq.emptyID {
 		return badRequest("The item id in the request path is empty. cosmostest refuses %s of an item with an empty id: an id is a non-empty string of at most 1023 bytes.", rq.Operation)
 	}
@@ -138,6 +141,9 @@ func (srv *server) handleDocs(rq *request) error {
 func (srv *server) handleItem(rq *request) error {
 	c, err := srv.container(rq.Database, rq.Container)
 	if err != nil {
+		return err
+	}
+	if c, err = srv.regionView(rq, c); err != nil {
 		return err
 	}
 	switch rq.Operation {
@@ -299,8 +305,9 @@ func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[st
 	if old != nil {
 		it.rid, it.seq = old.rid, old.seq
 	} else {
-		c.nextDoc++
-		it.rid, it.seq = docRID(c, c.nextDoc), c.nextDoc
+		root := c.root()
+		root.nextDoc++
+		it.rid, it.seq = docRID(c, root.nextDoc), root.nextDoc
 	}
 	it.lsn = r.nextLSN()
 	it.ts = srv.now().Unix()
@@ -313,7 +320,9 @@ func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[st
 	doc["_ts"] = it.ts
 	it.raw = withSystemProperties(user, it, self)
 	it.size = len(it.raw)
-	r.items[itemKey(pk, id)] = it
+	key := itemKey(pk, id)
+	r.items[key] = it
+	srv.logWrite(r, key, pk, id, it, versionTag(old))
 	return it
 }
 
@@ -351,6 +360,7 @@ func (srv *server) deleteItem(rq *request, c *container) error {
 	}
 	delete(r.items, key)
 	r.nextLSN()
+	srv.logWrite(r, key, pk, rq.ID, nil, it.etag)
 	rq.session = r.sessionToken()
 	rq.charge = ruWrite(it.size)
 	rq.reply(http.StatusNoContent, nil)

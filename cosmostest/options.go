@@ -26,6 +26,8 @@ type config struct {
 	consistency    string
 	clock          func() time.Time
 	throughput     bool
+	lag            time.Duration
+	staleness      staleness
 }
 
 func defaultConfig() config {
@@ -36,6 +38,7 @@ func defaultConfig() config {
 		regions:     []string{"West US"},
 		consistency: "Session",
 		clock:       time.Now,
+		staleness:   staleness{maxVersions: defaultMaxStalenessPrefix, maxLag: defaultMaxStalenessInterval},
 	}
 }
 
@@ -113,10 +116,16 @@ func WithCertificateFile(path string) Option { return func(c *config) { c.certFi
 // consistencyLevels are the account default consistency levels WithDefaultConsistency accepts.
 var consistencyLevels = []string{"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}
 
-// WithDefaultConsistency sets the default consistency level the account metadata reports
+// WithDefaultConsistency sets the account's default consistency level, reported by GET /
 // (userConsistencyPolicy): "Strong", "BoundedStaleness", "Session", "ConsistentPrefix" or
-// "Eventual" (any case; Start fails on anything else). It changes what clients read from GET /, not how the server behaves: every read sees
-// the latest write whatever the level. Default: "Session", the service's default for new accounts.
+// "Eventual" (any case; Start fails on anything else, and on Strong WithMultiWrite, which the
+// service refuses). It is the level of every read without an x-ms-consistency-level header (a
+// request may only ask for a weaker one) and decides what a read in a region other than the write
+// region sees when replication lags (WithReplicationLag; consistency.go): Strong reads are never
+// stale, Bounded Staleness reads at most WithBoundedStaleness behind, Session reads honour the
+// request's session token, Consistent Prefix and Eventual read the region's copy as it is. Strong
+// and Bounded Staleness reads cost twice the request units. Default: "Session", the service's
+// default for new accounts.
 func WithDefaultConsistency(level string) Option { return func(c *config) { c.consistency = level } }
 
 // WithClock sets the server's time source for _ts, TTL expiry and If-Modified-Since.
@@ -125,6 +134,39 @@ func WithClock(now func() time.Time) Option {
 	return func(c *config) {
 		if now != nil {
 			c.clock = now
+		}
+	}
+}
+
+// WithReplicationLag sets how long a write takes to reach every region other than the one it was
+// made in (replication.go): until then a read there that its consistency level lets be stale
+// sees the older version. Time is the server clock (WithClock, Advance), so tests drive it
+// without sleeping. (*Server).SetReplicationLag changes it per receiving region at run time and
+// ReplicationLag reads it back. Default 0: every region sees every write at once, and no region
+// holds a copy of its own.
+func WithReplicationLag(d time.Duration) Option { return func(c *config) { c.lag = max(d, 0) } }
+
+// The service's minimum Bounded Staleness bounds for accounts with several regions (cosmostest
+// replicates only between regions): 100,000 versions or 300 seconds.
+const (
+	defaultMaxStalenessPrefix   = 100_000
+	defaultMaxStalenessInterval = 300 * time.Second
+)
+
+// WithBoundedStaleness sets the Bounded Staleness bounds (maxStalenessPrefix, maxIntervalInSeconds
+// in the account metadata): a Bounded Staleness read in a region that lags sees at most
+// maxVersions writes of a physical partition missing and none older than maxLag. Unlike the
+// service, values below its minimums (and sub-second lags) are accepted, so tests can reach
+// them; a value ≤ 0 means its default. Default: 100,000 versions, 300 s (the service's minimums
+// for multi-region accounts).
+func WithBoundedStaleness(maxVersions int64, maxLag time.Duration) Option {
+	return func(c *config) {
+		c.staleness = staleness{maxVersions: defaultMaxStalenessPrefix, maxLag: defaultMaxStalenessInterval}
+		if maxVersions >= 1 {
+			c.staleness.maxVersions = maxVersions
+		}
+		if maxLag > 0 {
+			c.staleness.maxLag = maxLag
 		}
 	}
 }

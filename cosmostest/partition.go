@@ -2,9 +2,11 @@ package cosmostest
 
 import (
 	"encoding/json"
-	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 	"strconv"
 	"strings"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/epk"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // partitionKeyDef is a container's partitionKey definition.
@@ -26,6 +28,16 @@ type pkRange struct {
 	lsn      int64            // last LSN issued in this range
 	items    map[string]*item // by itemKey(pk, id)
 	ts       int64
+
+	// Replication (replication.go): this region's copy's place in the partition's log, nil
+	// without replication; multi-write: per region index, the highest LSN of that region's own
+	// writes applied here (the session token's vector), nil on single-write accounts; a batch's
+	// working copy collects its log entries in staged until it commits; heads holds the versions
+	// of an item no known write has superseded, where that is not just the item as stored.
+	copy     *rangeCopy
+	progress []int64
+	staged   *[]logEntry
+	heads    map[string]*headSet // multi-write with replication: items with concurrent versions or a delete (conflicts.go)
 }
 
 // newRanges returns the n physical partitions of a new container, ids "0".."n-1", splitting the
@@ -85,8 +97,18 @@ func (r *pkRange) nextLSN() int64 {
 	return r.lsn
 }
 
-// sessionToken is the token the service sends for this range: "<rangeId>:-1#<lsn>".
-func (r *pkRange) sessionToken() string { return r.id + ":-1#" + strconv.FormatInt(r.lsn, 10) }
+// token is this copy's progress as a session token: "<rangeId>:-1#<lsn>" on a single-write
+// account, with "#<region>=<lsn>" per region on a multi-write account (wire.SessionToken).
+func (r *pkRange) token() wire.SessionToken {
+	t := wire.SessionToken{Range: r.id, Version: -1, GlobalLSN: r.lsn}
+	for i, p := range r.progress {
+		t.Regional = append(t.Regional, wire.RegionLSN{Region: uint32(i), LSN: p})
+	}
+	return t
+}
+
+// sessionToken is the token the service sends for this range (token).
+func (r *pkRange) sessionToken() string { return r.token().String() }
 
 // pkValues extracts the partition key values of doc at the definition's paths; a missing
 // property is undefinedValue.

@@ -138,15 +138,37 @@ func (s *Server) SetRegionDown(name string, down bool) {
 // FailoverWriteRegion makes the named region the write region: the account metadata lists it in
 // writableLocations and the former write region answers document and metadata writes with
 // 403 / sub-status 3 (WriteForbidden), as the service does after a failover. Unknown names panic.
-// In multi-write mode it only changes the order of writableLocations.
+// In multi-write mode it only changes the order of writableLocations. With replication, every
+// region first receives every pending write (as in a planned failover).
 func (s *Server) FailoverWriteRegion(name string) {
 	r := s.s.region(name)
 	if r == nil {
 		panic("cosmostest: FailoverWriteRegion: unknown region " + name)
 	}
-	s.s.mu.Lock()
-	s.s.writeRegion = r.index
-	s.s.mu.Unlock()
+	srv := s.s
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	old := srv.writeRegion
+	srv.writeRegion = r.index
+	if srv.cfg.multiWrite || old == r.index {
+		return
+	}
+	// Replication: every copy applies everything pending (a planned failover loses nothing), then
+	// the new write region's copies, equal to the home copies now, become the old one's.
+	for _, db := range srv.store.dbs {
+		for _, c := range db.colls {
+			if c.views == nil {
+				continue
+			}
+			srv.catchUpAll(c)
+			v := c.views[r.index]
+			c.views[r.index], c.views[old] = nil, v
+			for j, rc := range v.ranges {
+				rc.copy.region = old
+				c.ranges[j].copy.region = r.index
+			}
+		}
+	}
 }
 
 type accountLocation struct {
@@ -180,7 +202,7 @@ func (srv *server) accountJSON() []byte {
 		"readableLocations":            readable,
 		"enableMultipleWriteLocations": srv.cfg.multiWrite,
 		"userReplicationPolicy":        map[string]any{"asyncReplication": false, "minReplicaSetSize": 3, "maxReplicasetSize": 4},
-		"userConsistencyPolicy":        map[string]any{"defaultConsistencyLevel": srv.cfg.consistency},
+		"userConsistencyPolicy":        srv.consistencyPolicy(),
 		"systemReplicationPolicy":      map[string]any{"minReplicaSetSize": 3, "maxReplicasetSize": 4},
 		"readPolicy":                   map[string]any{"primaryReadCoefficient": 1, "secondaryReadCoefficient": 1},
 		"queryEngineConfiguration":     `{"maxSqlQueryInputLength":262144,"maxJoinsPerSqlQuery":5,"maxLogicalAndPerSqlQuery":500,"maxLogicalOrPerSqlQuery":500,"maxUdfRefPerSqlQuery":10,"maxInExpressionItemsCount":16000,"queryMaxInMemorySortDocumentCount":500,"maxQueryRequestTimeoutFraction":0.9,"sqlAllowNonFiniteNumbers":false,"sqlAllowAggregateFunctions":true,"sqlAllowSubQuery":true,"sqlAllowScalarSubQuery":true,"allowNewKeywords":true,"sqlAllowLike":true,"maxSpatialQueryCells":12,"spatialMaxGeometryPointCount":256,"sqlAllowTop":true,"enableSpatialIndexing":true}`,
@@ -190,6 +212,16 @@ func (srv *server) accountJSON() []byte {
 		panic(errors.New("cosmostest: marshal account: " + err.Error()))
 	}
 	return b
+}
+
+// consistencyPolicy is the account's userConsistencyPolicy; Bounded Staleness names its bounds.
+func (srv *server) consistencyPolicy() map[string]any {
+	p := map[string]any{"defaultConsistencyLevel": srv.cfg.consistency}
+	if srv.cfg.consistency == "BoundedStaleness" {
+		p["maxStalenessPrefix"] = srv.cfg.staleness.maxVersions
+		p["maxIntervalInSeconds"] = int64(srv.cfg.staleness.maxLag.Seconds())
+	}
+	return p
 }
 
 // canWrite reports whether region r accepts writes now; callers hold mu.

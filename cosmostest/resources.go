@@ -22,8 +22,14 @@ type container struct {
 	rangeET uint64 // pkranges feed etag; changes when ranges change (split)
 	nextDoc uint64
 	offer   *offer
-	// conflicts is the container's conflicts feed (conflictfeed.go), nil until the first conflict.
+	// conflicts is the container's conflicts feed (conflictfeed.go), nil until the first conflict;
+	// a region's view shares its container's (recordConflict records into the container).
 	conflicts *conflictFeed
+
+	// Replication (replication.go): per region index, that region's view of the container (nil
+	// for the home region, and nil slice without replication); a view's base is the container.
+	views []*container
+	base  *container
 }
 
 func (db *database) json() map[string]any {
@@ -222,6 +228,14 @@ func (srv *server) handleContainers(rq *request) error {
 		c := &container{db: db, id: id, ts: ts, props: props, pk: def, etag: srv.store.nextETag(), rangeET: 1}
 		c.rid = srv.store.newCollRID(db)
 		c.ranges = newRanges(srv.cfg.partitions, def, ts)
+		if srv.cfg.multiWrite {
+			for _, r := range c.ranges {
+				r.progress = make([]int64, len(srv.regions))
+			}
+		}
+		if srv.replicating {
+			srv.replicate(c)
+		}
 		o, err := srv.offerFromHeaders(rq, "dbs/"+db.rid+"/colls/"+c.rid+"/", c.rid)
 		if err != nil {
 			return err

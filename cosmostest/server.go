@@ -42,6 +42,14 @@ type server struct {
 	seen        map[requestKey]int // authenticated requests, for Requests
 	faults      faultSet           // InjectFault (faults.go)
 	tput        throughputState    // WithThroughputLimits (throughput.go)
+
+	// Replication (replication.go): the lag of writes reaching each region (by index), whether
+	// containers have per-region copies, and the region of the request being served (the origin
+	// of its writes).
+	lags        []time.Duration
+	replicating bool
+	origin      int
+	onConflict  func(*container, conflictRecord) // tests: sees every conflict recorded
 }
 
 // NewServer starts a server and registers its Close with tb.Cleanup. It fails tb if the server
@@ -72,7 +80,13 @@ func Start(opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("cosmostest: consistency level %q: want one of %s", cfg.consistency, strings.Join(consistencyLevels, ", "))
 	}
 	cfg.consistency = consistencyLevels[i]
-	srv := &server{cfg: cfg, key: key}
+	if cfg.multiWrite && cfg.consistency == "Strong" {
+		return nil, errors.New("cosmostest: Strong consistency cannot be combined with WithMultiWrite: the service refuses multiple write regions on an account with Strong consistency")
+	}
+	srv := &server{cfg: cfg, key: key, replicating: cfg.lag > 0}
+	for range cfg.regions {
+		srv.lags = append(srv.lags, cfg.lag)
+	}
 	srv.store = newStore()
 	if !cfg.http {
 		cert, pool, err := newCertificate()

@@ -21,6 +21,10 @@ import (
 //     which makes the SDK refresh its pkranges and retry. Point operations route by partition
 //     key and are not affected.
 //
+// With replication (WithReplicationLag), every region's copy first applies all of the parent's
+// pending writes; the other regions' copies of the children are then copied from the home
+// region's children, each child with a new replication log.
+//
 // With WithThroughputLimits the container's RU/s is then split across one more partition.
 // Errors: unknown database, container or range, or a range too narrow to split.
 func (s *Server) SplitRange(database, container, rangeID string) error {
@@ -40,6 +44,7 @@ func (s *Server) SplitRange(database, container, rangeID string) error {
 		return fmt.Errorf("cosmostest: SplitRange: container %s/%s has no partition key range %q (ranges: %q)", database, container, rangeID, ids)
 	}
 	parent := c.ranges[i]
+	srv.catchUpAll(c) // every region's copy reaches the parent's last write before the split
 	lo, hi := epk.Range{MinInclusive: parent.min, MaxExclusive: parent.max}.Split(c.pk.Kind, c.pk.Version)
 	if hi.MinInclusive == hi.MaxExclusive {
 		return errors.New("cosmostest: SplitRange: range " + rangeID + " is too narrow to split")
@@ -50,15 +55,34 @@ func (s *Server) SplitRange(database, container, rangeID string) error {
 	child := func(id int, r epk.Range) *pkRange {
 		return &pkRange{
 			id: strconv.Itoa(id), min: r.MinInclusive, max: r.MaxExclusive, parents: ancestors,
-			lsn: parent.lsn, items: map[string]*item{}, ts: ts,
+			lsn: parent.lsn, items: map[string]*item{}, ts: ts, progress: slices.Clone(parent.progress),
 		}
 	}
 	c.ranges = slices.Replace(slices.Clone(c.ranges), i, i+1, child(next, lo), child(next+1, hi))
 	for k, it := range parent.items {
 		c.rangeFor(it.pk).items[k] = it
 	}
+	for k, h := range parent.heads { // multi-write: concurrent versions and deletes
+		ch := c.rangeFor(h.pk)
+		if ch.heads == nil {
+			ch.heads = map[string]*headSet{}
+		}
+		ch.heads[k] = h
+	}
 	c.rangeET++
 	delete(srv.tput.buckets, parent)
+	if c.views != nil {
+		// The other regions' copies of the children are rebuilt from the home copy's children.
+		for _, v := range c.views {
+			if v == nil {
+				continue
+			}
+			delete(srv.tput.buckets, v.ranges[i])
+			v.ranges = slices.Replace(slices.Clone(v.ranges), i, i+1, cloneRange(c.ranges[i]), cloneRange(c.ranges[i+1]))
+		}
+		srv.linkCopies(c, i)
+		srv.linkCopies(c, i+1)
+	}
 	return nil
 }
 

@@ -174,4 +174,9 @@ func (srv *server) forgetRanges(c *container) {
 	for _, r := range c.ranges {
 		delete(srv.tput.buckets, r)
 	}
+	for _, v := range c.views {
+		if v != nil {
+			srv.forgetRanges(v)
+		}
+	}
 }

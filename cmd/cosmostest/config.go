@@ -8,22 +8,24 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // config is what the command line and the environment ask for.
 type config struct {
-	Port        int      // --port / PORT, default 8081
-	Protocol    string   // --protocol / PROTOCOL: "http" (default), "https" or "https-insecure" (same as https)
-	Gateway     string   // --gateway-endpoint / GATEWAY_PUBLIC_ENDPOINT: host[:port] advertised, default "127.0.0.1"
-	KeyFile     string   // --key-file / KEY_FILE: file holding the master key; default the emulator key
-	LogLevel    string   // --log-level / LOG_LEVEL: quiet, error, warn, info (default), debug, trace
-	Partitions  int      // --partitions / COSMOSTEST_PARTITIONS: physical partitions per container, default 1
-	Regions     []string // --regions / COSMOSTEST_REGIONS: comma-separated region names, first is the write region; default "South Central US"
-	Consistency string   // --consistency / COSMOSTEST_CONSISTENCY: default consistency level reported, default "Session"
-	AADAudience []string // --aad-audience / COSMOSTEST_AAD_AUDIENCE: comma-separated audiences AAD tokens must name; default any
-	ExportCert  string   // --export-cert / COSMOSTEST_EXPORT_CERT: file to write the TLS certificate (PEM) to; default none
-	Help        bool     // -h / --help
-	Ignored     []string // emulator flags accepted and ignored, for the start-up log
+	Port        int           // --port / PORT, default 8081
+	Protocol    string        // --protocol / PROTOCOL: "http" (default), "https" or "https-insecure" (same as https)
+	Gateway     string        // --gateway-endpoint / GATEWAY_PUBLIC_ENDPOINT: host[:port] advertised, default "127.0.0.1"
+	KeyFile     string        // --key-file / KEY_FILE: file holding the master key; default the emulator key
+	LogLevel    string        // --log-level / LOG_LEVEL: quiet, error, warn, info (default), debug, trace
+	Partitions  int           // --partitions / COSMOSTEST_PARTITIONS: physical partitions per container, default 1
+	Regions     []string      // --regions / COSMOSTEST_REGIONS: comma-separated region names, first is the write region; default "South Central US"
+	Consistency string        // --consistency / COSMOSTEST_CONSISTENCY: the account's default consistency level, default "Session"
+	Lag         time.Duration // --replication-lag / COSMOSTEST_REPLICATION_LAG: how long writes take to reach the other regions, default 0
+	AADAudience []string      // --aad-audience / COSMOSTEST_AAD_AUDIENCE: comma-separated audiences AAD tokens must name; default any
+	ExportCert  string        // --export-cert / COSMOSTEST_EXPORT_CERT: file to write the TLS certificate (PEM) to; default none
+	Help        bool          // -h / --help
+	Ignored     []string      // emulator flags accepted and ignored, for the start-up log
 }
 
 // valueFlags are the flags this command honours, each taking a value.
@@ -36,6 +38,7 @@ var valueFlags = map[string]string{
 	"partitions":       "COSMOSTEST_PARTITIONS",
 	"regions":          "COSMOSTEST_REGIONS",
 	"consistency":      "COSMOSTEST_CONSISTENCY",
+	"replication-lag":  "COSMOSTEST_REPLICATION_LAG",
 	"aad-audience":     "COSMOSTEST_AAD_AUDIENCE",
 	"export-cert":      "COSMOSTEST_EXPORT_CERT",
 }
@@ -66,8 +69,10 @@ Flags take "--name value" or "--name=value"; each has an environment variable (t
   --partitions N            COSMOSTEST_PARTITIONS    physical partitions of every new container (default 1)
   --regions A,B             COSMOSTEST_REGIONS       account regions, first is the write region (default "South Central US",
                                                      the emulator's); regions after the first listen on loopback ports
-  --consistency L           COSMOSTEST_CONSISTENCY   default consistency level the account reports: Strong, BoundedStaleness,
+  --consistency L           COSMOSTEST_CONSISTENCY   the account's default consistency level: Strong, BoundedStaleness,
                                                      Session (default, the emulator's), ConsistentPrefix or Eventual
+  --replication-lag D       COSMOSTEST_REPLICATION_LAG  how long a write takes to reach the other regions, a Go duration
+                                                     such as 200ms (default 0: every region sees every write at once)
   --aad-audience A,B        COSMOSTEST_AAD_AUDIENCE  accept AAD tokens only for these audiences (default: any; AAD tokens
                                                      are accepted as the emulator accepts them, see package cosmostest)
   --export-cert F           COSMOSTEST_EXPORT_CERT   write the TLS certificate (PEM) to F at start, for SSL_CERT_FILE=F;
@@ -158,6 +163,13 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	cfg.Consistency = "Session"
 	if v, ok := raw["consistency"]; ok {
 		cfg.Consistency = v // checked by cosmostest.Start, which knows the levels
+	}
+	if v, ok := raw["replication-lag"]; ok {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return cfg, fmt.Errorf("replication-lag %q: want a duration ≥ 0 such as 200ms or 2s", v)
+		}
+		cfg.Lag = d
 	}
 	if v, ok := raw["aad-audience"]; ok {
 		if cfg.AADAudience = splitList(v); len(cfg.AADAudience) == 0 {

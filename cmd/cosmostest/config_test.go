@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -54,6 +55,10 @@ func TestParseConfig(t *testing.T) {
 			})},
 		{"suite environment", nil, map[string]string{"COSMOSTEST_CONSISTENCY": "Eventual", "COSMOSTEST_AAD_AUDIENCE": "a", "COSMOSTEST_EXPORT_CERT": "f"},
 			with(func(c *config) { c.Consistency, c.AADAudience, c.ExportCert = "Eventual", []string{"a"}, "f" })},
+		{"replication lag", []string{"--regions", "A,B", "--replication-lag", "250ms"}, map[string]string{"COSMOSTEST_REPLICATION_LAG": "1s"},
+			with(func(c *config) { c.Regions, c.Lag = []string{"A", "B"}, 250*time.Millisecond })},
+		{"replication lag from the environment", nil, map[string]string{"COSMOSTEST_REPLICATION_LAG": "2s"},
+			with(func(c *config) { c.Lag = 2 * time.Second })},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +83,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--port", "70000"}, nil, "not a port number"},
 		{nil, map[string]string{"PORT": "-1"}, "not a port number"},
 		{[]string{"--protocol", "ftp"}, nil, "want http, https"},
+		{[]string{"--replication-lag", "soon"}, nil, "want a duration"},
+		{[]string{"--replication-lag", "-1s"}, nil, "want a duration"},
 		{[]string{"--log-level", "loud"}, nil, "want quiet, error"},
 		{[]string{"--partitions", "0"}, nil, "partitions"},
 		{[]string{"--regions", " , "}, nil, "regions"},

@@ -3,8 +3,8 @@
 //
 // It honours the emulator's --port/PORT (default 8081), --protocol/PROTOCOL (http by default),
 // --gateway-endpoint/GATEWAY_PUBLIC_ENDPOINT (advertised host[:port]), --key-file/KEY_FILE and
-// --log-level/LOG_LEVEL, adds --partitions, --regions, --consistency, --aad-audience and
-// --export-cert, and accepts and ignores the emulator's other flags. It prints a line containing
+// --log-level/LOG_LEVEL, adds --partitions, --regions, --consistency, --replication-lag,
+// --aad-audience and --export-cert, and accepts and ignores the emulator's other flags. It prints a line containing
 // "Started" when it serves requests and shuts down cleanly on SIGTERM or SIGINT. Run with --help
 // for the list.
 //
@@ -85,6 +85,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	for _, r := range cfg.Regions[min(1, len(cfg.Regions)):] {
 		fmt.Fprintf(&out, "cosmostest: region %q at %s\n", r, srv.RegionEndpoint(r))
 	}
+	if cfg.Lag > 0 {
+		fmt.Fprintf(&out, "cosmostest: replication lag %s, consistency %s\n", cfg.Lag, cfg.Consistency)
+	}
 	out.WriteString("cosmostest: Started\n")
 	if _, err := io.WriteString(stdout, out.String()); err != nil {
 		return err
@@ -107,6 +110,7 @@ func serverOptions(cfg config, logTo io.Writer) ([]cosmostest.Option, error) {
 		cosmostest.WithPartitionCount(cfg.Partitions),
 		cosmostest.WithLogger(logger),
 		cosmostest.WithDefaultConsistency(cfg.Consistency),
+		cosmostest.WithReplicationLag(cfg.Lag),
 		cosmostest.WithAADTokens(),
 	}
 	if len(cfg.AADAudience) > 0 {
