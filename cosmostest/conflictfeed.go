@@ -113,6 +113,7 @@ func (srv *server) handleConflicts(rq *request) error {
 	if err != nil {
 		return err
 	}
+	srv.detectConflicts(c)
 	var entries []*conflictEntry
 	if c.conflicts != nil {
 		entries = c.conflicts.entries
@@ -191,6 +192,7 @@ func (srv *server) handleConflict(rq *request) error {
 	if err != nil {
 		return err
 	}
+	srv.detectConflicts(c)
 	var e *conflictEntry
 	if c.conflicts != nil {
 		e = c.conflicts.byID[rq.ID]
@@ -238,4 +240,22 @@ func slicesDelete(entries []*conflictEntry, e *conflictEntry) []*conflictEntry {
 		}
 	}
 	return out
+}
+
+// detectConflicts applies, in every region's copy of c, the replicated writes that are due (as
+// the service's replication does in the background), so that the conflicts they make are in the
+// feed whichever region reads it and whether or not an item request reached those copies first.
+// Without replication there is nothing to do. Callers hold srv.mu.
+func (srv *server) detectConflicts(c *container) {
+	if c.views == nil {
+		return
+	}
+	for _, r := range c.ranges {
+		if r.copy == nil {
+			continue
+		}
+		for _, cp := range r.copy.log.copies {
+			srv.catchUp(cp, nil, false)
+		}
+	}
 }

@@ -72,8 +72,10 @@
 //     conflict_lsn and _rid/_self/_etag/_ts; the feed body is {"_rid","Conflicts","_count"}.
 //     Conflicts are one list per container shared by every region (reading in any region sees
 //     all), in the order they were detected; one losing version reported by two regions is
-//     listed once, and a deleted conflict does not come back. The feed is not split by physical
-//     partition (x-ms-documentdb-partitionkeyrangeid is not applied to it).
+//     listed once, and a deleted conflict does not come back. Reading the feed first applies
+//     the replicated writes that are due in every region's copy (the service replicates in the
+//     background), so the conflicts they make are listed whichever region reads. The feed is not
+//     split by physical partition (x-ms-documentdb-partitionkeyrangeid is not applied to it).
 //   - Offers: manual (x-ms-offer-throughput) and autoscale (x-ms-cosmos-offer-autopilot-settings)
 //     at create; POST /offers query; GET and PUT /offers/{rid}/. Manual ≥ 400 in steps of 100,
 //     autoscale max ≥ 1000 in steps of 1000; switching modes is refused.
@@ -169,8 +171,8 @@
 //
 //   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
 //     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
-//   - Stored procedures, triggers, UDFs, users, permissions, attachments, client encryption keys;
-//     custom conflict resolution's merge procedures; the ±15 minute
+//   - Stored procedures, triggers, UDFs, users, permissions, attachments,
+//     client encryption keys; custom conflict resolution's merge procedures; the ±15 minute
 //     x-ms-date check; AAD token signatures and role-based access control (a well-formed token
 //     within its lifetime may do anything); the emulator's compute gateway (its own endpoint
 //     with other id rules). Full-text functions tokenize without the service's language analyzers

@@ -22,13 +22,14 @@ type container struct {
 	rangeET uint64 // pkranges feed etag; changes when ranges change (split)
 	nextDoc uint64
 	offer   *offer
+	// conflicts is the container's conflicts feed (conflictfeed.go), nil until the first conflict;
+	// a region's view shares its container's (recordConflict records into the container).
+	conflicts *conflictFeed
 
 	// Replication (replication.go): per region index, that region's view of the container (nil
 	// for the home region, and nil slice without replication); a view's base is the container.
 	views []*container
 	base  *container
-	// conflicts is the container's conflicts feed (conflictfeed.go), nil until the first conflict.
-	conflicts *conflictFeed
 }
 
 func (db *database) json() map[string]any {
