@@ -90,7 +90,9 @@ type ContainerSpec struct {
 
 	// ConflictResolution is the conflict resolution policy of a multi-write account: last writer
 	// wins on a numeric property, or Custom. Default (zero value): last writer wins on /_ts. It is
-	// always sent, with its defaults written out, and cannot be changed after creation.
+	// always sent, with its defaults written out, and cannot be changed after creation. EnsureContainer
+	// compares it with an existing container's only when it is set (not the zero value): a spec
+	// that does not mention it accepts whatever policy the container was created with.
 	ConflictResolution ConflictResolutionSpec
 
 	// AutoscaleMaxThroughput provisions autoscale throughput scaling between 10% and 100% of this

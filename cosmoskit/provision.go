@@ -90,6 +90,11 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 		return nil, provisionError(cosmoserr.OpReadContainer, db, spec.ID, rerr)
 	}
 	if resp.ContainerProperties != nil {
+		if spec.ConflictResolution == (ConflictResolutionSpec{}) {
+			// Not declared: whatever policy the existing container has is accepted (it may have been
+			// created elsewhere with another one; on a single-write account it has no effect).
+			props.ConflictResolutionPolicy = nil
+		}
 		if msg := mismatch(props, *resp.ContainerProperties); msg != "" {
 			return nil, fmt.Errorf("%w: container %q in database %q: %s", ErrContainerMismatch, spec.ID, db, msg)
 		}

@@ -129,6 +129,11 @@ func TestEnsureContainerConflictResolution(t *testing.T) {
 	if _, err := c.EnsureContainer(ctx, "db", spec); err != nil {
 		t.Fatalf("same spec again: %v", err)
 	}
+	undeclared := spec
+	undeclared.ConflictResolution = cosmoskit.ConflictResolutionSpec{}
+	if _, err := c.EnsureContainer(ctx, "db", undeclared); err != nil {
+		t.Fatalf("a spec that does not declare a policy must accept the existing /version one: %v", err)
+	}
 	spec.ConflictResolution = cosmoskit.ConflictResolutionSpec{Mode: azcosmos.ConflictResolutionModeCustom}
 	if _, err := c.EnsureContainer(ctx, "db", spec); !errors.Is(err, cosmoskit.ErrContainerMismatch) || !strings.Contains(err.Error(), "conflict resolution policy") {
 		t.Fatalf("another policy: %v, want ErrContainerMismatch naming the policy", err)
