@@ -34,8 +34,9 @@ func link(database, container string) string { return "dbs/" + database + "/coll
 //
 // The token is checked at once, since it may be an end user's cookie: a malformed token, or one
 // longer than 16 KiB, is a *ValidationError matching ErrInvalidSessionToken, and the returned
-// context makes every request fail with that error before anything is sent (so a caller that
-// ignores the error does not read without it). An empty token is no token: ctx is returned as
+// context makes every item, query and feed request fail with that error before anything is sent
+// (so a caller that ignores the error does not read without it; account reads and database or
+// container deletes still pass). An empty token is no token: ctx is returned as
 // is. Empty database or container ids are a *ValidationError too.
 //
 // A token is scoped to one container because its range ids and LSNs mean nothing elsewhere: sent
@@ -94,7 +95,8 @@ type level struct {
 // which the policy reports as a *LevelError matching ErrLevelTooStrong. A level the request sets
 // itself (ItemOptions.ConsistencyLevel) wins. A level that is not one of
 // azcosmos.ConsistencyLevelValues() is a *ValidationError matching ErrInvalidLevel, and the
-// returned context refuses every request with it before anything is sent.
+// returned context refuses every item, query and feed request with it before anything is sent
+// (account reads and database or container deletes still pass).
 func WithLevel(ctx context.Context, l azcosmos.ConsistencyLevel) (context.Context, error) {
 	if !slices.Contains(azcosmos.ConsistencyLevelValues(), l) {
 		err := &ValidationError{Kind: ErrInvalidLevel, Field: "level",

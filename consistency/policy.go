@@ -62,7 +62,7 @@ func (o Options) withDefaults() Options {
 // What it captures: the x-ms-session-token of every document response (success, 404, 409, 412,
 // ...) except 404/1002, merged per physical partition (the higher LSN, per region on multi-write
 // accounts), into the container's tokens and into each Session of the request's context. A
-// container's tokens are dropped when this client deletes or creates it, or deletes its database;
+// container's tokens are dropped when this client deletes it or its database;
 // a container re-created by another process under the same name keeps its old tokens until
 // eviction, and its reads may answer 404/1002 (cosmoserr.ErrSessionNotAvailable) meanwhile.
 type Policy struct {

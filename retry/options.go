@@ -79,7 +79,7 @@ const (
 )
 
 // Options configures [NewPipelinePolicy]. The zero value is valid: 429s retried 9 times within 30 s,
-// 404/1002 retried in the region for up to 5 s, 449 retried for up to 30 s, circuit breakers at 10
+// 404/1002 retried in the region for up to 500 ms, 449 retried for up to 30 s, circuit breakers at 10
 // failed reads / 5 failed writes, no excluded regions, no hedging, reads routed in the account's
 // region order.
 type Options struct {
@@ -102,7 +102,8 @@ type Options struct {
 	// the write region (single-write accounts; every region on multi-write accounts), and if that
 	// fails too the caller gets an error matching cosmoserr.ErrSessionNotAvailable. The budget is
 	// per operation: the write-region attempts do not wait again. Defaults: the
-	// DefaultSessionRetry constants (5 s, 5 ms, 500 ms, ×5).
+	// DefaultSessionRetry constants (500 ms, 5 ms, 500 ms, ×5; the last wait is cut to
+	// what is left of MaxWait).
 	SessionRetry BackoffOptions
 	// RetryWith configures the retries of requests answered 449 (RetryWith: the write conflicted
 	// with a concurrent operation and was not applied), which nothing in azcosmos retries. Writes

@@ -195,3 +195,22 @@ func TestBackoffOptionsInEffect(t *testing.T) {
 		t.Errorf("RetryWith = %+v", o.RetryWith)
 	}
 }
+
+// TestSessionRetryUsesTheWholeWindow: the last wait is cut to what is left of the budget
+// (min(backoff, remaining), as the SDKs do), so a 100 ms budget waits 5, 25 and then 70 ms, not
+// 30 ms in all because the next step (125 ms) would not fit.
+func TestSessionRetryUsesTheWholeWindow(t *testing.T) {
+	clock := newFakeClock()
+	e := newEnv(t, retry.Options{Clock: clock, PreferredRegions: []string{"East US", "West US"},
+		SessionRetry: retry.BackoffOptions{MaxWait: 100 * time.Millisecond}})
+	e.s.InjectFault(sessionNotAvailable("", 0))
+	if err := e.read(context.Background()); !errors.Is(cosmoserr.FromError("", err), cosmoserr.ErrSessionNotAvailable) {
+		t.Fatalf("err = %v, want ErrSessionNotAvailable", err)
+	}
+	if diff := cmp.Diff([]time.Duration{5 * time.Millisecond, 25 * time.Millisecond, 70 * time.Millisecond}, clock.waits()); diff != "" {
+		t.Errorf("waits (-want +got):\n%s", diff)
+	}
+	if got := e.s.Requests(regionReads("East US")); got != 5 {
+		t.Errorf("East US saw %d reads, want 5 (1 + 4 retries)", got)
+	}
+}

@@ -34,8 +34,10 @@ type backoffState struct {
 	waited  time.Duration
 }
 
-// wait returns the wait before the next retry, and false when o's budget does not allow one.
-func (b *backoffState) wait(o BackoffOptions, ctx context.Context, clock Clock) (time.Duration, bool) {
+// wait returns the wait before the next retry, and false when o's budget does not allow one. The
+// last wait is cut to what is left of the budget, as the SDKs' backoff policies do
+// (min(backoff, remaining)), so the whole window is used.
+func (b *backoffState) wait(ctx context.Context, o BackoffOptions, clock Clock) (time.Duration, bool) {
 	var d time.Duration
 	switch {
 	case b.retries == 0:
@@ -45,8 +47,15 @@ func (b *backoffState) wait(o BackoffOptions, ctx context.Context, clock Clock) 
 	default:
 		d = b.next
 	}
-	if d > 0 && (d > o.MaxWait-b.waited || !fitsDeadline(ctx, clock, d)) {
-		return 0, false
+	if d > 0 {
+		left := o.MaxWait - b.waited
+		if left <= 0 {
+			return 0, false
+		}
+		d = min(d, left)
+		if !fitsDeadline(ctx, clock, d) {
+			return 0, false
+		}
 	}
 	if b.retries == 0 && o.MaxWait < 0 {
 		return 0, false
@@ -89,13 +98,13 @@ func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (
 			}
 		case resp.StatusCode == wire.StatusRetryWith && !p.retryWith.Disable:
 			var ok bool
-			if wait, ok = st.retryWith.wait(p.retryWith, ctx, p.clock); !ok {
+			if wait, ok = st.retryWith.wait(ctx, p.retryWith, p.clock); !ok {
 				return nil, p.spent(resp, st)
 			}
 		case resp.StatusCode == http.StatusNotFound && !p.session.Disable &&
 			wire.SubStatus(resp.Header) == wire.SubStatusReadSessionNotAvailable:
 			var ok bool
-			if wait, ok = st.session.wait(p.session, ctx, p.clock); !ok {
+			if wait, ok = st.session.wait(ctx, p.session, p.clock); !ok {
 				return resp, nil // the SDK's turn: it retries in the write region
 			}
 		default:
