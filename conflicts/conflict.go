@@ -2,6 +2,7 @@ package conflicts
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -54,9 +55,11 @@ type wireConflict struct {
 	Self          string `json:"_self"`
 }
 
+// conflict is the typed conflict; the operation is lower-cased, since the casing the service sends
+// is not pinned down (Java upper-cases it before parsing).
 func (w wireConflict) conflict() Conflict {
 	c := Conflict{
-		ID: w.ID, Operation: Operation(w.OperationType), ResourceType: w.ResourceType, ResourceID: w.ResourceID,
+		ID: w.ID, Operation: Operation(strings.ToLower(w.OperationType)), ResourceType: w.ResourceType, ResourceID: w.ResourceID,
 		LSN: w.LSN, Time: time.Unix(w.TS, 0).UTC(), ETag: azcore.ETag(w.ETag), SelfLink: w.Self,
 	}
 	if w.Content != "" {

@@ -1,6 +1,7 @@
 package conflicts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,7 +20,9 @@ func (r *Reader) partitionKeyOf(ctx context.Context, content []byte) (string, er
 		return "", err
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(content, &doc); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(content))
+	dec.UseNumber() // a numeric key is sent back as written: no float64 rounding beyond 2^53
+	if err := dec.Decode(&doc); err != nil {
 		return "", &ValidationError{Kind: ErrInvalidArgument, Field: "Conflict.Content", Reason: "is not a JSON object: " + err.Error()}
 	}
 	return headerValue(paths, doc), nil

@@ -163,7 +163,7 @@ func (r *Reader) All(ctx context.Context) iter.Seq2[Conflict, error] {
 func (r *Reader) page(ctx context.Context, cont string) (feedPage, string, error) {
 	hdr := map[string]string{}
 	if r.opts.PageSize > 0 {
-		hdr["x-ms-max-item-count"] = strconv.Itoa(int(r.opts.PageSize))
+		hdr[wire.HeaderMaxItemCount] = strconv.Itoa(int(r.opts.PageSize))
 	}
 	if cont != "" {
 		hdr[wire.HeaderContinuation] = cont

@@ -197,7 +197,7 @@ const (
 	hdrPKRangeID        = wire.HeaderPKRangeID
 	hdrIsUpsert         = wire.HeaderIsUpsert
 	hdrIsBatch          = wire.HeaderIsBatch
-	hdrMaxItemCount     = "x-ms-max-item-count"
+	hdrMaxItemCount     = wire.HeaderMaxItemCount
 	hdrContinuation     = wire.HeaderContinuation
 	hdrItemCount        = wire.HeaderItemCount
 	hdrEnableCross      = "x-ms-documentdb-query-enablecrosspartition"

@@ -13,12 +13,8 @@ import (
 const (
 	AuthMasterPrefix = "type=master&ver=1.0&sig="
 	AuthAADPrefix    = "type=aad&ver=1.0&sig="
-	// HeaderAuthorization and HeaderDate carry the signature and the date it covers.
-	HeaderAuthorization = "Authorization"
-	HeaderDate          = "X-Ms-Date"
-	// HeaderVersion is the REST API version; APIVersion is the one azcosmos v1.5.0 sends.
-	HeaderVersion = "X-Ms-Version"
-	APIVersion    = "2020-11-05"
+	// APIVersion is the REST API version (HeaderVersion) azcosmos v1.5.0 sends.
+	APIVersion = "2020-11-05"
 )
 
 // StringToSign is the text a master-key signature covers (rest_protocol §2.1; azcosmos

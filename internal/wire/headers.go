@@ -9,6 +9,7 @@ const (
 	HeaderRetryAfterMsStd = "Retry-After-Ms" // azcore reads it first
 	HeaderRetryAfter      = "Retry-After"    // seconds or an HTTP date
 	HeaderContinuation    = "X-Ms-Continuation"
+	HeaderMaxItemCount    = "X-Ms-Max-Item-Count"
 	HeaderSessionToken    = "X-Ms-Session-Token"
 	HeaderLSN             = "Lsn" // the partition's latest LSN, on change feed responses
 	HeaderItemCount       = "X-Ms-Item-Count"
@@ -35,6 +36,11 @@ const (
 	HeaderPopulateQuotaInfo           = "X-Ms-Documentdb-Populatequotainfo"           // "true": the usage and quota headers
 	HeaderResourceUsage               = "X-Ms-Resource-Usage"                         // "documentsSize=<KB>;documentsCount=<n>;..."
 	HeaderResourceQuota               = "X-Ms-Resource-Quota"                         // the same keys, the limits
+
+	// Authentication: the signature, the date it covers, the REST API version.
+	HeaderAuthorization = "Authorization"
+	HeaderDate          = "X-Ms-Date"
+	HeaderVersion       = "X-Ms-Version"
 )
 
 // queryContentType is the Content-Type of a query request.
