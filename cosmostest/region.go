@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -219,7 +220,8 @@ func (srv *server) consistencyPolicy() map[string]any {
 	p := map[string]any{"defaultConsistencyLevel": srv.cfg.consistency}
 	if srv.cfg.consistency == "BoundedStaleness" {
 		p["maxStalenessPrefix"] = srv.cfg.staleness.maxVersions
-		p["maxIntervalInSeconds"] = int64(srv.cfg.staleness.maxLag.Seconds())
+		// Whole seconds as the service reports them; a shorter test bound reads as 1, not 0.
+		p["maxIntervalInSeconds"] = max(1, int64(math.Ceil(srv.cfg.staleness.maxLag.Seconds())))
 	}
 	return p
 }
