@@ -26,5 +26,18 @@
 // ahead of every region it reached, after the retries of package retry and azcosmos, is
 // cosmoserr.ErrSessionNotAvailable (404/1002).
 //
+// Tokens from end users: a session token only orders reads, it grants no access (the container and
+// the key decide what is read), and WithSessionToken bounds it (16 KiB) and checks its format. A
+// well-formed token far ahead of the service (a forged LSN) still costs each read of that context
+// the in-region session retries (package retry, 500 ms by default) and one read in the write
+// region before cosmoserr.ErrSessionNotAvailable; 404/1002 never counts against a region's circuit
+// breaker, so it cannot take a region out. Sign the cookie or header that carries a token between
+// instances (examples/global signs it with HMAC-SHA256) so that only tokens the service issued
+// come back.
+//
+// A Session and the tokens of WithSessionToken are kept by database and container name, not by
+// account: use one context per account when one unit of work reads two accounts that share
+// container names (a migration, a dual write).
+//
 // The token format (parse, merge, covers) has one home, internal/wire, shared with cosmostest.
 package consistency

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,6 +91,41 @@ func httpError(w http.ResponseWriter, err error) {
 	http.Error(w, "database error", http.StatusBadGateway)
 }
 
+// cookieKey signs the session cookie. A session token only orders reads, but a forged one (a
+// huge LSN) makes every read of the user wait in its region and then go to the write region, so
+// the instances accept only the tokens they issued. Every instance of the service shares the key
+// (from its configuration in production; random per run here).
+var cookieKey = func() []byte {
+	k := make([]byte, 32)
+	_, _ = rand.Read(k)
+	return k
+}()
+
+// signCookie returns "<token>.<HMAC-SHA256 of the token>".
+func signCookie(token string) string {
+	m := hmac.New(sha256.New, cookieKey)
+	m.Write([]byte(token))
+	return token + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// openCookie returns the token of a cookie signCookie made, and false for anything else.
+func openCookie(v string) (string, bool) {
+	i := strings.LastIndexByte(v, '.')
+	if i < 0 {
+		return "", false
+	}
+	token := v[:i]
+	return token, hmac.Equal([]byte(signCookie(token)), []byte(v))
+}
+
+// cookieToken is the session token a cookie carries, for printing.
+func cookieToken(v string) string {
+	if t, ok := openCookie(v); ok {
+		return t
+	}
+	return v
+}
+
 // withSession is the cookie helper of the hand-off (as in package consistency's cookie example):
 // it sends the session token of the request's cookie with the handler's reads of the container,
 // answering a malformed cookie with 400 before any Cosmos DB call, and returns the token of the
@@ -96,7 +135,12 @@ func withSession(db, container string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		if c, err := r.Cookie(sessionCookie); err == nil {
-			if ctx, err = consistency.WithSessionToken(ctx, db, container, c.Value); err != nil {
+			token, ok := openCookie(c.Value)
+			if !ok {
+				http.Error(w, "bad session cookie", http.StatusBadRequest)
+				return
+			}
+			if ctx, err = consistency.WithSessionToken(ctx, db, container, token); err != nil {
 				http.Error(w, "bad session cookie", http.StatusBadRequest)
 				return
 			}
@@ -118,7 +162,7 @@ func (w *sessionWriter) WriteHeader(code int) {
 	if !w.done {
 		w.done = true
 		if tok := w.s.Token(w.db, w.container); tok != "" {
-			http.SetCookie(w.ResponseWriter, &http.Cookie{Name: sessionCookie, Value: tok, Path: "/", HttpOnly: true, Secure: true, SameSite: http.SameSiteLaxMode})
+			http.SetCookie(w.ResponseWriter, &http.Cookie{Name: sessionCookie, Value: signCookie(tok), Path: "/", HttpOnly: true, Secure: true, SameSite: http.SameSiteLaxMode})
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)
@@ -210,7 +254,7 @@ func (d *demo) handoff(ctx context.Context, acct *account) error {
 	if w.code != http.StatusNoContent || w.cookie == "" {
 		return fmt.Errorf("PUT %s on A: %d %s (session cookie %q)", path, w.code, w.name, w.cookie)
 	}
-	d.say("  A  PUT %s {\"name\":%q}: %d, written in %s, %s RU; session cookie %s\n", path, after, w.code, w.attempts.last(acct), w.charge, w.cookie)
+	d.say("  A  PUT %s {\"name\":%q}: %d, written in %s, %s RU; session cookie %s\n", path, after, w.code, w.attempts.last(acct), w.charge, cookieToken(w.cookie))
 
 	read := func(label, cookie string) error {
 		r := b.call(ctx, http.MethodGet, path, "", cookie)
@@ -219,7 +263,7 @@ func (d *demo) handoff(ctx context.Context, acct *account) error {
 			if r.name == after {
 				fresh = "fresh"
 			}
-			d.say("  B  GET %s %s: %d %q (%s), read in %s, %s RU; session cookie %s\n", path, label, r.code, r.name, fresh, r.attempts.describe(acct), r.charge, r.cookie)
+			d.say("  B  GET %s %s: %d %q (%s), read in %s, %s RU; session cookie %s\n", path, label, r.code, r.name, fresh, r.attempts.describe(acct), r.charge, cookieToken(r.cookie))
 			return nil
 		}
 		d.say("  B  GET %s %s: %d %s, %s\n", path, label, r.code, r.name, r.attempts.describe(acct))
@@ -235,6 +279,10 @@ func (d *demo) handoff(ctx context.Context, acct *account) error {
 		return err
 	}
 	if err := read("with a malformed cookie", "not-a-session-token"); err != nil {
+		return err
+	}
+	// A well-formed token the instances did not sign (a user asking for an LSN far ahead).
+	if err := read("with a forged cookie", "0:-1#999999999"); err != nil {
 		return err
 	}
 	if acct.srv != nil {

@@ -6,8 +6,9 @@
 //     do. A user's update lands on A; their next page load lands on B. Without the session token,
 //     B reads East US's copy, which has not caught up: the old value. With A's token handed on in
 //     a cookie (consistency.Capture on A, consistency.WithSessionToken on B), B's read sees the
-//     write: East US answers 404/1002 (not caught up) and the read is served by West US. A
-//     malformed cookie is a 400 before any Cosmos DB request.
+//     write: East US answers 404/1002 (not caught up) and the read is served by West US. The
+//     cookie is signed (HMAC-SHA256 under a key the instances share): a malformed or forged one is
+//     a 400 before any Cosmos DB request.
 //  2. A multi-write conflict settled by last writer wins on the application's /version
 //     (cosmoskit.ConflictResolutionSpec{Path: "/version"}): B writes version 5 in East US and A,
 //     a second later and before version 5 has reached West US, writes version 4 there. Each region

@@ -63,6 +63,7 @@ func TestGlobalWithoutEnvironment(t *testing.T) {
 		// azcosmos's retry in the write region), and B sees A's write.
 		`^  B  GET /profiles/u1 with A's cookie: 200 "Ada Lovelace" \(fresh\), read in East US 404/1002( x\d+)?, West US 200, ` + ru + `; session cookie 0:-1#2$`,
 		`^  B  GET /profiles/u1 with a malformed cookie: 400 bad session cookie, no request sent to Cosmos DB$`,
+		`^  B  GET /profiles/u1 with a forged cookie: 400 bad session cookie, no request sent to Cosmos DB$`,
 		`^  the server clock moves 2s: East US has caught up$`,
 		`^  B  GET /profiles/u1 without the cookie: 200 "Ada Lovelace" \(fresh\), read in East US 200, ` + ru + `; session cookie 0:-1#2$`,
 
@@ -115,9 +116,10 @@ func TestGlobalOnAnAccount(t *testing.T) {
 		`^  B  GET /profiles/u1 without the cookie: 200 "Ada Lovelace" \(fresh\), read in [^,]+ 200, .*$`,
 		`^  B  GET /profiles/u1 with A's cookie: 200 "Ada Lovelace" \(fresh\), read in [^,]+ 200, .*; session cookie 0:-1#2$`,
 		`^  B  GET /profiles/u1 with a malformed cookie: 400 bad session cookie, no request sent to Cosmos DB$`,
+		`^  B  GET /profiles/u1 with a forged cookie: 400 bad session cookie, no request sent to Cosmos DB$`,
 		`^2\. and 3\. skipped: a conflict needs two regions to write before either write replicates, which cannot be arranged on a real account \(unset COSMOS_ENDPOINT\)$`,
 	})
-	// The malformed cookie reached no document endpoint: 2 writes and 2 reads did.
+	// The malformed and forged cookies reached no document endpoint: 2 writes and 2 reads did.
 	if n := s.Requests(cosmostest.RequestFilter{ResourceType: cosmostest.ResourceDocument}); n != 4 {
 		t.Errorf("%d document requests, want 4", n)
 	}
