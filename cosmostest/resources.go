@@ -516,7 +516,7 @@ func maxItemCount(rq *request) (int, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 32)
 	if err != nil || n == 0 || n < -1 {
-		return 0, badRequest("Invalid value '%s' for header %s: it must be -1 (dynamic page size) or a positive 32-bit integer.", v, hdrMaxItemCount)
+		return 0, badRequest("Invalid value '%s' for header %s: it must be -1 (dynamic page size) or a positive 32-bit integer.", v, strings.ToLower(hdrMaxItemCount))
 	}
 	return int(n), nil
 }
