@@ -22,6 +22,7 @@ type config struct {
 	Regions     []string      // --regions / COSMOSTEST_REGIONS: comma-separated region names, first is the write region; default "South Central US"
 	Consistency string        // --consistency / COSMOSTEST_CONSISTENCY: the account's default consistency level, default "Session"
 	Lag         time.Duration // --replication-lag / COSMOSTEST_REPLICATION_LAG: how long writes take to reach the other regions, default 0
+	MultiWrite  bool          // --multi-write / COSMOSTEST_MULTI_WRITE: "true" makes every region writable; default false
 	AADAudience []string      // --aad-audience / COSMOSTEST_AAD_AUDIENCE: comma-separated audiences AAD tokens must name; default any
 	ExportCert  string        // --export-cert / COSMOSTEST_EXPORT_CERT: file to write the TLS certificate (PEM) to; default none
 	Help        bool          // -h / --help
@@ -39,6 +40,7 @@ var valueFlags = map[string]string{
 	"regions":          "COSMOSTEST_REGIONS",
 	"consistency":      "COSMOSTEST_CONSISTENCY",
 	"replication-lag":  "COSMOSTEST_REPLICATION_LAG",
+	"multi-write":      "COSMOSTEST_MULTI_WRITE",
 	"aad-audience":     "COSMOSTEST_AAD_AUDIENCE",
 	"export-cert":      "COSMOSTEST_EXPORT_CERT",
 }
@@ -73,6 +75,9 @@ Flags take "--name value" or "--name=value"; each has an environment variable (t
                                                      Session (default, the emulator's), ConsistentPrefix or Eventual
   --replication-lag D       COSMOSTEST_REPLICATION_LAG  how long a write takes to reach the other regions, a Go duration
                                                      such as 200ms (default 0: every region sees every write at once)
+  --multi-write B           COSMOSTEST_MULTI_WRITE   true: every region accepts writes and concurrent writes to one item
+                                                     are settled by the container's conflict resolution policy
+                                                     (default false: the first region is the only write region)
   --aad-audience A,B        COSMOSTEST_AAD_AUDIENCE  accept AAD tokens only for these audiences (default: any; AAD tokens
                                                      are accepted as the emulator accepts them, see package cosmostest)
   --export-cert F           COSMOSTEST_EXPORT_CERT   write the TLS certificate (PEM) to F at start, for SSL_CERT_FILE=F;
@@ -170,6 +175,13 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 			return cfg, fmt.Errorf("replication-lag %q: want a duration ≥ 0 such as 200ms or 2s", v)
 		}
 		cfg.Lag = d
+	}
+	if v, ok := raw["multi-write"]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return cfg, fmt.Errorf("multi-write %q: want true or false", v)
+		}
+		cfg.MultiWrite = b
 	}
 	if v, ok := raw["aad-audience"]; ok {
 		if cfg.AADAudience = splitList(v); len(cfg.AADAudience) == 0 {

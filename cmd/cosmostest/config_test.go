@@ -59,6 +59,10 @@ func TestParseConfig(t *testing.T) {
 			with(func(c *config) { c.Regions, c.Lag = []string{"A", "B"}, 250*time.Millisecond })},
 		{"replication lag from the environment", nil, map[string]string{"COSMOSTEST_REPLICATION_LAG": "2s"},
 			with(func(c *config) { c.Lag = 2 * time.Second })},
+		{"multi-write", []string{"--regions", "A,B", "--multi-write", "true"}, map[string]string{"COSMOSTEST_MULTI_WRITE": "false"},
+			with(func(c *config) { c.Regions, c.MultiWrite = []string{"A", "B"}, true })},
+		{"multi-write from the environment", nil, map[string]string{"COSMOSTEST_MULTI_WRITE": "1"},
+			with(func(c *config) { c.MultiWrite = true })},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,6 +89,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--protocol", "ftp"}, nil, "want http, https"},
 		{[]string{"--replication-lag", "soon"}, nil, "want a duration"},
 		{[]string{"--replication-lag", "-1s"}, nil, "want a duration"},
+		{[]string{"--multi-write", "yes please"}, nil, "want true or false"},
 		{[]string{"--log-level", "loud"}, nil, "want quiet, error"},
 		{[]string{"--partitions", "0"}, nil, "partitions"},
 		{[]string{"--regions", " , "}, nil, "regions"},

@@ -88,6 +88,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.Lag > 0 {
 		fmt.Fprintf(&out, "cosmostest: replication lag %s, consistency %s\n", cfg.Lag, cfg.Consistency)
 	}
+	if cfg.MultiWrite {
+		out.WriteString("cosmostest: multi-write: every region accepts writes\n")
+	}
 	out.WriteString("cosmostest: Started\n")
 	if _, err := io.WriteString(stdout, out.String()); err != nil {
 		return err
@@ -133,6 +136,9 @@ func serverOptions(cfg config, logTo io.Writer) ([]cosmostest.Option, error) {
 	}
 	if len(cfg.Regions) > 0 {
 		opts = append(opts, cosmostest.WithRegions(cfg.Regions...))
+	}
+	if cfg.MultiWrite {
+		opts = append(opts, cosmostest.WithMultiWrite())
 	}
 	return opts, nil
 }

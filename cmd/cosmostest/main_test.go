@@ -265,3 +265,18 @@ func TestBinary(t *testing.T) {
 		t.Errorf("no shutdown line after SIGTERM; output after Started: %q", rest)
 	}
 }
+
+// TestRunMultiWrite: --multi-write makes every region writable in the account metadata, and
+// Strong with it is refused at start, as the service refuses the combination.
+func TestRunMultiWrite(t *testing.T) {
+	port, _ := startRun(t, []string{"--port", "0", "--log-level", "quiet", "--regions", "West US,East US", "--multi-write", "true"}, nil)
+	acct := readAccount(t, http.DefaultClient, "http://127.0.0.1:"+port+"/")
+	if !acct.MultiWrite || len(acct.Writable) != 2 {
+		t.Errorf("account metadata: multi-write %v, writable %+v; want both regions writable", acct.MultiWrite, acct.Writable)
+	}
+	err := run(context.Background(), []string{"--port", "0", "--regions", "A,B", "--multi-write", "true", "--consistency", "Strong"},
+		func(string) string { return "" }, io.Discard, io.Discard)
+	if err == nil {
+		t.Error("Strong with --multi-write started")
+	}
+}
