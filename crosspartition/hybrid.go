@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cosmoskit/cosmoskit-go/internal/jsonorder"
 	"github.com/cosmoskit/cosmoskit-go/internal/rrf"
 	"golang.org/x/sync/errgroup"
 
@@ -242,13 +243,7 @@ func cmpScore(a, b float64, desc bool) int {
 	if desc {
 		a, b = b, a
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return jsonorder.CompareNumbers(a, b)
 }
 
 // fuse coalesces the components' rows by _rid and orders them by their RRF score, highest first

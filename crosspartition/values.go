@@ -1,19 +1,19 @@
 package crosspartition
 
 import (
-	"bytes"
-	"cmp"
 	"encoding/json"
 	"hash/fnv"
-	"math"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/jsonorder"
 )
 
-// undefinedT is Cosmos DB's undefined: a missing property or the {} of an orderByItems entry.
-type undefinedT struct{}
+// undefinedT is Cosmos DB's undefined: a missing property or the {} of an orderByItems entry
+// (jsonorder's, the same type the query engine uses).
+type undefinedT = jsonorder.Undefined
 
 var undefined = undefinedT{}
 
-func isUndef(v any) bool { _, ok := v.(undefinedT); return ok }
+func isUndef(v any) bool { return jsonorder.IsUndefined(v) }
 
 // decode parses JSON into Go values (float64 numbers); a nil or empty input is undefined.
 func decode(b []byte) (any, error) {
@@ -29,82 +29,13 @@ func decode(b []byte) (any, error) {
 
 // typeRank is Cosmos DB's cross-type order: undefined < null < booleans < numbers < strings <
 // arrays < objects.
-func typeRank(v any) int {
-	switch v.(type) {
-	case undefinedT:
-		return 0
-	case nil:
-		return 1
-	case bool:
-		return 2
-	case float64:
-		return 3
-	case string:
-		return 4
-	case []any:
-		return 5
-	case map[string]any:
-		return 6
-	}
-	return 7
-}
+func typeRank(v any) int { return jsonorder.Rank(v) }
 
-// compareValues orders two values as ORDER BY does.
-func compareValues(a, b any) int {
-	ra, rb := typeRank(a), typeRank(b)
-	if ra != rb {
-		return cmp.Compare(ra, rb)
-	}
-	switch x := a.(type) {
-	case bool:
-		y := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
-	case float64:
-		y := b.(float64)
-		if math.IsNaN(x) || math.IsNaN(y) {
-			return 0
-		}
-		return cmp.Compare(x, y)
-	case string:
-		return cmp.Compare(x, b.(string))
-	case []any:
-		y := b.([]any)
-		for i := 0; i < len(x) && i < len(y); i++ {
-			if c := compareValues(x[i], y[i]); c != 0 {
-				return c
-			}
-		}
-		return cmp.Compare(len(x), len(y))
-	case map[string]any:
-		xb, _ := json.Marshal(x)
-		yb, _ := json.Marshal(b)
-		return bytes.Compare(xb, yb)
-	}
-	return 0
-}
+// compareValues orders two decoded values as ORDER BY does.
+func compareValues(a, b any) int { return jsonorder.Order{}.Compare(a, b) }
 
 // compareKeys orders two ORDER BY key vectors; desc[i] reverses key i.
-func compareKeys(a, b []any, desc []bool) int {
-	for i := range a {
-		if i >= len(b) {
-			return 1
-		}
-		c := compareValues(a[i], b[i])
-		if desc[i] {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return 0
-}
+func compareKeys(a, b []any, desc []bool) int { return jsonorder.Order{}.CompareKeys(a, b, desc) }
 
 // hashValue is a content hash of a JSON value: equal values (whatever their property order or
 // number spelling) hash alike. It identifies rows for DISTINCT and for exact resumption after a

@@ -1,21 +1,23 @@
 package query
 
 import (
-	"bytes"
 	"cmp"
 	"math"
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/jsonorder"
 )
 
 // undefinedT is the type of undefined: the value of a missing property or of an expression the
-// service evaluates to undefined. It is never written to results.
-type undefinedT struct{}
+// service evaluates to undefined. It is never written to results. It is jsonorder's, so the
+// client's cross-partition merge orders the same values.
+type undefinedT = jsonorder.Undefined
 
 var undefined any = undefinedT{}
 
-func isUndef(v any) bool { _, ok := v.(undefinedT); return ok }
+func isUndef(v any) bool { return jsonorder.IsUndefined(v) }
 
 // record is a projected object that keeps the order of its SELECT list.
 type record struct {
@@ -23,72 +25,23 @@ type record struct {
 	vals []any
 }
 
-// typeRank is the cross-type sort order: undefined < null < boolean < number < string < array < object.
+// typeRank is the cross-type sort order (jsonorder.Rank), a projected *record being an object.
 func typeRank(v any) int {
-	switch v.(type) {
-	case undefinedT:
-		return 0
-	case nil:
-		return 1
-	case bool:
-		return 2
-	case float64:
-		return 3
-	case string:
-		return 4
-	case []any:
-		return 5
-	case map[string]any, *record:
+	if _, ok := v.(*record); ok {
 		return 6
 	}
-	return 7
+	return jsonorder.Rank(v)
 }
+
+// order is ORDER BY's order of the engine's values: objects (maps and projected records) compare
+// by their JSON as the engine writes it.
+var order = jsonorder.Order{Rank: typeRank, Object: func(v any) []byte { return marshalValue(nil, v) }}
 
 // compareOrder totally orders any two values the way ORDER BY does.
-func compareOrder(a, b any) int {
-	ra, rb := typeRank(a), typeRank(b)
-	if ra != rb {
-		return cmp.Compare(ra, rb)
-	}
-	switch x := a.(type) {
-	case bool:
-		y := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
-	case float64:
-		return cmpFloat(x, b.(float64))
-	case string:
-		return cmp.Compare(x, b.(string))
-	case []any:
-		y := b.([]any)
-		for i := 0; i < len(x) && i < len(y); i++ {
-			if c := compareOrder(x[i], y[i]); c != 0 {
-				return c
-			}
-		}
-		return cmp.Compare(len(x), len(y))
-	case map[string]any, *record:
-		return bytes.Compare(marshalValue(nil, a), marshalValue(nil, b))
-	}
-	return 0
-}
+func compareOrder(a, b any) int { return order.Compare(a, b) }
 
-// cmpFloat orders two numbers, treating NaN as equal to everything (cmp.Compare would order NaN
-// first, which would change the engine's ordering of NaN values).
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+// cmpFloat orders two numbers, treating NaN as equal to everything.
+func cmpFloat(a, b float64) int { return jsonorder.CompareNumbers(a, b) }
 
 // compareScalar compares two values with the relational operators' rules: both must be of the same
 // primitive type (null, boolean, number or string); otherwise ok is false and the result is undefined.
