@@ -111,11 +111,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	if strings.EqualFold(rq.hdr(hdrIsQueryPlan), "true") {
 		return srv.queryPlan(rq, c)
 	}
-	qb, params, err := parseQueryBody(rq.body)
-	if err != nil {
-		return err
-	}
-	q, err := engine.parse(qb.Query)
+	q, params, err := parseQuery(rq.body)
 	if err != nil {
 		return err
 	}

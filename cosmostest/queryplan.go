@@ -23,11 +23,7 @@ const unsupportedFeaturesMessage = "Query contains 1 or more unsupported feature
 
 // queryPlan answers a query plan request.
 func (srv *server) queryPlan(rq *request, c *container) error {
-	qb, params, err := parseQueryBody(rq.body)
-	if err != nil {
-		return err
-	}
-	q, err := engine.parse(qb.Query)
+	q, params, err := parseQuery(rq.body)
 	if err != nil {
 		return err
 	}

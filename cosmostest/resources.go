@@ -469,16 +469,25 @@ func parseQueryBody(b []byte) (*queryBody, map[string]any, error) {
 	return &qb, params, nil
 }
 
+// parseQuery reads a query request's body (parseQueryBody) and parses its text.
+func parseQuery(body []byte) (parsedQuery, map[string]any, error) {
+	qb, params, err := parseQueryBody(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	q, err := engine.parse(qb.Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	return q, params, nil
+}
+
 // metadataQuery serves database, container and offer queries and read feeds in one page set.
 func (srv *server) metadataQuery(rq *request, rid, key string, docs []queryDoc) error {
 	results := []json.RawMessage{}
 	cont := ""
 	if rq.Operation == OpQuery {
-		qb, params, err := parseQueryBody(rq.body)
-		if err != nil {
-			return err
-		}
-		q, err := engine.parse(qb.Query)
+		q, params, err := parseQuery(rq.body)
 		if err != nil {
 			return err
 		}
