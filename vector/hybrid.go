@@ -189,13 +189,6 @@ func (x *Repo[T]) ranked(ctx context.Context, q Query, t TextRank, vector bool, 
 		return Result[T]{}, err
 	}
 	res := Result[T]{Method: rankedMethod(ix, q, vector), Index: ix, CrossPartition: pl.pk == nil}
-	err = x.s.run(ctx, pl, q.K, func(r row) error {
-		item, err := x.r.Decode(r.Item)
-		if err != nil {
-			return err
-		}
-		res.Hits = append(res.Hits, Hit[T]{Item: item, Score: r.Score})
-		return nil
-	}, &res.RequestCharge)
+	err = x.collect(ctx, pl, q.K, &res)
 	return res, err
 }

@@ -51,7 +51,14 @@ func (x *Repo[T]) Search(ctx context.Context, q Query, filter *repository.Query)
 		return Result[T]{}, err
 	}
 	res := Result[T]{Method: ix.Method(q.Exact), Index: ix, CrossPartition: pl.pk == nil}
-	err = x.s.run(ctx, pl, q.K, func(r row) error {
+	err = x.collect(ctx, pl, q.K, &res)
+	return res, err
+}
+
+// collect runs the plan and appends its hits to res, each decoded as T with the repository's type
+// check and upgrades, and adds the request charge.
+func (x *Repo[T]) collect(ctx context.Context, pl *plan, k int, res *Result[T]) error {
+	return x.s.run(ctx, pl, k, func(r row) error {
 		item, err := x.r.Decode(r.Item)
 		if err != nil {
 			return err
@@ -59,7 +66,6 @@ func (x *Repo[T]) Search(ctx context.Context, q Query, filter *repository.Query)
 		res.Hits = append(res.Hits, Hit[T]{Item: item, Score: r.Score})
 		return nil
 	}, &res.RequestCharge)
-	return res, err
 }
 
 // prepare is what every typed search starts with: the container's vector index, the filter as a
