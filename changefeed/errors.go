@@ -17,16 +17,16 @@ var (
 	// ErrLeaseLost matches a lease operation that found the lease owned by another instance (it
 	// was stolen or taken after expiry) or deleted (split); this instance stops processing it and
 	// its uncheckpointed batch is delivered again by the new owner.
-	ErrLeaseLost = errors.New("changefeed: lease lost")
+	ErrLeaseLost = cosmoserr.ErrLeaseLost
 	// ErrPoisonBatch matches a *PoisonError: a batch failed Options.MaxDeliveries times.
-	ErrPoisonBatch = errors.New("changefeed: poison batch")
+	ErrPoisonBatch = cosmoserr.ErrPoisonBatch
 	// ErrHandler matches a *HandlerError: the handler returned an error (or panicked).
-	ErrHandler = errors.New("changefeed: handler failed")
+	ErrHandler = cosmoserr.ErrHandler
 	// ErrStarted is returned by Start on a processor already started (a Processor runs once).
-	ErrStarted = errors.New("changefeed: processor already started")
+	ErrStarted = cosmoserr.ErrStarted
 	// ErrNotCheckpointable is returned by Batch.Checkpoint outside manual-checkpoint mode, or for
 	// a batch whose lease this instance no longer owns.
-	ErrNotCheckpointable = errors.New("changefeed: batch cannot be checkpointed")
+	ErrNotCheckpointable = cosmoserr.ErrNotCheckpointable
 )
 
 // ValidationError is an argument rejected before anything was sent (cosmoserr.ValidationError,

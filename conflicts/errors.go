@@ -15,7 +15,7 @@ var (
 	// ErrNoCredential is returned by New for a client made by cosmoskit.NewFromClient: cosmoskit
 	// does not hold its credential, so it cannot sign the requests azcosmos has no API for. Build
 	// the client with cosmoskit.New.
-	ErrNoCredential = errors.New("conflicts: the client has no credential cosmoskit can sign with (cosmoskit.NewFromClient); build it with cosmoskit.New")
+	ErrNoCredential = cosmoserr.ErrNoCredential
 )
 
 // ValidationError is an argument rejected before anything was sent (cosmoserr.ValidationError,

@@ -1,7 +1,6 @@
 package consistency
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -15,12 +14,12 @@ var (
 	ErrValidation = cosmoserr.ErrValidation
 	// ErrInvalidSessionToken: a session token that is not in the service's format, or longer than
 	// the 16 KiB the library accepts (a token may come from an end user's cookie or header).
-	ErrInvalidSessionToken = errors.New("consistency: invalid session token")
+	ErrInvalidSessionToken = cosmoserr.ErrInvalidSessionToken
 	// ErrInvalidLevel: a consistency level that is not one of azcosmos.ConsistencyLevelValues().
-	ErrInvalidLevel = errors.New("consistency: invalid consistency level")
+	ErrInvalidLevel = cosmoserr.ErrInvalidLevel
 	// ErrLevelTooStrong matches the service's refusal (400) of a request whose consistency level
 	// (WithLevel) is stronger than the account's default: a request may only relax it.
-	ErrLevelTooStrong = errors.New("consistency: consistency level stronger than the account's")
+	ErrLevelTooStrong = cosmoserr.ErrLevelTooStrong
 )
 
 // ValidationError is a session token or consistency level refused before any request was sent

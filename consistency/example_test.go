@@ -34,5 +34,5 @@ func Example_handOff() {
 	fmt.Println(err)
 	// Output:
 	// <nil>
-	// consistency: invalid session token: token: is not a session token in the service's format (<range>:<version>#<lsn>[#<region>=<lsn>...], comma-separated, at most 16 KiB)
+	// cosmoskit: invalid session token: token: is not a session token in the service's format (<range>:<version>#<lsn>[#<region>=<lsn>...], comma-separated, at most 16 KiB)
 }

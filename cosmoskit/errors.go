@@ -1,16 +1,16 @@
 package cosmoskit
 
 import (
-	"errors"
 	"fmt"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // ErrInvalidConfig is matched (with errors.Is) by every *ConfigError: a Config that New cannot use.
-var ErrInvalidConfig = errors.New("cosmoskit: invalid config")
+var ErrInvalidConfig = cosmoserr.ErrInvalidConfig
 
 // ErrInvalidSpec is matched (with errors.Is) by every *SpecError: a ContainerSpec or DatabaseOptions
 // that EnsureContainer or EnsureDatabase rejects before sending any request.
-var ErrInvalidSpec = errors.New("cosmoskit: invalid container spec")
+var ErrInvalidSpec = cosmoserr.ErrInvalidSpec
 
 // ErrConfigConflict is returned by New when a client for the same account and identity is already open
 // in the process with different settings: any option that changes behaviour (regions, application
@@ -18,16 +18,16 @@ var ErrInvalidSpec = errors.New("cosmoskit: invalid container spec")
 // policies, DisableDiagnostics, DisableRetry). The message names the fields that differ (values only
 // where they are plain settings such as regions or durations; never a key). cosmoskit keeps one
 // client per account per process, so configure it once, or Close the other Client first.
-var ErrConfigConflict = errors.New("cosmoskit: conflicting config for an account that already has a client")
+var ErrConfigConflict = cosmoserr.ErrConfigConflict
 
 // ErrClosed is returned by the methods of a Client that has been closed.
-var ErrClosed = errors.New("cosmoskit: client is closed")
+var ErrClosed = cosmoserr.ErrClosed
 
 // ErrContainerMismatch is returned by EnsureContainer when the container already exists with a
 // different partition key definition, vector embeddings or conflict resolution policy. None of them
 // can be changed: create a new container and copy the data (container copy jobs or the change
 // feed).
-var ErrContainerMismatch = errors.New("cosmoskit: existing container does not match the spec")
+var ErrContainerMismatch = cosmoserr.ErrContainerMismatch
 
 // ConfigError reports a Config field New cannot use, and what to do about it. It matches
 // ErrInvalidConfig with errors.Is. Its message names the field (and the environment variable the

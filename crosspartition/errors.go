@@ -1,7 +1,6 @@
 package crosspartition
 
 import (
-	"errors"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
@@ -10,14 +9,14 @@ import (
 var (
 	// ErrUnsupported is a query this engine cannot answer correctly; it is refused before any
 	// result is returned, never answered wrongly.
-	ErrUnsupported = errors.New("crosspartition: query not supported")
+	ErrUnsupported = cosmoserr.ErrUnsupported
 	// ErrInvalidToken is a continuation token that was not returned for this query (tampered,
 	// truncated, from another query, parameters or container, or from a newer version). It is
 	// cosmoserr.ErrInvalidToken, the same value repository returns.
 	ErrInvalidToken = cosmoserr.ErrInvalidToken
 	// ErrNotResumable is a continuation token asked of a query whose results cannot be resumed
 	// (aggregates, GROUP BY, DISTINCT without ORDER BY is resumable; see the package doc).
-	ErrNotResumable = errors.New("crosspartition: query cannot resume from a continuation token")
+	ErrNotResumable = cosmoserr.ErrNotResumable
 )
 
 // UnsupportedError names the construct of a refused query.

@@ -44,41 +44,41 @@ var (
 // are rejections before any request.
 var (
 	// ErrTypeMismatch: a document read has a "type" other than the repository's (or none).
-	ErrTypeMismatch = errors.New("cosmoskit: document type mismatch")
+	ErrTypeMismatch = cosmoserr.ErrTypeMismatch
 	// ErrUnknownSchemaVersion: a document's "schemaVersion" is newer than the code knows, missing,
 	// or has no registered upgrade path to the current version.
-	ErrUnknownSchemaVersion = errors.New("cosmoskit: unknown schema version")
+	ErrUnknownSchemaVersion = cosmoserr.ErrUnknownSchemaVersion
 	// ErrValidation matches every *ValidationError: nothing was sent.
 	ErrValidation = cosmoserr.ErrValidation
 	// ErrInvalidID: an id that is empty, longer than 1,023 bytes or contains / \ ? #.
-	ErrInvalidID = errors.New("cosmoskit: invalid id")
+	ErrInvalidID = cosmoserr.ErrInvalidID
 	// ErrInvalidPartitionKey: a partition key with the wrong number of components or a value
 	// longer than the container allows.
-	ErrInvalidPartitionKey = errors.New("cosmoskit: invalid partition key")
+	ErrInvalidPartitionKey = cosmoserr.ErrInvalidPartitionKey
 	// ErrItemTooLarge: the serialized item exceeds 2 MB.
-	ErrItemTooLarge = errors.New("cosmoskit: item too large")
+	ErrItemTooLarge = cosmoserr.ErrItemTooLarge
 	// ErrNestingTooDeep: the item nests objects and arrays more than 128 levels deep.
-	ErrNestingTooDeep = errors.New("cosmoskit: item nesting too deep")
+	ErrNestingTooDeep = cosmoserr.ErrNestingTooDeep
 	// ErrUnsafeInteger: an integer beyond ±2^53, which Cosmos DB would silently round; encode it
 	// as a string (`json:",string"`).
-	ErrUnsafeInteger = errors.New("cosmoskit: integer beyond ±2^53")
+	ErrUnsafeInteger = cosmoserr.ErrUnsafeInteger
 	// ErrInvalidQuery: a query template with a literal value, OFFSET, an unsafe field name, or
 	// without a partition key and without CrossPartition.
-	ErrInvalidQuery = errors.New("cosmoskit: invalid query")
+	ErrInvalidQuery = cosmoserr.ErrInvalidQuery
 	// ErrInvalidPatch: more than 10 patch operations, or one on id, type, schemaVersion or a
 	// system property.
-	ErrInvalidPatch = errors.New("cosmoskit: invalid patch")
+	ErrInvalidPatch = cosmoserr.ErrInvalidPatch
 	// ErrCommittedResult matches the per-operation error (TxResult.Err, BatchResult.Err) of a
 	// transactional batch that committed but whose result for that operation could not be read
 	// or decoded (a document of another type or a newer schema version, a response the SDK could
 	// not parse). The batch was applied: do not run it again. The error also matches the decode
 	// failure's own sentinel (ErrTypeMismatch, ErrUnknownSchemaVersion, ...).
-	ErrCommittedResult = errors.New("cosmoskit: batch committed; operation result unreadable")
+	ErrCommittedResult = cosmoserr.ErrCommittedResult
 	// ErrInvalidToken: a page token that was not returned by Page for the same query.
 	ErrInvalidToken = cosmoserr.ErrInvalidToken
 	// ErrTooManyAttempts: Update lost the ETag race on every attempt. It also matches
 	// ErrPreconditionFailed.
-	ErrTooManyAttempts = errors.New("cosmoskit: update gave up after repeated ETag conflicts")
+	ErrTooManyAttempts = cosmoserr.ErrTooManyAttempts
 )
 
 // ValidationError is an item, key, query or patch rejected before any request was sent

@@ -1,7 +1,6 @@
 package vector
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
@@ -13,13 +12,13 @@ var (
 	ErrValidation = cosmoserr.ErrValidation
 	// ErrInvalidVector: the query vector has the wrong number of dimensions, a NaN or an
 	// infinity, or a value its data type cannot hold. It also matches ErrValidation.
-	ErrInvalidVector = errors.New("vector: invalid query vector")
+	ErrInvalidVector = cosmoserr.ErrInvalidVector
 	// ErrNotUnit: a vector for a cosine search is not of unit length within UnitTolerance (see
 	// CheckUnit).
-	ErrNotUnit = errors.New("vector: vector is not of unit length")
+	ErrNotUnit = cosmoserr.ErrNotUnit
 	// ErrNoPolicy: the container has no vector embedding policy for the path (read from the
 	// container's properties).
-	ErrNoPolicy = errors.New("vector: no vector embedding policy")
+	ErrNoPolicy = cosmoserr.ErrNoPolicy
 )
 
 // ValidationError is a search rejected before any request was sent (cosmoserr.ValidationError,
