@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // graphMarker is the line of README.md right before the fenced block that lists the module's
@@ -268,4 +269,85 @@ func TestReadmeImportGraph(t *testing.T) {
 	t.Errorf("README.md's import graph differs from go list:\n  %s\n\n"+
 		"Run `go test ./internal/surface -run TestReadmeImportGraph -update`, or replace the block after %s with:\n\n%s",
 		strings.Join(diffs, "\n  "), graphMarker, block)
+}
+
+// TestDependencyClaims checks what the README and package docs promise a package does not link:
+// cosmoserr neither OpenTelemetry nor azidentity; repository (over a plain container) neither
+// azidentity nor MSAL.
+func TestDependencyClaims(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for _, c := range []struct {
+		pkg       string
+		forbidden []string
+	}{
+		{"./cosmoserr", []string{"go.opentelemetry.io/", "github.com/Azure/azure-sdk-for-go/sdk/azidentity"}},
+		{"./repository", []string{"github.com/Azure/azure-sdk-for-go/sdk/azidentity", "github.com/AzureAD/microsoft-authentication-library-for-go"}},
+	} {
+		cmd := exec.Command(goTool(t), "list", "-deps", c.pkg)
+		cmd.Dir = root
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", c.pkg, err)
+		}
+		for dep := range strings.Lines(string(out)) {
+			for _, f := range c.forbidden {
+				if strings.HasPrefix(dep, f) {
+					t.Errorf("%s links %s; the README says it does not link %s", c.pkg, strings.TrimSpace(dep), f)
+				}
+			}
+		}
+	}
+}
+
+// TestReadmeContents checks that the README's table of contents lists every section heading (## and
+// ###, outside code blocks) in order, each linked to its GitHub anchor.
+func TestReadmeContents(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	inCode, inContents := false, false
+	for line := range strings.Lines(string(readme)) {
+		line = strings.TrimRight(line, "\n")
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+			continue
+		}
+		if inCode {
+			continue
+		}
+		if title, ok := strings.CutPrefix(line, "## "); ok {
+			inContents = title == "Contents"
+			if !inContents {
+				want = append(want, "- ["+title+"](#"+anchor(title)+")")
+			}
+			continue
+		}
+		if title, ok := strings.CutPrefix(line, "### "); ok {
+			inContents = false
+			want = append(want, "  - ["+title+"](#"+anchor(title)+")")
+			continue
+		}
+		if inContents && strings.TrimSpace(line) != "" {
+			got = append(got, line)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("README.md's ## Contents differs from its headings; it should read:\n\n%s", strings.Join(want, "\n"))
+	}
+}
+
+// anchor is GitHub's anchor for a heading: lower case, spaces as hyphens, other punctuation dropped.
+func anchor(title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
