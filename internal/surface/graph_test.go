@@ -351,3 +351,45 @@ func anchor(title string) string {
 	}
 	return b.String()
 }
+
+// TestReadmePackageTable checks that the README's package table names every package of the module
+// (in a row's first cell; `examples/...` stands for the examples) and no package that is not one.
+func TestReadmePackageTable(t *testing.T) {
+	root := filepath.Join("..", "..")
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := bytes.Cut(readme, []byte("\n## Packages\n"))
+	if !ok {
+		t.Fatal("README.md has no ## Packages section")
+	}
+	section, _, _ = bytes.Cut(section, []byte("\n## "))
+	listed := map[string]bool{}
+	for line := range strings.Lines(string(section)) {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cell := strings.Split(line, "|")[1]
+		for i, part := range strings.Split(cell, "`") {
+			if i%2 == 1 {
+				listed[part] = true
+			}
+		}
+	}
+	graph := moduleGraph(t, root)
+	for p := range graph {
+		if strings.HasPrefix(p, "examples/") && listed["examples/..."] {
+			continue
+		}
+		if !listed[p] {
+			t.Errorf("the README's package table does not list %s", p)
+		}
+	}
+	for p := range listed {
+		dir := filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(p, "/...")))
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			t.Errorf("the README's package table lists %s, which is not a directory of the repository", p)
+		}
+	}
+}
