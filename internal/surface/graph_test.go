@@ -8,6 +8,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
@@ -391,5 +395,56 @@ func TestReadmePackageTable(t *testing.T) {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			t.Errorf("the README's package table lists %s, which is not a directory of the repository", p)
 		}
+	}
+}
+
+// TestEveryPackageHasRunnableExample checks that every public package (not internal/, cmd/ or
+// examples/) has at least one Example function with an // Output: comment, which go test runs and
+// compares, so that the example go doc and pkg.go.dev show is known to compile and to work.
+func TestEveryPackageHasRunnableExample(t *testing.T) {
+	root := filepath.Join("..", "..")
+	cmd := exec.Command(goTool(t), "list", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	checked := 0
+	for {
+		var p struct {
+			ImportPath, Dir           string
+			TestGoFiles, XTestGoFiles []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(p.ImportPath, "/internal/") || strings.Contains(p.ImportPath, "/cmd/") || strings.Contains(p.ImportPath, "/examples/") {
+			continue
+		}
+		checked++
+		fset := token.NewFileSet()
+		var files []*ast.File
+		for _, name := range slices.Concat(p.TestGoFiles, p.XTestGoFiles) {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		runs := 0
+		for _, ex := range doc.Examples(files...) {
+			if ex.Output != "" || ex.EmptyOutput {
+				runs++
+			}
+		}
+		if runs == 0 {
+			t.Errorf("%s has no Example function with an // Output: comment", p.ImportPath)
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d public packages", checked)
 	}
 }
