@@ -1,5 +1,7 @@
 # cosmoskit make targets. `make test` is what CI runs (see .ci/run).
 GO ?= go
+# bash, so that a recipe can set -o pipefail: a pipe must not turn a failing test run into success.
+SHELL := /bin/bash
 GOLANGCI_LINT_VERSION ?= v2.15.0
 GOBIN ?= $(shell $(GO) env GOPATH)/bin
 GOLANGCI_LINT ?= $(GOBIN)/golangci-lint
@@ -41,8 +43,10 @@ lint: tools
 unit:
 	$(GO) test -race -count=1 -timeout 8m ./...
 
+## integration: the nested module's tests; prints each skipped test with its reason (no Docker
+## engine, an image not present), failures in full, a count, and go test's closing ok/FAIL lines.
 integration:
-	cd integration && $(GO) test -count=1 -timeout 8m ./...
+	set -o pipefail; (cd integration && $(GO) test -json -count=1 -timeout 8m ./...) | $(GO) run ./scripts/testreport.go
 
 ## image: builds the cosmostest server as a static binary and a FROM scratch image (no pull needed).
 image:

@@ -5,14 +5,17 @@
 // the credential of the *cosmoskit.Client it is built from, through that client's transport, TLS
 // settings and cosmoskit policies (diagnostics, retry); the credential never leaves cosmoskit.
 //
-//	r, err := conflicts.New(client, "shop", "orders")
+//	r, err := conflicts.New(client, "shop", "orders", nil)
+//	if err != nil { ... }
 //	for c, err := range r.All(ctx) {
 //		if err != nil { ... }
 //		var lost Order
 //		_ = json.Unmarshal(c.Content, &lost) // nil Content: the loser was a delete
-//		// merge lost into the current version (read it by c.ResourceID's item), then:
-//		_ = r.Delete(ctx, c)
+//		// merge lost into the current version (the item whose _rid is c.ResourceID), then:
+//		if err := r.Delete(ctx, c); err != nil { ... }
 //	}
+//
+// The package Example runs this loop against a two-region multi-write cosmostest server.
 //
 // A conflict stays in the feed until deleted. Under last-writer-wins, conflicts are resolved
 // without the feed; see cosmoskit.ConflictResolutionSpec for choosing the policy and for the

@@ -69,14 +69,25 @@ func Example() {
 			panic(err)
 		}
 		var lost struct {
+			ID       string `json:"id"`
+			Customer string `json:"customerId"`
+			Status   string `json:"status"`
+		}
+		_ = json.Unmarshal(c.Content, &lost) // nil Content: the loser was a delete
+		// Merge lost into the current version (here: just look at both), then delete the conflict.
+		cur, err := west.ReadItem(ctx, azcosmos.NewPartitionKeyString(lost.Customer), lost.ID, nil)
+		if err != nil {
+			panic(err)
+		}
+		var won struct {
 			Status string `json:"status"`
 		}
-		_ = json.Unmarshal(c.Content, &lost)
-		fmt.Println(c.Operation, "lost:", lost.Status)
+		_ = json.Unmarshal(cur.Value, &won)
+		fmt.Println(c.Operation, "lost:", lost.Status, "current:", won.Status)
 		if err := r.Delete(ctx, c); err != nil {
 			panic(err)
 		}
 	}
 	// Output:
-	// replace lost: paid
+	// replace lost: paid current: cancelled
 }

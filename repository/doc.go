@@ -44,11 +44,17 @@
 // it; a plain azcosmos client needs it in ClientOptions.PerCallPolicies, or the context options do
 // nothing.
 //
-// Limits: cross-partition queries run through the gateway, which serves filters and projections but
-// not ORDER BY, TOP, DISTINCT, GROUP BY or aggregates across partitions (the service answers 400,
-// ErrBadRequest); Count is therefore single-partition. Writes check the partition key against the
-// item's own JSON at Options.PartitionKeyPaths, as typed values the repository reads itself. A
-// caller's key is a PartitionKey: a Key from KeyOf, whose component count and lengths are checked
-// before sending, or an azcosmos.PartitionKey, which has no exported accessor and is sent as given
-// (the repository reflects into no other module's types; the service checks it).
+// Queries and Count: a query scoped to a partition key (Query.Partition) is one request to the
+// gateway through the SDK's pager. A Query.CrossPartition query runs through package
+// crosspartition (the service's query plan, the physical partitions' pages merged on the client),
+// so ORDER BY, TOP, DISTINCT, GROUP BY and aggregates work across partitions, and Count sums the
+// counts of the physical partitions. Count needs a partition key or CrossPartition (otherwise
+// ErrInvalidQuery before sending); a query the engine cannot answer exactly is ErrInvalidQuery too
+// (it also matches crosspartition.ErrUnsupported), never a partial answer.
+//
+// Partition keys: writes check the partition key against the item's own JSON at
+// Options.PartitionKeyPaths, as typed values the repository reads itself. A caller's key is a
+// PartitionKey: a Key from KeyOf, whose component count and lengths are checked before sending, or
+// an azcosmos.PartitionKey, which has no exported accessor and is sent as given (the repository
+// reflects into no other module's types; the service checks it).
 package repository
