@@ -7,11 +7,17 @@
 // pipelines, data migration. Delivery is at least once, so handlers must be idempotent (upsert
 // by id; compare a version or _lsn before overwriting a newer view).
 //
-//	p, err := changefeed.New("order-views", hostname, orders, changefeed.EnsureLeases(client, "shop", "leases"),
-//		func(ctx context.Context, b changefeed.Batch) error {
+//	p, err := changefeed.New(orders, changefeed.Options{
+//		Name:     "order-views",
+//		Instance: hostname,
+//		Leases:   changefeed.EnsureLeases(client, "shop", "leases"),
+//		Handler: func(ctx context.Context, b changefeed.Batch) error {
 //			for _, doc := range b.Items { /* update the view, idempotently */ }
 //			return nil
-//		}, changefeed.Options{StartFrom: changefeed.StartFromBeginning()})
+//		},
+//		StartFrom: changefeed.StartFromBeginning(),
+//	})
+//	if err != nil { ... }
 //	if err := p.Start(ctx); err != nil { ... }
 //	defer p.Stop(context.WithoutCancel(ctx))
 //

@@ -35,7 +35,7 @@ type ValidationError = cosmoserr.ValidationError
 
 func invalid(field, problem string) error {
 	if len(field) > 0 && field[0] >= 'A' && field[0] <= 'Z' {
-		field = "Options." + field
+		field = "Options." + field // an option, of Options or EstimatorOptions
 	}
 	return &ValidationError{Kind: ErrInvalidArgument, Field: field, Reason: problem}
 }

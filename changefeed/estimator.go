@@ -20,33 +20,49 @@ import (
 // an item changed several times counts several times although the latest-version feed delivers it
 // once; 0 means caught up.
 type Estimator struct {
-	name      string
 	monitored *azcosmos.ContainerClient
-	leases    LeaseContainer
-	start     StartFrom
+	opts      EstimatorOptions
 
 	once  sync.Mutex
 	store *store
 }
 
-// NewEstimator returns an estimator for the processor name over monitored with its leases in
-// leases. start must be the processor's Options.StartFrom: it says where leases without a
-// checkpoint start (StartFromNow leases count as caught up until their first read).
-func NewEstimator(name string, monitored *azcosmos.ContainerClient, leases LeaseContainer, start StartFrom) (*Estimator, error) {
-	switch {
-	case name == "":
-		return nil, invalid("name", "empty")
-	case monitored == nil:
-		return nil, invalid("monitored", "nil container")
-	case leases.c == nil && leases.client == nil:
-		return nil, invalid("leases", "no lease container (use Leases or EnsureLeases)")
-	}
-	return &Estimator{name: name, monitored: monitored, leases: leases, start: start}, nil
+// EstimatorOptions configure an Estimator. Name and Leases are required (NewEstimator refuses
+// their zero values with a *cosmoserr.ValidationError naming the field); every other zero value
+// is the documented default. Estimator.Options returns the options in effect.
+type EstimatorOptions struct {
+	// Name is the processor's Options.Name (required).
+	Name string
+	// Leases is the processor's Options.Leases (required).
+	Leases LeaseContainer
+	// StartFrom must be the processor's Options.StartFrom: it says where leases without a
+	// checkpoint start (StartFromNow leases count as caught up until their first read). Default:
+	// StartFromNow(), as the processor's.
+	StartFrom StartFrom
 }
+
+// NewEstimator returns an estimator for the processor opts.Name over monitored. Invalid options
+// are a *cosmoserr.ValidationError naming the field; nothing is sent before Estimate.
+func NewEstimator(monitored *azcosmos.ContainerClient, opts EstimatorOptions) (*Estimator, error) {
+	if monitored == nil {
+		return nil, invalid("monitored", "nil container")
+	}
+	if err := validateName(opts.Name); err != nil {
+		return nil, err
+	}
+	if err := opts.Leases.validate(); err != nil {
+		return nil, err
+	}
+	return &Estimator{monitored: monitored, opts: opts}, nil
+}
+
+// Options returns the options in effect.
+func (e *Estimator) Options() EstimatorOptions { return e.opts }
 
 // Estimator returns an estimator for p's leases.
 func (p *Processor) Estimator() *Estimator {
-	return &Estimator{name: p.name, monitored: p.monitored, leases: p.leaseContainer, start: p.opts.StartFrom}
+	return &Estimator{monitored: p.monitored,
+		opts: EstimatorOptions{Name: p.name, Leases: p.leaseContainer, StartFrom: p.opts.StartFrom}}
 }
 
 func (e *Estimator) open(ctx context.Context) (*store, error) {
@@ -55,7 +71,7 @@ func (e *Estimator) open(ctx context.Context) (*store, error) {
 	if e.store != nil {
 		return e.store, nil
 	}
-	lc, err := e.leases.open(ctx)
+	lc, err := e.opts.Leases.open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +79,7 @@ func (e *Estimator) open(ctx context.Context) (*store, error) {
 	if err != nil {
 		return nil, diagnostics.FromError(diagnostics.OpReadContainer, err)
 	}
-	e.store = &store{c: lc, ids: newIDs(e.name, props.ContainerProperties.ResourceID), now: time.Now}
+	e.store = &store{c: lc, ids: newIDs(e.opts.Name, props.ContainerProperties.ResourceID), now: time.Now}
 	return e.store, nil
 }
 
@@ -103,12 +119,12 @@ func (e *Estimator) Total(ctx context.Context) (int64, error) {
 }
 
 func (e *Estimator) lag(ctx context.Context, r azcosmos.FeedRange, etag string, depth int) (int64, error) {
-	if etag == "" && e.start.IsNow() {
+	if etag == "" && e.opts.StartFrom.IsNow() {
 		return 0, nil
 	}
 	token := buildToken(r, etag)
 	opts := azcosmos.ChangeFeedOptions{MaxItemCount: 1, Continuation: &token}
-	if t, ok := e.start.Time(); ok && etag == "" {
+	if t, ok := e.opts.StartFrom.Time(); ok && etag == "" {
 		opts.StartFrom = &t
 	}
 	resp, err := e.monitored.ReadChangeFeed(ctx, &opts)
@@ -153,7 +169,7 @@ func (e *Estimator) RegisterGauge(mp metric.MeterProvider, timeout time.Duration
 	if err != nil {
 		return nil, err
 	}
-	base := attribute.String("cosmoskit.changefeed.processor", e.name)
+	base := attribute.String("cosmoskit.changefeed.processor", e.opts.Name)
 	return meter.RegisterCallback(func(ctx context.Context, obs metric.Observer) error {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()

@@ -27,7 +27,7 @@ func TestEstimator(t *testing.T) {
 	o := fast()
 	o.OnError = func(string, error) {}
 	p := newProc(t, e, "a", h, o)
-	est, err := changefeed.NewEstimator("proc", e.monitored, changefeed.Leases(e.leases), changefeed.StartFromBeginning())
+	est, err := changefeed.NewEstimator(e.monitored, changefeed.EstimatorOptions{Name: "proc", Leases: changefeed.Leases(e.leases), StartFrom: changefeed.StartFromBeginning()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestEstimator(t *testing.T) {
 		return err == nil && n == 0
 	})
 	stop(t, p)
-	if _, err := changefeed.NewEstimator("", e.monitored, changefeed.Leases(e.leases), changefeed.StartFromNow()); !errors.Is(err, changefeed.ErrValidation) {
+	if _, err := changefeed.NewEstimator(e.monitored, changefeed.EstimatorOptions{Leases: changefeed.Leases(e.leases)}); !errors.Is(err, changefeed.ErrValidation) {
 		t.Errorf("NewEstimator without a name: %v", err)
 	}
 }

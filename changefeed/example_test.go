@@ -44,8 +44,14 @@ func ExampleNew() {
 		total += len(b.Items)
 		return nil // the batch is checkpointed
 	}
-	p, err := changefeed.New("order-events", "instance-1", orders, changefeed.EnsureLeases(client, "shop", "leases"), handle,
-		changefeed.Options{StartFrom: changefeed.StartFromBeginning(), PollInterval: 10 * time.Millisecond})
+	p, err := changefeed.New(orders, changefeed.Options{
+		Name:         "order-events",
+		Instance:     "instance-1",
+		Leases:       changefeed.EnsureLeases(client, "shop", "leases"),
+		Handler:      handle,
+		StartFrom:    changefeed.StartFromBeginning(),
+		PollInterval: 10 * time.Millisecond,
+	})
 	if err != nil {
 		panic(err)
 	}

@@ -69,9 +69,25 @@ func (s StartFrom) String() string {
 	return "now"
 }
 
-// Options configure a Processor. Every zero value is the documented default; Processor.Options
-// returns the options in effect with the defaults filled in.
+// Options configure a Processor. Name, Instance, Leases and Handler are required (New refuses
+// their zero values with a *cosmoserr.ValidationError naming the field, e.g. "Options.Handler");
+// every other zero value is the documented default. Processor.Options returns the options in
+// effect with the defaults filled in.
 type Options struct {
+	// Name names the processor (required): the instances sharing a name and a lease container
+	// share the work, and it prefixes the ids of its lease documents (the .NET/Java "lease
+	// prefix"). At most 100 characters, none of / \ # ?.
+	Name string
+	// Instance names this instance among them (required, unique among the running instances, e.g.
+	// the host name or a StatefulSet pod name). An instance restarted under the same name resumes
+	// the leases it owned at once.
+	Instance string
+	// Leases says where the leases are kept (required): Leases(container) or
+	// EnsureLeases(client, database, id).
+	Leases LeaseContainer
+	// Handler handles each batch (required).
+	Handler Handler
+
 	// StartFrom is where leases without a checkpoint start. Default: StartFromNow().
 	StartFrom StartFrom
 

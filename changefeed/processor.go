@@ -44,7 +44,7 @@ func (lc LeaseContainer) open(ctx context.Context) (*azcosmos.ContainerClient, e
 			return nil, diagnostics.FromError(diagnostics.OpReadContainer, err)
 		}
 		if paths := props.ContainerProperties.PartitionKeyDefinition.Paths; len(paths) != 1 || paths[0] != "/id" {
-			return nil, invalid("leases", fmt.Sprintf("container %s is partitioned by %v; a lease container must be partitioned by /id", lc.c.ID(), paths))
+			return nil, invalid("Leases", fmt.Sprintf("container %s is partitioned by %v; a lease container must be partitioned by /id", lc.c.ID(), paths))
 		}
 		return lc.c, nil
 	}
@@ -100,35 +100,55 @@ type owned struct {
 	lag       atomic.Int64
 }
 
-// New returns a processor named name (the lease ids' prefix, shared by its instances) for the
-// instance instance (unique among them, e.g. the host name), reading monitored's change feed,
-// keeping leases in leases, and handing batches to handler. Invalid arguments are a
-// *ValidationError; nothing is sent before Start.
-func New(name, instance string, monitored *azcosmos.ContainerClient, leases LeaseContainer, handler Handler, opts Options) (*Processor, error) {
-	switch {
-	case name == "":
-		return nil, invalid("name", "empty")
-	case len(name) > 100:
-		return nil, invalid("name", "longer than 100 characters")
-	case strings.ContainsAny(name, `/\#?`):
-		return nil, invalid("name", `contains one of / \ # ? (not allowed in a document id)`)
-	case instance == "":
-		return nil, invalid("instance", "empty")
-	case monitored == nil:
+// New returns a processor reading monitored's change feed, configured by opts (Name, Instance,
+// Leases and Handler are required). Invalid options are a *cosmoserr.ValidationError naming the
+// field ("Options.Name", "monitored", ...); nothing is sent before Start or Run.
+func New(monitored *azcosmos.ContainerClient, opts Options) (*Processor, error) {
+	if monitored == nil {
 		return nil, invalid("monitored", "nil container")
-	case leases.c == nil && leases.client == nil:
-		return nil, invalid("leases", "no lease container (use Leases or EnsureLeases)")
-	case leases.c == nil && (leases.database == "" || leases.id == ""):
-		return nil, invalid("leases", "EnsureLeases needs a database and a container id")
-	case handler == nil:
-		return nil, invalid("handler", "nil")
+	}
+	if err := validateName(opts.Name); err != nil {
+		return nil, err
+	}
+	switch {
+	case opts.Instance == "":
+		return nil, invalid("Instance", "empty")
+	case opts.Handler == nil:
+		return nil, invalid("Handler", "nil")
+	}
+	if err := opts.Leases.validate(); err != nil {
+		return nil, err
 	}
 	opts = opts.withDefaults()
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	return &Processor{name: name, instance: instance, monitored: monitored, leaseContainer: leases,
-		handler: handler, opts: opts, owned: map[string]*owned{}, kick: make(chan struct{}, 1)}, nil
+	return &Processor{name: opts.Name, instance: opts.Instance, monitored: monitored, leaseContainer: opts.Leases,
+		handler: opts.Handler, opts: opts, owned: map[string]*owned{}, kick: make(chan struct{}, 1)}, nil
+}
+
+// validateName checks Options.Name (the processor's and the estimator's).
+func validateName(name string) error {
+	switch {
+	case name == "":
+		return invalid("Name", "empty")
+	case len(name) > 100:
+		return invalid("Name", "longer than 100 characters")
+	case strings.ContainsAny(name, `/\#?`):
+		return invalid("Name", `contains one of / \ # ? (not allowed in a document id)`)
+	}
+	return nil
+}
+
+// validate checks Options.Leases.
+func (lc LeaseContainer) validate() error {
+	switch {
+	case lc.c == nil && lc.client == nil:
+		return invalid("Leases", "no lease container (use Leases or EnsureLeases)")
+	case lc.c == nil && (lc.database == "" || lc.id == ""):
+		return invalid("Leases", "EnsureLeases needs a database and a container id")
+	}
+	return nil
 }
 
 // Options returns the options in effect, defaults filled in.
