@@ -48,14 +48,24 @@ func (p *Processor) balanceOnce(ctx context.Context) {
 		return
 	}
 	now := p.store.now()
+	me := p.instance
+	var resume []*lease
 	p.mu.Lock()
 	for _, l := range all {
-		if _, mine := p.owned[l.ID]; mine { // trust our own view of leases we hold
-			me := p.instance
+		if _, held := p.owned[l.ID]; held { // trust our own view of leases we hold
 			l.Owner, l.Timestamp = &me, now
+		} else if l.owner() == me {
+			resume = append(resume, l)
 		}
 	}
 	p.mu.Unlock()
+	// Leases the store says are ours but we do not process: this instance restarted under the
+	// same name (a crash, a StatefulSet pod). Resume them at once rather than wait for them to
+	// expire (.NET's PartitionControllerCore.InitializeAsync → LoadLeasesAsync). They count as ours
+	// in the balance below.
+	for _, l := range resume {
+		p.acquire(ctx, l, func(cur *lease) bool { return cur.owner() == me || cur.expired(p.store.now(), p.opts.LeaseExpirationInterval) })
+	}
 	pl := balance(all, p.instance, now, p.opts.LeaseExpirationInterval, p.opts.MinLeases, p.opts.MaxLeases)
 	exp := p.opts.LeaseExpirationInterval
 	for _, l := range pl.take {

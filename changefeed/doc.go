@@ -41,7 +41,8 @@
 // ceil(leases/instances), clamped by MinLeases and MaxLeases; it takes free or expired leases up
 // to its share, and when there are none, steals one lease per round from the busiest instance if
 // that one holds more than its share. An instance that dies stops renewing, and its leases are
-// taken over once they expire. A stolen lease's old owner finds out at its next renewal or
+// taken over once they expire; an instance restarted under the same name (a stable host or pod
+// name) resumes the leases the store says it owns at once, as .NET does. A stolen lease's old owner finds out at its next renewal or
 // checkpoint (412, owner changed) and stops; the batch it was handling is delivered again by the
 // new owner.
 //
