@@ -42,9 +42,12 @@
 // to its share, and when there are none, steals one lease per round from the busiest instance if
 // that one holds more than its share. An instance that dies stops renewing, and its leases are
 // taken over once they expire; an instance restarted under the same name (a stable host or pod
-// name) resumes the leases the store says it owns at once, as .NET does. A stolen lease's old owner finds out at its next renewal or
-// checkpoint (412, owner changed) and stops; the batch it was handling is delivered again by the
-// new owner.
+// name) resumes the leases the store says it owns at once, as .NET does. Each held lease is renewed on its own every
+// LeaseRenewInterval (one renewer per lease, as in .NET), so a renewal that hangs endangers only
+// that lease. A stolen lease's old owner finds out at its next renewal or checkpoint (412, owner
+// changed): it stops reading it, cancels the context of the handler working on it, and reports
+// the loss to OnError (matching cosmoserr.ErrLeaseLost); the batch it was handling is delivered
+// again by the new owner.
 //
 // # Batches, checkpoints and errors
 //

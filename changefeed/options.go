@@ -136,7 +136,9 @@ type Options struct {
 
 	// OnError receives every error the processor recovers from or stops a lease for: a
 	// *HandlerError per failed delivery, *PoisonError, failed reads and lease operations
-	// (wrapped with the lease token). It is called from the processor's goroutines and must not
+	// (wrapped with the lease token), and each lease this instance held and lost to another
+	// instance or a deletion (an error matching cosmoserr.ErrLeaseLost; the lease's handler
+	// context is cancelled and OnLeaseReleased follows). It is called from the processor's goroutines and must not
 	// block for long. Default: nil (errors are logged to Logger at Warn).
 	OnError func(leaseToken string, err error)
 	// OnLeaseAcquired and OnLeaseReleased are told when this instance starts or stops processing a

@@ -79,19 +79,22 @@ type Processor struct {
 	kick       chan struct{}
 	loops      sync.WaitGroup // balancer
 	workers    sync.WaitGroup
-	renewStop  chan struct{}
-	renewDone  chan struct{}
+	renewers   sync.WaitGroup // one per held lease
 }
 
 // owned is a lease this instance holds.
 type owned struct {
-	mu   sync.Mutex // serializes writes of the lease document (renew, checkpoint, release, split)
-	l    *lease
-	rng  azcosmos.FeedRange
-	tok  string
-	ctx  context.Context // cancelled when the lease is lost or the processor stops
-	lose context.CancelFunc
-	done chan struct{} // closed when its worker has returned
+	mu         sync.Mutex // serializes writes of the lease document (renew, checkpoint, release, split)
+	l          *lease
+	rng        azcosmos.FeedRange
+	tok        string
+	ctx        context.Context // reads and polls: cancelled when the lease is lost or the processor stops
+	cancelRead context.CancelFunc
+	hctx       context.Context // the handler's: cancelled when the lease is lost or Stop's context ends
+	cancelH    context.CancelFunc
+	rctx       context.Context // its renewer's: cancelled when the lease is released, dropped or Stop's context ends
+	stopRenew  context.CancelFunc
+	done       chan struct{} // closed when its worker has returned
 
 	lost      atomic.Bool
 	stopped   error  // *PoisonError; under mu
@@ -208,11 +211,9 @@ func (p *Processor) Start(ctx context.Context) error {
 	p.store, p.metrics, p.state = st, m, 2
 	p.runCtx, p.runCancel = context.WithCancel(context.WithoutCancel(ctx))
 	p.hardCtx, p.hardCancel = context.WithCancel(context.WithoutCancel(ctx))
-	p.renewStop, p.renewDone = make(chan struct{}), make(chan struct{})
 	p.mu.Unlock()
 	p.loops.Add(1)
 	go p.balanceLoop()
-	go p.renewLoop()
 	return nil
 }
 
@@ -244,8 +245,6 @@ func (p *Processor) Stop(ctx context.Context) error {
 		p.hardCancel()
 		<-done
 	}
-	close(p.renewStop)
-	<-p.renewDone
 	p.mu.Lock()
 	held := slices.Collect(maps.Values(p.owned))
 	p.owned = map[string]*owned{}
@@ -256,6 +255,7 @@ func (p *Processor) Stop(ctx context.Context) error {
 		}
 	}
 	p.hardCancel()
+	p.renewers.Wait()
 	p.metrics.close()
 	return err
 }
@@ -311,9 +311,8 @@ func (p *Processor) kill() {
 	p.mu.Unlock()
 	p.runCancel()
 	p.hardCancel()
-	close(p.renewStop)
-	<-p.renewDone
 	p.loops.Wait()
 	p.workers.Wait()
+	p.renewers.Wait()
 	p.metrics.close()
 }

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
@@ -156,7 +157,7 @@ func (p *Processor) deliver(o *owned, b *Batch) exitReason {
 		p.report(o.tok, &HandlerError{LeaseToken: o.tok, Attempt: attempt, Items: len(b.Items), Err: err})
 		if p.opts.MaxDeliveries > 0 && attempt >= p.opts.MaxDeliveries {
 			if p.opts.OnPoison != nil {
-				perr := p.safe(func() error { return p.opts.OnPoison(p.hardCtx, *b, err) })
+				perr := p.safe(func() error { return p.opts.OnPoison(o.hctx, *b, err) })
 				if perr == nil {
 					if p.opts.ManualCheckpoint {
 						_ = p.checkpoint(p.hardCtx, o, b.etag, b.seq)
@@ -182,7 +183,7 @@ func (p *Processor) deliver(o *owned, b *Batch) exitReason {
 
 // call runs the handler on b in a span, recovering a panic as an error.
 func (p *Processor) call(o *owned, b *Batch) (err error) {
-	ctx, end := p.opts.Diagnostics.StartOperation(p.hardCtx, "changefeed.batch", "", p.monitored.ID())
+	ctx, end := p.opts.Diagnostics.StartOperation(o.hctx, "changefeed.batch", "", p.monitored.ID())
 	defer func() { end(err) }()
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		span.SetAttributes(
@@ -225,13 +226,12 @@ func (p *Processor) split(o *owned, children []tokenRange) error {
 		}
 	}
 	if err := p.store.remove(ctx, o.l); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
-			o.lost.Store(true)
-			o.lose()
+		if errors.Is(err, cosmoserr.ErrLeaseLost) {
+			p.lose(o, fmt.Errorf("changefeed: %w", err))
 		}
 		return err
 	}
-	o.lost.Store(true)
+	o.lost.Store(true) // replaced by its children: not a loss
 	p.kickBalance()
 	return nil
 }
