@@ -18,8 +18,12 @@
 //		StartFrom: changefeed.StartFromBeginning(),
 //	})
 //	if err != nil { ... }
-//	if err := p.Start(ctx); err != nil { ... }
-//	defer p.Stop(context.WithoutCancel(ctx))
+//	return p.Run(ctx) // until ctx ends, then stops gracefully (Options.StopTimeout)
+//
+// Start(ctx) and Stop(ctx) are the same in two steps: the processor runs until Stop or until
+// Start's ctx ends; Stop waits for the batches in flight and releases the leases, and returns by
+// its ctx's deadline (cancelling the handlers' contexts, and saying what it leaves running). A
+// stopped processor can run again.
 //
 // # Leases
 //

@@ -29,6 +29,8 @@ const (
 	DefaultRetryBackoff = time.Second
 	// DefaultMaxRetryBackoff caps the doubling of RetryBackoff.
 	DefaultMaxRetryBackoff = 30 * time.Second
+	// DefaultStopTimeout bounds the graceful stop of Run, and of Start when its context ends.
+	DefaultStopTimeout = 30 * time.Second
 )
 
 // StartFrom says where a lease without a checkpoint starts reading. The zero value is
@@ -123,6 +125,11 @@ type Options struct {
 	// MaxRetryBackoff caps the backoff. Default: 30 s.
 	MaxRetryBackoff time.Duration
 
+	// StopTimeout bounds the graceful stop that Run makes when its context ends (and Start when
+	// its context ends): batches in flight get this long to finish and be checkpointed, then
+	// their handlers' contexts are cancelled (see Stop). Default: DefaultStopTimeout (30 s).
+	StopTimeout time.Duration
+
 	// MaxDeliveries is the poison-batch threshold: after this many failed deliveries of one batch,
 	// OnPoison gets it; without OnPoison the lease stops (it stays owned and renewed by this
 	// instance so no other instance spins on it, nothing after the batch is read, and the stop is
@@ -175,6 +182,7 @@ func (o Options) withDefaults() Options {
 	set(&o.LeaseExpirationInterval, DefaultLeaseExpirationInterval)
 	set(&o.RetryBackoff, DefaultRetryBackoff)
 	set(&o.MaxRetryBackoff, DefaultMaxRetryBackoff)
+	set(&o.StopTimeout, DefaultStopTimeout)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
