@@ -77,10 +77,12 @@
 //
 // # Lag
 //
-// Estimator (Processor.Estimator or NewEstimator) estimates per lease and in total how many
-// changes follow each checkpoint, like the .NET estimator (the partition's LSN from the session
-// token minus the _lsn of the first change after the checkpoint); RegisterGauge exports it as the
-// OpenTelemetry gauge cosmoskit.changefeed.estimated_lag. The processor also exports per batch a
+// Estimator (Processor.Estimator or NewEstimator) tells per lease and in total how many changes
+// follow each checkpoint: it reads and counts them up to EstimatorOptions.CountLimit (1,000 per
+// lease; exact, after splits too), and estimates any rest like the .NET estimator (the
+// partition's LSN from the session token minus the _lsn of the last change counted);
+// RegisterGauge exports it as the OpenTelemetry gauge cosmoskit.changefeed.estimated_lag. The
+// processor also exports per batch a
 // span "changefeed.batch <container>" (with Options.Diagnostics) and, with Options.MeterProvider,
 // cosmoskit.changefeed.items, cosmoskit.changefeed.request_charge and the gauge
 // cosmoskit.changefeed.lag (per held lease, as of its last read, no extra reads).

@@ -13,12 +13,11 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
-// Estimator estimates how far a processor's leases are behind, like the .NET change feed
-// estimator: per lease, it reads one change after the lease's checkpoint and subtracts that
-// change's _lsn from the partition's current LSN (from the session token). It only reads: run it
-// anywhere, with or without the processor. Estimates count every write since the checkpoint, so
-// an item changed several times counts several times although the latest-version feed delivers it
-// once; 0 means caught up.
+// Estimator estimates how far a processor's leases are behind: per lease, it counts the changes
+// after the lease's checkpoint by reading them (up to EstimatorOptions.CountLimit, exact, also
+// after splits), and estimates any rest from the partition's current LSN (from the session token)
+// minus the _lsn of the last change counted, as the .NET estimator does from the checkpoint. It
+// only reads: run it anywhere, with or without the processor. 0 means caught up.
 type Estimator struct {
 	monitored *azcosmos.ContainerClient
 	opts      EstimatorOptions
@@ -39,7 +38,17 @@ type EstimatorOptions struct {
 	// checkpoint start (StartFromNow leases count as caught up until their first read). Default:
 	// StartFromNow(), as the processor's.
 	StartFrom StartFrom
+	// CountLimit bounds the changes counted per lease per estimate. Up to it, the estimate is
+	// exact: the changes after the checkpoint are read (in pages of up to 1,000) and counted, as
+	// the processor would deliver them (a document changed several times once), after splits
+	// too. Past it, the rest is estimated from the partition's LSN (every write after the last
+	// change counted). Reading costs request units in proportion to the changes read. Default:
+	// DefaultCountLimit (1,000).
+	CountLimit int
 }
+
+// DefaultCountLimit is the default EstimatorOptions.CountLimit.
+const DefaultCountLimit = 1000
 
 // NewEstimator returns an estimator for the processor opts.Name over monitored. Invalid options
 // are a *cosmoserr.ValidationError naming the field; nothing is sent before Estimate.
@@ -53,6 +62,12 @@ func NewEstimator(monitored *azcosmos.ContainerClient, opts EstimatorOptions) (*
 	if err := opts.Leases.validate(); err != nil {
 		return nil, err
 	}
+	if opts.CountLimit < 0 {
+		return nil, invalid("CountLimit", "negative")
+	}
+	if opts.CountLimit == 0 {
+		opts.CountLimit = DefaultCountLimit
+	}
 	return &Estimator{monitored: monitored, opts: opts}, nil
 }
 
@@ -62,7 +77,7 @@ func (e *Estimator) Options() EstimatorOptions { return e.opts }
 // Estimator returns an estimator for p's leases.
 func (p *Processor) Estimator() *Estimator {
 	return &Estimator{monitored: p.monitored,
-		opts: EstimatorOptions{Name: p.name, Leases: p.leaseContainer, StartFrom: p.opts.StartFrom}}
+		opts: EstimatorOptions{Name: p.name, Leases: p.leaseContainer, StartFrom: p.opts.StartFrom, CountLimit: DefaultCountLimit}}
 }
 
 func (e *Estimator) open(ctx context.Context) (*store, error) {
@@ -118,43 +133,64 @@ func (e *Estimator) Total(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// lag counts the changes in r after etag: by reading them, in pages, up to CountLimit; past it,
+// what follows the last change counted is estimated from LSNs.
 func (e *Estimator) lag(ctx context.Context, r azcosmos.FeedRange, etag string, depth int) (int64, error) {
 	if etag == "" && e.opts.StartFrom.IsNow() {
 		return 0, nil
 	}
 	token := buildToken(r, etag)
-	opts := azcosmos.ChangeFeedOptions{MaxItemCount: 1, Continuation: &token}
-	if t, ok := e.opts.StartFrom.Time(); ok && etag == "" {
-		opts.StartFrom = &t
-	}
-	resp, err := e.monitored.ReadChangeFeed(ctx, &opts)
-	if err != nil {
-		return 0, diagnostics.FromError(diagnostics.OpReadChangeFeed, err)
-	}
-	if ranges, err := parseToken(resp.ContinuationToken); err == nil && len(ranges) > 1 && depth < 3 {
-		var sum int64
-		for _, c := range ranges {
-			n, err := e.lag(ctx, c.feedRange(), etag, depth+1)
-			if err != nil {
-				return 0, err
-			}
-			sum += n
+	var counted, lastLSN int64
+	for first := true; ; first = false {
+		page := int32(min(countPage, int64(e.opts.CountLimit)-counted))
+		opts := azcosmos.ChangeFeedOptions{MaxItemCount: page, Continuation: &token}
+		if t, ok := e.opts.StartFrom.Time(); ok && etag == "" && first {
+			opts.StartFrom = &t
 		}
-		return sum, nil
+		resp, err := e.monitored.ReadChangeFeed(ctx, &opts)
+		if err != nil {
+			return 0, diagnostics.FromError(diagnostics.OpReadChangeFeed, err)
+		}
+		ranges, err := parseToken(resp.ContinuationToken)
+		if err != nil {
+			return 0, err
+		}
+		if len(ranges) > 1 && depth < 3 {
+			// r was split since the checkpoint: count each child from the same position (the
+			// service answered from the first child only; nothing of this page is counted twice).
+			if counted > 0 {
+				return 0, fmt.Errorf("changefeed: range %s split while being counted", leaseToken(r))
+			}
+			var sum int64
+			for _, c := range ranges {
+				n, err := e.lag(ctx, c.feedRange(), etag, depth+1)
+				if err != nil {
+					return 0, err
+				}
+				sum += n
+			}
+			return sum, nil
+		}
+		if len(resp.Items) == 0 {
+			return counted, nil // caught up: the count is exact
+		}
+		counted += int64(len(resp.Items))
+		lastLSN = itemLSN(resp.Items[len(resp.Items)-1])
+		token = resp.ContinuationToken
+		if counted >= int64(e.opts.CountLimit) {
+			// The rest is estimated: every write after the last change counted.
+			if resp.RawResponse != nil && lastLSN > 0 {
+				if cur, ok := sessionLSN(resp.RawResponse.Header); ok {
+					return counted + max(0, cur-lastLSN), nil
+				}
+			}
+			return counted, nil
+		}
 	}
-	if len(resp.Items) == 0 {
-		return 0, nil
-	}
-	first := itemLSN(resp.Items[0])
-	cur, ok := int64(0), false
-	if resp.RawResponse != nil {
-		cur, ok = sessionLSN(resp.RawResponse.Header)
-	}
-	if !ok || first <= 0 {
-		return 1, nil // something is pending, but how much is unknown
-	}
-	return max(1, cur-first+1), nil
 }
+
+// countPage is the page size of the estimator's counting reads.
+const countPage = 1000
 
 // RegisterGauge registers the observable gauge cosmoskit.changefeed.estimated_lag (per lease,
 // attribute cosmoskit.changefeed.lease) on mp: each collection runs Estimate, bounded by timeout
