@@ -53,7 +53,7 @@ func (p *Processor) balanceOnce(ctx context.Context) {
 	p.mu.Lock()
 	for _, l := range all {
 		if _, held := p.owned[l.ID]; held { // trust our own view of leases we hold
-			l.Owner, l.Timestamp = &me, now
+			l.Owner, l.Timestamp = &me, leaseTime{now}
 		} else if l.owner() == me {
 			resume = append(resume, l)
 		}

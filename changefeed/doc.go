@@ -28,15 +28,21 @@
 // # Leases
 //
 // A lease is a document in the lease container (partitioned by /id; EnsureLeases provisions it),
-// one per feed range of the monitored container, with the .NET/Java field names and meaning:
-// id ("<name>_<container rid>..<LeaseToken>"), version (1: EPK range lease), LeaseToken
-// ("<min>-<max>"), FeedRange ({"Range":{"min","max"}}), Owner (the instance name, null when
-// free), ContinuationToken (the etag of the last change checkpointed), timestamp (last acquire,
-// renewal or checkpoint; a lease not renewed within LeaseExpirationInterval is free for others),
-// properties and Mode. Every change is a replace with If-Match on the lease's _etag, so two
-// instances never own one lease: the loser of a race re-reads and gives up. The first instance
-// to start creates the leases under a "<name>_<rid>.lock" document and marks the store ready with
-// "<name>_<rid>.info".
+// one per feed range of the monitored container, written and read exactly as the .NET v3
+// processor does (Java v4 shares the format), so Go, .NET and Java instances can share one lease
+// store and hand it over in either direction: id ("{Name}{account host}_{database rid}_{container
+// rid}..{LeaseToken}", see Options.AccountHost), version (0: a partition key range's lease, named
+// by the range id, as .NET creates them; 1: an EPK range's lease, "<min>-<max>", which .NET
+// creates when an EPK lease splits), FeedRange ({"Range":{"min","max"}}), Owner (the instance
+// name, null when free), ContinuationToken (the etag of the last change checkpointed), properties,
+// timestamp (last acquire, renewal or checkpoint, as .NET writes a UTC DateTime; a lease not
+// renewed within LeaseExpirationInterval is free for others) and Mode ("Incremental Feed"). Every
+// change is a replace with If-Match on the lease's _etag, so two instances never own one lease:
+// the loser of a race re-reads and gives up. The first instance to start creates the leases under
+// a "{prefix}.lock" document ({"id","ttl":30}) and marks the store ready with "{prefix}.info"
+// ({"id"}). testdata/dotnet holds the .NET documents the tests compare with, field by field. A
+// lease store of this package's earlier format ("{Name}_{container rid}.." ids) is migrated on
+// Start (stop the instances of the earlier version first).
 //
 // # Balancing
 //
@@ -103,7 +109,7 @@
 //   - Merges: azcosmos v1.5.0 does not send the EPK bounds of a range narrower than its physical
 //     partition, so a lease whose range is narrower than its partition after a merge would read
 //     its neighbours' changes too. Splits are handled.
-//   - Lease containers partitioned by /partitionKey, and sharing a lease store with .NET or Java
-//     processors (the field names and meaning are theirs, the ids are not: they embed the account
-//     host and database rid).
+//   - Lease containers partitioned by /partitionKey (.NET's optional layout; the leases then
+//     carry a "partitionKey" field), and .NET v2 leases not yet given a FeedRange by a v3
+//     processor (they are skipped).
 package changefeed

@@ -34,6 +34,8 @@ type EstimatorOptions struct {
 	Name string
 	// Leases is the processor's Options.Leases (required).
 	Leases LeaseContainer
+	// AccountHost is the processor's Options.AccountHost. Default: found as the processor does.
+	AccountHost string
 	// StartFrom must be the processor's Options.StartFrom: it says where leases without a
 	// checkpoint start (StartFromNow leases count as caught up until their first read). Default:
 	// StartFromNow(), as the processor's.
@@ -77,7 +79,7 @@ func (e *Estimator) Options() EstimatorOptions { return e.opts }
 // Estimator returns an estimator for p's leases.
 func (p *Processor) Estimator() *Estimator {
 	return &Estimator{monitored: p.monitored,
-		opts: EstimatorOptions{Name: p.name, Leases: p.leaseContainer, StartFrom: p.opts.StartFrom, CountLimit: DefaultCountLimit}}
+		opts: EstimatorOptions{Name: p.name, Leases: p.leaseContainer, StartFrom: p.opts.StartFrom, CountLimit: DefaultCountLimit, AccountHost: p.opts.AccountHost}}
 }
 
 func (e *Estimator) open(ctx context.Context) (*store, error) {
@@ -90,11 +92,11 @@ func (e *Estimator) open(ctx context.Context) (*store, error) {
 	if err != nil {
 		return nil, err
 	}
-	props, err := e.monitored.Read(ctx, nil)
+	st, _, err := openStore(ctx, lc, e.monitored, e.opts.Name, e.opts.AccountHost)
 	if err != nil {
-		return nil, diagnostics.FromError(diagnostics.OpReadContainer, err)
+		return nil, err
 	}
-	e.store = &store{c: lc, ids: newIDs(e.opts.Name, props.ContainerProperties.ResourceID), now: time.Now}
+	e.store = st
 	return e.store, nil
 }
 

@@ -112,6 +112,9 @@ func TestEstimatorExactAfterSplit(t *testing.T) {
 	// the parent's checkpoint) and checkpoints nothing.
 	b := newProc(t, e, "b", func(context.Context, changefeed.Batch) error { return errors.New("not yet") }, o)
 	defer stop(t, b)
-	waitFor(t, "the parent lease replaced by its children", 10*time.Second, func() bool { return len(leaseDocs(t, e)) == 2 })
+	waitFor(t, "the parent lease replaced by its children", 10*time.Second, func() bool {
+		ls := leaseDocs(t, e)
+		return len(ls) == 2 && ls[0].LeaseToken != "0" && ls[1].LeaseToken != "0"
+	})
 	check("the child leases")
 }

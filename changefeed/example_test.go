@@ -84,6 +84,6 @@ func ExampleNew() {
 	fmt.Println("defaults:", p.Options().LeaseRenewInterval, p.Options().LeaseAcquireInterval, p.Options().LeaseExpirationInterval, p.Options().MaxItems)
 	// Output:
 	// 0 leases held after Stop; the handler saw:
-	// 3 change(s) from lease -20
+	// 3 change(s) from lease 0
 	// defaults: 17s 13s 1m0s 100
 }

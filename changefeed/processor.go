@@ -237,13 +237,12 @@ func (p *Processor) start(ctx context.Context) error {
 	if err != nil {
 		return fail(err)
 	}
-	props, err := p.monitored.Read(ctx, nil)
+	st, legacy, err := openStore(ctx, lc, p.monitored, p.name, p.opts.AccountHost)
 	if err != nil {
-		return fail(diagnostics.FromError(diagnostics.OpReadContainer, err))
+		return fail(err)
 	}
-	st := &store{c: lc, ids: newIDs(p.name, props.ContainerProperties.ResourceID), now: time.Now}
 	for {
-		done, err := st.bootstrap(ctx, p.monitored, p.instance)
+		done, err := st.bootstrap(ctx, p.monitored, legacy)
 		if err != nil {
 			return fail(err)
 		}

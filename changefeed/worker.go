@@ -220,8 +220,27 @@ func (p *Processor) split(o *owned, children []tokenRange) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	etag := o.l.continuation()
-	for _, c := range children {
-		if _, err := p.store.create(ctx, p.store.newLease(c.feedRange(), "", etag)); err != nil {
+	for i, c := range children {
+		r := c.feedRange()
+		var child *lease
+		if o.l.Version == leaseVersionPKRange {
+			// As .NET: a partition's lease splits into the child partitions' leases, by range id.
+			id, err := rangeID(ctx, p.monitored, r)
+			if err != nil {
+				return err
+			}
+			child = p.store.newRangeLease(id, r, etag)
+		} else {
+			// As .NET: an EPK lease splits into EPK leases covering exactly its range.
+			if i == 0 {
+				r.MinInclusive = o.rng.MinInclusive
+			}
+			if i == len(children)-1 {
+				r.MaxExclusive = o.rng.MaxExclusive
+			}
+			child = p.store.newEPKLease(r, etag)
+		}
+		if _, err := p.store.create(ctx, child); err != nil {
 			return err
 		}
 	}
