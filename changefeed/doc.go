@@ -29,8 +29,9 @@
 //
 // A lease is a document in the lease container (partitioned by /id; EnsureLeases provisions it),
 // one per feed range of the monitored container, written and read exactly as the .NET v3
-// processor does (Java v4 shares the format), so Go, .NET and Java instances can share one lease
-// store and hand it over in either direction: id ("{Name}{account host}_{database rid}_{container
+// processor does (checked against its source; Java v4's partition-key-range leases are documented
+// as the same layout but not checked here), so Go and .NET instances can share one lease store
+// and hand it over in either direction: id ("{Name}{account host}_{database rid}_{container
 // rid}..{LeaseToken}", see Options.AccountHost), version (0: a partition key range's lease, named
 // by the range id, as .NET creates them; 1: an EPK range's lease, "<min>-<max>", which .NET
 // creates when an EPK lease splits), FeedRange ({"Range":{"min","max"}}), Owner (the instance

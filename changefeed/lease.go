@@ -12,7 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
-// Lease versions, as .NET v3 (DocumentServiceLeaseVersion) and Java v4 write them.
+// Lease versions, as .NET v3 writes them (DocumentServiceLeaseVersion).
 const (
 	// leaseVersionPKRange (0) is a lease of one partition key range, named by its id
 	// (DocumentServiceLeaseCore): what .NET and this package create for a container's ranges.
@@ -32,8 +32,7 @@ const (
 )
 
 // lease is a lease document in the lease container, in the .NET v3 format (DocumentServiceLeaseCore
-// and DocumentServiceLeaseCoreEpk, serialized by Newtonsoft in this field order) that Java v4
-// shares: one per feed range, owned by at most one instance at a time; every change is a replace
+// and DocumentServiceLeaseCoreEpk, serialized by Newtonsoft in this field order): one per feed range, owned by at most one instance at a time; every change is a replace
 // with If-Match on its _etag. testdata/ holds fixtures written from the .NET source.
 type lease struct {
 	ID                string            `json:"id"`
@@ -106,7 +105,7 @@ func (l *lease) feedRange() azcosmos.FeedRange {
 	return azcosmos.FeedRange{MinInclusive: l.FeedRange.Range.Min, MaxExclusive: l.FeedRange.Range.Max}
 }
 
-// decodeLease reads a lease document, .NET's, Java's or this package's. ok is false for a
+// decodeLease reads a lease document, .NET's or this package's. ok is false for a
 // document that is not a lease this package can process: the store's .info/.lock, or a lease
 // without a FeedRange (written by the v2 .NET library and not yet acquired by a v3 processor,
 // which adds it), or a lease of another mode.
@@ -182,8 +181,8 @@ func (l *lease) clone() *lease {
 // leaseToken is the .NET EPK lease token of a range: "<min>-<max>".
 func leaseToken(r azcosmos.FeedRange) string { return r.MinInclusive + "-" + r.MaxExclusive }
 
-// ids names the documents of one processor's lease store in the lease container, as .NET v3 and
-// Java v4 do: every id starts with "{Name}{account host}_{database rid}_{container rid}" (.NET's
+// ids names the documents of one processor's lease store in the lease container, as .NET v3
+// does: every id starts with "{Name}{account host}_{database rid}_{container rid}" (.NET's
 // GetLeasePrefix with the processor name as lease prefix), leases add ".." and their token, and
 // the store's markers are ".info" and ".lock".
 type ids struct{ base string }
@@ -210,7 +209,7 @@ func (i ids) lock() string              { return i.base + ".lock" }
 // LeaseState is one lease as the processor or the estimator sees it.
 type LeaseState struct {
 	// LeaseToken names the lease: the partition key range id for a lease of a whole partition
-	// (version 0, as .NET and Java create them), "<min>-<max>" of its feed range for an EPK lease
+	// (version 0, as .NET creates them), "<min>-<max>" of its feed range for an EPK lease
 	// (version 1).
 	LeaseToken string
 	// FeedRange is the range of effective partition keys the lease covers.

@@ -90,13 +90,13 @@ type Options struct {
 	// Handler handles each batch (required).
 	Handler Handler
 
-	// AccountHost is the account's host name in the lease ids, which .NET v3 and Java v4 build as
+	// AccountHost is the account's host name in the lease ids, which .NET v3 builds as
 	// "{Name}{account host}_{database rid}_{container rid}" from the host of the account endpoint
 	// (e.g. "myaccount.documents.azure.com"). Default: the host in the ids of an existing lease
-	// store of this processor and container (one a .NET or Java processor created, or an earlier
+	// store of this processor and container (one a .NET processor created, or an earlier
 	// run), else the host the monitored container's requests go to, which is the account endpoint's
 	// unless the client routes them to a regional endpoint: set it to share a new lease store with
-	// .NET or Java processors started later.
+	// .NET processors started later.
 	AccountHost string
 
 	// StartFrom is where leases without a checkpoint start. Default: StartFromNow().
