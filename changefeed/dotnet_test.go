@@ -303,3 +303,58 @@ func TestMigratesTheEarlierGoFormat(t *testing.T) {
 		"OWNER": "null", "CONTINUATION": "null"}), &w)
 	checkLikeFixture(t, docs[wantIDs[0]], w)
 }
+
+// A .NET version 1 (EPK) lease splits as .NET splits it: into version 1 leases covering exactly
+// its range, from its checkpoint; nothing is lost.
+func TestDotNetEPKLeaseSplits(t *testing.T) {
+	e := newEnv(t, 1)
+	ctx := context.Background()
+	ranges, err := e.monitored.ReadFeedRanges(ctx, nil)
+	if err != nil || len(ranges) != 1 {
+		t.Fatal(ranges, err)
+	}
+	fr := ranges[0]
+	prefix := dotnetPrefix(t, e)
+	for _, d := range [][]byte{
+		fixture(t, "lease_v1.json", map[string]string{"PREFIX": prefix, "MIN": fr.MinInclusive, "MAX": fr.MaxExclusive, "OWNER": "null", "CONTINUATION": "null"}),
+		fixture(t, "info.json", map[string]string{"PREFIX": prefix}),
+	} {
+		var m map[string]any
+		_ = json.Unmarshal(d, &m)
+		if _, err := e.leases.CreateItem(ctx, azPKString(m["id"].(string)), d, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 30 {
+		write(t, e.monitored, doc{ID: id(i), PK: id(i), Seq: i})
+	}
+	if err := e.srv.SplitRange("db", "items", "0"); err != nil {
+		t.Fatal(err)
+	}
+	for i := 30; i < 40; i++ {
+		write(t, e.monitored, doc{ID: id(i), PK: id(i), Seq: i})
+	}
+	tl := newTally()
+	o := fast()
+	o.OnError = func(tok string, err error) { t.Logf("OnError %s: %v", tok, err) }
+	p := newProc(t, e, "a", tl.handle, o)
+	waitFor(t, "every change", 10*time.Second, func() bool { return tl.distinct() == 40 }, func() {
+		t.Logf("handled %d; state %+v", tl.distinct(), p.State())
+		for id, d := range rawDocs(t, e) {
+			t.Logf("%s: %v", id, d)
+		}
+	})
+	stop(t, p)
+	var mins, maxs []string
+	for _, l := range leaseDocs(t, e) {
+		if l.Version != 1 || l.LeaseToken != l.FeedRange.Range.Min+"-"+l.FeedRange.Range.Max {
+			t.Errorf("child lease %+v, want an EPK lease (version 1, token min-max)", l)
+		}
+		mins, maxs = append(mins, l.FeedRange.Range.Min), append(maxs, l.FeedRange.Range.Max)
+	}
+	slices.Sort(mins)
+	slices.Sort(maxs)
+	if len(mins) != 2 || mins[0] != fr.MinInclusive || maxs[1] != fr.MaxExclusive || mins[1] != maxs[0] {
+		t.Errorf("children cover [%q, %q), want exactly the parent's [%q, %q)", mins, maxs, fr.MinInclusive, fr.MaxExclusive)
+	}
+}

@@ -3,6 +3,7 @@ package changefeed
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"go.opentelemetry.io/otel/attribute"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 )
 
 // work processes lease o until it is lost, split, stopped on a poison batch, or the processor
@@ -220,6 +222,8 @@ func (p *Processor) split(o *owned, children []tokenRange) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	etag := o.l.continuation()
+	children = slices.Clone(children)
+	slices.SortFunc(children, func(a, b tokenRange) int { return epk.Compare(a.MinInclusive, b.MinInclusive) })
 	for i, c := range children {
 		r := c.feedRange()
 		var child *lease
