@@ -358,3 +358,42 @@ func TestDotNetEPKLeaseSplits(t *testing.T) {
 		t.Errorf("children cover [%q, %q), want exactly the parent's [%q, %q)", mins, maxs, fr.MinInclusive, fr.MaxExclusive)
 	}
 }
+
+// The account host in the ids of an existing lease store is found (a .NET processor used the
+// account endpoint's host; this client's requests may go to another name for the same account).
+func TestFindsTheAccountHostOfAnExistingStore(t *testing.T) {
+	e := newEnv(t, 1)
+	ctx := context.Background()
+	ranges, err := e.monitored.ReadFeedRanges(ctx, nil)
+	if err != nil || len(ranges) != 1 {
+		t.Fatal(ranges, err)
+	}
+	u, _ := url.Parse(e.srv.Endpoint())
+	prefix := strings.Replace(dotnetPrefix(t, e), u.Hostname(), "myaccount.documents.azure.com", 1)
+	for _, d := range [][]byte{
+		fixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": "0", "MIN": ranges[0].MinInclusive, "MAX": ranges[0].MaxExclusive,
+			"OWNER": "null", "CONTINUATION": "null"}),
+		fixture(t, "info.json", map[string]string{"PREFIX": prefix}),
+	} {
+		var m map[string]any
+		_ = json.Unmarshal(d, &m)
+		if _, err := e.leases.CreateItem(ctx, azPKString(m["id"].(string)), d, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tl := newTally()
+	p := newProc(t, e, "a", tl.handle, fast())
+	write(t, e.monitored, doc{ID: "x", PK: "x"})
+	waitFor(t, "the change", 10*time.Second, func() bool { return tl.distinct() == 1 })
+	stop(t, p)
+	if got := slices.Sorted(maps.Keys(rawDocs(t, e))); !slices.Equal(got, []string{prefix + "..0", prefix + ".info"}) {
+		t.Errorf("lease container holds %q; want only the existing store", got)
+	}
+	// Set explicitly, it is used as given.
+	o := withLeases(e, "b", nop, fast())
+	o.AccountHost = "other.documents.azure.com"
+	q, err := changefeed.New(e.monitored, o)
+	if err != nil || q.Options().AccountHost != o.AccountHost {
+		t.Fatalf("New: %v, %v", err, q.Options().AccountHost)
+	}
+}
