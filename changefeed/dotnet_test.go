@@ -397,3 +397,47 @@ func TestFindsTheAccountHostOfAnExistingStore(t *testing.T) {
 		t.Fatalf("New: %v, %v", err, q.Options().AccountHost)
 	}
 }
+
+// A lease store of .NET's all-versions-and-deletes mode is not processed (as .NET refuses to
+// switch modes): the refusal is reported and no lease is taken.
+func TestRefusesAnAllVersionsLeaseStore(t *testing.T) {
+	e := newEnv(t, 1)
+	ctx := context.Background()
+	ranges, err := e.monitored.ReadFeedRanges(ctx, nil)
+	if err != nil || len(ranges) != 1 {
+		t.Fatal(ranges, err)
+	}
+	prefix := dotnetPrefix(t, e)
+	for _, d := range [][]byte{
+		[]byte(strings.Replace(string(fixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": "0", "MIN": ranges[0].MinInclusive,
+			"MAX": ranges[0].MaxExclusive, "OWNER": "null", "CONTINUATION": "null"})), "Incremental Feed", "Full-Fidelity Feed", 1)),
+		fixture(t, "info.json", map[string]string{"PREFIX": prefix}),
+	} {
+		var m map[string]any
+		_ = json.Unmarshal(d, &m)
+		if _, err := e.leases.CreateItem(ctx, azPKString(m["id"].(string)), d, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused := make(chan error, 100)
+	o := fast()
+	o.OnError = func(_ string, err error) {
+		select {
+		case refused <- err:
+		default:
+		}
+	}
+	p := newProc(t, e, "a", nop, o)
+	select {
+	case err := <-refused:
+		if !strings.Contains(err.Error(), "all-versions-and-deletes") {
+			t.Errorf("OnError: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the all-versions lease store was not refused")
+	}
+	if n := len(p.State()); n != 0 {
+		t.Errorf("holds %d leases of an all-versions store", n)
+	}
+	stop(t, p)
+}

@@ -100,8 +100,9 @@ func (e *Estimator) open(ctx context.Context) (*store, error) {
 	return e.store, nil
 }
 
-// Estimate returns every lease of the processor with its EstimatedLag, reading one change per
-// lease (per child range for a lease whose range was split and not yet replaced).
+// Estimate returns every lease of the processor with its EstimatedLag, reading the changes after
+// each lease's checkpoint up to CountLimit (per child range for a lease whose range was split and
+// not yet replaced).
 func (e *Estimator) Estimate(ctx context.Context) ([]LeaseState, error) {
 	st, err := e.open(ctx)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -71,7 +72,11 @@ func (s *store) list(ctx context.Context) ([]*lease, error) {
 				continue
 			}
 			if !modeOK(l.Mode) {
-				return nil, fmt.Errorf("changefeed: the lease store in %s is of mode %q; this processor reads the latest-version feed (%q)", s.c.ID(), l.Mode, leaseModeIncremental)
+				what := "an unknown mode"
+				if strings.EqualFold(l.Mode, leaseModeFullFidelity) {
+					what = "the all-versions-and-deletes mode"
+				}
+				return nil, fmt.Errorf("changefeed: the lease store in %s is of %s (%q); this processor reads the latest-version feed (%q)", s.c.ID(), what, l.Mode, leaseModeIncremental)
 			}
 			out = append(out, l)
 		}
