@@ -48,14 +48,26 @@ func (p *Processor) balanceOnce(ctx context.Context) {
 		return
 	}
 	now := p.store.now()
+	me := p.instance
+	var resume []*lease
 	p.mu.Lock()
 	for _, l := range all {
-		if _, mine := p.owned[l.ID]; mine { // trust our own view of leases we hold
-			me := p.instance
-			l.Owner, l.Timestamp = &me, now
+		if _, held := p.owned[l.ID]; held { // trust our own view of leases we hold
+			l.Owner, l.Timestamp = &me, leaseTime{now}
+		} else if l.owner() == me {
+			resume = append(resume, l)
 		}
 	}
 	p.mu.Unlock()
+	// Leases the store says are ours but we do not process: this instance restarted under the
+	// same name (a crash, a StatefulSet pod). Resume them at once rather than wait for them to
+	// expire (.NET's PartitionControllerCore.InitializeAsync → LoadLeasesAsync). They count as ours
+	// in the balance below.
+	for _, l := range resume {
+		p.acquire(ctx, l, func(cur *lease) bool {
+			return cur.owner() == me || cur.expired(p.store.now(), p.opts.LeaseExpirationInterval)
+		})
+	}
 	pl := balance(all, p.instance, now, p.opts.LeaseExpirationInterval, p.opts.MinLeases, p.opts.MaxLeases)
 	exp := p.opts.LeaseExpirationInterval
 	for _, l := range pl.take {
@@ -85,22 +97,33 @@ func (p *Processor) acquire(ctx context.Context, l *lease, ok func(*lease) bool)
 		}
 		return
 	}
-	octx, cancel := context.WithCancel(p.runCtx)
-	o := &owned{l: nl, rng: nl.feedRange(), tok: nl.LeaseToken, ctx: octx, lose: cancel, done: make(chan struct{})}
+	o := p.newOwned(nl)
 	p.mu.Lock()
 	if p.state != 2 || p.owned[nl.ID] != nil {
 		p.mu.Unlock()
-		cancel()
 		// Stopping: give it back at once rather than let it expire.
 		_ = p.release(context.WithoutCancel(ctx), o)
+		o.cancelRead()
+		o.cancelH()
 		return
 	}
 	p.owned[nl.ID] = o
 	p.workers.Add(1)
+	p.renewers.Add(1)
 	p.mu.Unlock()
+	go p.renew(o)
 	p.opts.Logger.Debug("changefeed: lease acquired", "processor", p.name, "instance", p.instance, "lease", o.tok)
 	if p.opts.OnLeaseAcquired != nil {
 		p.opts.OnLeaseAcquired(o.tok)
 	}
 	go p.work(o)
+}
+
+// newOwned returns the in-memory state of lease l, just acquired.
+func (p *Processor) newOwned(l *lease) *owned {
+	o := &owned{l: l, rng: l.feedRange(), tok: l.LeaseToken, done: make(chan struct{})}
+	o.ctx, o.cancelRead = context.WithCancel(p.runCtx)
+	o.hctx, o.cancelH = context.WithCancel(p.hardCtx)
+	o.rctx, o.stopRenew = context.WithCancel(p.hardCtx)
+	return o
 }

@@ -48,7 +48,7 @@ func balance(all []*lease, me string, now time.Time, expiration time.Duration, m
 			if c := cmp.Compare(hasOwner(a), hasOwner(b)); c != 0 {
 				return c
 			}
-			if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
+			if c := a.Timestamp.Compare(b.Timestamp.Time); c != 0 {
 				return c
 			}
 			return cmp.Compare(a.LeaseToken, b.LeaseToken)

@@ -11,12 +11,12 @@ func TestBalance(t *testing.T) {
 	mk := func(spec ...string) []*lease { // "owner" or "owner!" (expired) or "" (free)
 		var out []*lease
 		for i, s := range spec {
-			l := &lease{LeaseToken: string(rune('a' + i)), Timestamp: now}
+			l := &lease{LeaseToken: string(rune('a' + i)), Timestamp: leaseTime{now}}
 			if s != "" {
 				o := s
 				if s[len(s)-1] == '!' {
 					o = s[:len(s)-1]
-					l.Timestamp = now.Add(-2 * exp)
+					l.Timestamp = leaseTime{now.Add(-2 * exp)}
 				}
 				l.Owner = &o
 			}

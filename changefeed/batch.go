@@ -11,14 +11,16 @@ import (
 // delivered again after an error, after the lease moves to another instance before its
 // checkpoint, or after a crash, so make handlers idempotent (upsert by id, compare versions).
 // Changes of one logical partition arrive in order (the order of their last writes), one batch at
-// a time per lease; batches of different leases are handled concurrently. ctx is cancelled only
-// when Processor.Stop's context ends before the batch does.
+// a time per lease; batches of different leases are handled concurrently. ctx is cancelled when
+// the lease is lost to another instance (the new owner delivers the batch again; reported to
+// OnError) and when Processor.Stop's context ends before the batch does.
 type Handler func(ctx context.Context, b Batch) error
 
 // Batch is a page of changes of one lease, each the latest version of a created or replaced item
 // (deletes are not in the latest-version change feed; use a soft-delete flag and TTL).
 type Batch struct {
-	// LeaseToken names the lease: "<min>-<max>" of its feed range.
+	// LeaseToken names the lease: its partition key range id, or "<min>-<max>" of its feed range
+	// for an EPK lease (see LeaseState).
 	LeaseToken string
 	// FeedRange is the lease's range of effective partition keys.
 	FeedRange azcosmos.FeedRange

@@ -7,26 +7,43 @@
 // pipelines, data migration. Delivery is at least once, so handlers must be idempotent (upsert
 // by id; compare a version or _lsn before overwriting a newer view).
 //
-//	p, err := changefeed.New("order-views", hostname, orders, changefeed.EnsureLeases(client, "shop", "leases"),
-//		func(ctx context.Context, b changefeed.Batch) error {
+//	p, err := changefeed.New(orders, changefeed.Options{
+//		Name:     "order-views",
+//		Instance: hostname,
+//		Leases:   changefeed.EnsureLeases(client, "shop", "leases"),
+//		Handler: func(ctx context.Context, b changefeed.Batch) error {
 //			for _, doc := range b.Items { /* update the view, idempotently */ }
 //			return nil
-//		}, changefeed.Options{StartFrom: changefeed.StartFromBeginning()})
-//	if err := p.Start(ctx); err != nil { ... }
-//	defer p.Stop(context.WithoutCancel(ctx))
+//		},
+//		StartFrom: changefeed.StartFromBeginning(),
+//	})
+//	if err != nil { ... }
+//	return p.Run(ctx) // until ctx ends, then stops gracefully (Options.StopTimeout)
+//
+// Start(ctx) and Stop(ctx) are the same in two steps: the processor runs until Stop or until
+// Start's ctx ends; Stop waits for the batches in flight and releases the leases, and returns by
+// its ctx's deadline (cancelling the handlers' contexts, and saying what it leaves running). A
+// stopped processor can run again.
 //
 // # Leases
 //
 // A lease is a document in the lease container (partitioned by /id; EnsureLeases provisions it),
-// one per feed range of the monitored container, with the .NET/Java field names and meaning:
-// id ("<name>_<container rid>..<LeaseToken>"), version (1: EPK range lease), LeaseToken
-// ("<min>-<max>"), FeedRange ({"Range":{"min","max"}}), Owner (the instance name, null when
-// free), ContinuationToken (the etag of the last change checkpointed), timestamp (last acquire,
-// renewal or checkpoint; a lease not renewed within LeaseExpirationInterval is free for others),
-// properties and Mode. Every change is a replace with If-Match on the lease's _etag, so two
-// instances never own one lease: the loser of a race re-reads and gives up. The first instance
-// to start creates the leases under a "<name>_<rid>.lock" document and marks the store ready with
-// "<name>_<rid>.info".
+// one per feed range of the monitored container, written and read exactly as the .NET v3
+// processor does (checked against its source; Java v4's partition-key-range leases are documented
+// as the same layout but not checked here), so Go and .NET instances can share one lease store
+// and hand it over in either direction: id ("{Name}{account host}_{database rid}_{container
+// rid}..{LeaseToken}", see Options.AccountHost), version (0: a partition key range's lease, named
+// by the range id, as .NET creates them; 1: an EPK range's lease, "<min>-<max>", which .NET
+// creates when an EPK lease splits), FeedRange ({"Range":{"min","max"}}), Owner (the instance
+// name, null when free), ContinuationToken (the etag of the last change checkpointed), properties,
+// timestamp (last acquire, renewal or checkpoint, as .NET writes a UTC DateTime; a lease not
+// renewed within LeaseExpirationInterval is free for others) and Mode ("Incremental Feed"). Every
+// change is a replace with If-Match on the lease's _etag, so two instances never own one lease:
+// the loser of a race re-reads and gives up. The first instance to start creates the leases under
+// a "{prefix}.lock" document ({"id","ttl":30}) and marks the store ready with "{prefix}.info"
+// ({"id"}). testdata/dotnet holds the .NET documents the tests compare with, field by field. A
+// lease store of this package's earlier format ("{Name}_{container rid}.." ids) is migrated on
+// Start (stop the instances of the earlier version first).
 //
 // # Balancing
 //
@@ -35,9 +52,13 @@
 // ceil(leases/instances), clamped by MinLeases and MaxLeases; it takes free or expired leases up
 // to its share, and when there are none, steals one lease per round from the busiest instance if
 // that one holds more than its share. An instance that dies stops renewing, and its leases are
-// taken over once they expire. A stolen lease's old owner finds out at its next renewal or
-// checkpoint (412, owner changed) and stops; the batch it was handling is delivered again by the
-// new owner.
+// taken over once they expire; an instance restarted under the same name (a stable host or pod
+// name) resumes the leases the store says it owns at once, as .NET does. Each held lease is renewed on its own every
+// LeaseRenewInterval (one renewer per lease, as in .NET), so a renewal that hangs endangers only
+// that lease. A stolen lease's old owner finds out at its next renewal or checkpoint (412, owner
+// changed): it stops reading it, cancels the context of the handler working on it, and reports
+// the loss to OnError (matching cosmoserr.ErrLeaseLost); the batch it was handling is delivered
+// again by the new owner.
 //
 // # Batches, checkpoints and errors
 //
@@ -63,10 +84,12 @@
 //
 // # Lag
 //
-// Estimator (Processor.Estimator or NewEstimator) estimates per lease and in total how many
-// changes follow each checkpoint, like the .NET estimator (the partition's LSN from the session
-// token minus the _lsn of the first change after the checkpoint); RegisterGauge exports it as the
-// OpenTelemetry gauge cosmoskit.changefeed.estimated_lag. The processor also exports per batch a
+// Estimator (Processor.Estimator or NewEstimator) tells per lease and in total how many changes
+// follow each checkpoint: it reads and counts them up to EstimatorOptions.CountLimit (1,000 per
+// lease; exact, after splits too), and estimates any rest like the .NET estimator (the
+// partition's LSN from the session token minus the _lsn of the last change counted);
+// RegisterGauge exports it as the OpenTelemetry gauge cosmoskit.changefeed.estimated_lag. The
+// processor also exports per batch a
 // span "changefeed.batch <container>" (with Options.Diagnostics) and, with Options.MeterProvider,
 // cosmoskit.changefeed.items, cosmoskit.changefeed.request_charge and the gauge
 // cosmoskit.changefeed.lag (per held lease, as of its last read, no extra reads).
@@ -87,7 +110,7 @@
 //   - Merges: azcosmos v1.5.0 does not send the EPK bounds of a range narrower than its physical
 //     partition, so a lease whose range is narrower than its partition after a merge would read
 //     its neighbours' changes too. Splits are handled.
-//   - Lease containers partitioned by /partitionKey, and sharing a lease store with .NET or Java
-//     processors (the field names and meaning are theirs, the ids are not: they embed the account
-//     host and database rid).
+//   - Lease containers partitioned by /partitionKey (.NET's optional layout; the leases then
+//     carry a "partitionKey" field), and .NET v2 leases not yet given a FeedRange by a v3
+//     processor (they are skipped).
 package changefeed

@@ -35,7 +35,7 @@ type ValidationError = cosmoserr.ValidationError
 
 func invalid(field, problem string) error {
 	if len(field) > 0 && field[0] >= 'A' && field[0] <= 'Z' {
-		field = "Options." + field
+		field = "Options." + field // an option, of Options or EstimatorOptions
 	}
 	return &ValidationError{Kind: ErrInvalidArgument, Field: field, Reason: problem}
 }
@@ -44,7 +44,7 @@ func invalid(field, problem string) error {
 // until the handler succeeds or the poison-batch policy takes over. It matches ErrHandler and
 // unwraps to what the handler returned.
 type HandlerError struct {
-	// LeaseToken names the lease ("<min>-<max>" of its feed range).
+	// LeaseToken names the lease (see LeaseState.LeaseToken).
 	LeaseToken string
 	// Attempt counts the deliveries of this batch so far, 1 for the first.
 	Attempt int

@@ -44,8 +44,14 @@ func ExampleNew() {
 		total += len(b.Items)
 		return nil // the batch is checkpointed
 	}
-	p, err := changefeed.New("order-events", "instance-1", orders, changefeed.EnsureLeases(client, "shop", "leases"), handle,
-		changefeed.Options{StartFrom: changefeed.StartFromBeginning(), PollInterval: 10 * time.Millisecond})
+	p, err := changefeed.New(orders, changefeed.Options{
+		Name:         "order-events",
+		Instance:     "instance-1",
+		Leases:       changefeed.EnsureLeases(client, "shop", "leases"),
+		Handler:      handle,
+		StartFrom:    changefeed.StartFromBeginning(),
+		PollInterval: 10 * time.Millisecond,
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -78,6 +84,50 @@ func ExampleNew() {
 	fmt.Println("defaults:", p.Options().LeaseRenewInterval, p.Options().LeaseAcquireInterval, p.Options().LeaseExpirationInterval, p.Options().MaxItems)
 	// Output:
 	// 0 leases held after Stop; the handler saw:
-	// 3 change(s) from lease -20
+	// 3 change(s) from lease 0
 	// defaults: 17s 13s 1m0s 100
+}
+
+// Run blocks until its context ends, then stops gracefully: the batches in flight finish and the
+// leases are released.
+func ExampleProcessor_Run() {
+	srv, err := cosmostest.Start(cosmostest.WithHTTP())
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	client, err := cosmoskit.New(cosmoskit.Config{Endpoint: srv.Endpoint(), Key: srv.Key()})
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	orders, err := client.EnsureContainer(context.Background(), "shop", cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
+	if err != nil {
+		panic(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := changefeed.New(orders, changefeed.Options{
+		Name:     "order-events",
+		Instance: "instance-1",
+		Leases:   changefeed.EnsureLeases(client, "shop", "leases"),
+		Handler: func(_ context.Context, b changefeed.Batch) error {
+			fmt.Println("handled", len(b.Items), "change(s)")
+			cancel() // e.g. SIGTERM
+			return nil
+		},
+		StartFrom:    changefeed.StartFromBeginning(),
+		PollInterval: 10 * time.Millisecond,
+	})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := orders.CreateItem(ctx, azcosmos.NewPartitionKeyString("ada"), []byte(`{"id":"order-1","customerId":"ada"}`), nil); err != nil {
+		panic(err)
+	}
+	fmt.Println("Run:", p.Run(ctx))
+	fmt.Println(len(p.State()), "leases held")
+	// Output:
+	// handled 1 change(s)
+	// Run: <nil>
+	// 0 leases held
 }

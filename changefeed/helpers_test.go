@@ -141,7 +141,7 @@ func waitFor(t testing.TB, what string, d time.Duration, cond func() bool, dump 
 
 func newProc(t testing.TB, e *env, instance string, h changefeed.Handler, opts changefeed.Options) *changefeed.Processor {
 	t.Helper()
-	p, err := changefeed.New("proc", instance, e.monitored, changefeed.Leases(e.leases), h, opts)
+	p, err := changefeed.New(e.monitored, withLeases(e, instance, h, opts))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,3 +180,9 @@ func deref(s *string) string {
 }
 
 func azPKString(s string) azcosmos.PartitionKey { return azcosmos.NewPartitionKeyString(s) }
+
+// withLeases returns opts for processor "proc", instance instance, over e's lease container.
+func withLeases(e *env, instance string, h changefeed.Handler, opts changefeed.Options) changefeed.Options {
+	opts.Name, opts.Instance, opts.Leases, opts.Handler = "proc", instance, changefeed.Leases(e.leases), h
+	return opts
+}

@@ -101,7 +101,9 @@ func TestEnsureLeases(t *testing.T) {
 	e := newEnv(t, 1)
 	kc := cosmoskit.NewFromClient(e.client)
 	tl := newTally()
-	p, err := changefeed.New("proc", "a", e.monitored, changefeed.EnsureLeases(kc, "db", "leases2"), tl.handle, fast())
+	o := withLeases(e, "a", tl.handle, fast())
+	o.Leases = changefeed.EnsureLeases(kc, "db", "leases2")
+	p, err := changefeed.New(e.monitored, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,8 @@ const (
 	DefaultRetryBackoff = time.Second
 	// DefaultMaxRetryBackoff caps the doubling of RetryBackoff.
 	DefaultMaxRetryBackoff = 30 * time.Second
+	// DefaultStopTimeout bounds the graceful stop of Run, and of Start when its context ends.
+	DefaultStopTimeout = 30 * time.Second
 )
 
 // StartFrom says where a lease without a checkpoint starts reading. The zero value is
@@ -69,9 +71,34 @@ func (s StartFrom) String() string {
 	return "now"
 }
 
-// Options configure a Processor. Every zero value is the documented default; Processor.Options
-// returns the options in effect with the defaults filled in.
+// Options configure a Processor. Name, Instance, Leases and Handler are required (New refuses
+// their zero values with a *cosmoserr.ValidationError naming the field, e.g. "Options.Handler");
+// every other zero value is the documented default. Processor.Options returns the options in
+// effect with the defaults filled in.
 type Options struct {
+	// Name names the processor (required): the instances sharing a name and a lease container
+	// share the work, and it prefixes the ids of its lease documents (the .NET/Java "lease
+	// prefix"). At most 100 characters, none of / \ # ?.
+	Name string
+	// Instance names this instance among them (required, unique among the running instances, e.g.
+	// the host name or a StatefulSet pod name). An instance restarted under the same name resumes
+	// the leases it owned at once.
+	Instance string
+	// Leases says where the leases are kept (required): Leases(container) or
+	// EnsureLeases(client, database, id).
+	Leases LeaseContainer
+	// Handler handles each batch (required).
+	Handler Handler
+
+	// AccountHost is the account's host name in the lease ids, which .NET v3 builds as
+	// "{Name}{account host}_{database rid}_{container rid}" from the host of the account endpoint
+	// (e.g. "myaccount.documents.azure.com"). Default: the host in the ids of an existing lease
+	// store of this processor and container (one a .NET processor created, or an earlier
+	// run), else the host the monitored container's requests go to, which is the account endpoint's
+	// unless the client routes them to a regional endpoint: set it to share a new lease store with
+	// .NET processors started later.
+	AccountHost string
+
 	// StartFrom is where leases without a checkpoint start. Default: StartFromNow().
 	StartFrom StartFrom
 
@@ -107,6 +134,11 @@ type Options struct {
 	// MaxRetryBackoff caps the backoff. Default: 30 s.
 	MaxRetryBackoff time.Duration
 
+	// StopTimeout bounds the graceful stop that Run makes when its context ends (and Start when
+	// its context ends): batches in flight get this long to finish and be checkpointed, then
+	// their handlers' contexts are cancelled (see Stop). Default: DefaultStopTimeout (30 s).
+	StopTimeout time.Duration
+
 	// MaxDeliveries is the poison-batch threshold: after this many failed deliveries of one batch,
 	// OnPoison gets it; without OnPoison the lease stops (it stays owned and renewed by this
 	// instance so no other instance spins on it, nothing after the batch is read, and the stop is
@@ -120,7 +152,9 @@ type Options struct {
 
 	// OnError receives every error the processor recovers from or stops a lease for: a
 	// *HandlerError per failed delivery, *PoisonError, failed reads and lease operations
-	// (wrapped with the lease token). It is called from the processor's goroutines and must not
+	// (wrapped with the lease token), and each lease this instance held and lost to another
+	// instance or a deletion (an error matching cosmoserr.ErrLeaseLost; the lease's handler
+	// context is cancelled and OnLeaseReleased follows). It is called from the processor's goroutines and must not
 	// block for long. Default: nil (errors are logged to Logger at Warn).
 	OnError func(leaseToken string, err error)
 	// OnLeaseAcquired and OnLeaseReleased are told when this instance starts or stops processing a
@@ -157,6 +191,7 @@ func (o Options) withDefaults() Options {
 	set(&o.LeaseExpirationInterval, DefaultLeaseExpirationInterval)
 	set(&o.RetryBackoff, DefaultRetryBackoff)
 	set(&o.MaxRetryBackoff, DefaultMaxRetryBackoff)
+	set(&o.StopTimeout, DefaultStopTimeout)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

@@ -7,24 +7,26 @@ import (
 	"time"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 func nop(context.Context, changefeed.Batch) error { return nil }
 
 func TestOptionsInEffect(t *testing.T) {
 	e := newEnv(t, 1)
-	p, err := changefeed.New("proc", "a", e.monitored, changefeed.Leases(e.leases), nop, changefeed.Options{})
+	p, err := changefeed.New(e.monitored, withLeases(e, "a", nop, changefeed.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := p.Options()
 	if o.PollInterval != 5*time.Second || o.LeaseRenewInterval != 17*time.Second || o.LeaseAcquireInterval != 13*time.Second ||
 		o.LeaseExpirationInterval != 60*time.Second || o.MaxItems != 100 || !o.StartFrom.IsNow() ||
-		o.RetryBackoff != time.Second || o.MaxRetryBackoff != 30*time.Second || o.Logger == nil {
+		o.RetryBackoff != time.Second || o.MaxRetryBackoff != 30*time.Second || o.Logger == nil ||
+		o.Name != "proc" || o.Instance != "a" || o.Handler == nil {
 		t.Errorf("defaults not in effect: %+v", o)
 	}
 	f := fast()
-	p, err = changefeed.New("proc", "a", e.monitored, changefeed.Leases(e.leases), nop, f)
+	p, err = changefeed.New(e.monitored, withLeases(e, "a", nop, f))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,58 +40,63 @@ func TestOptionsInEffect(t *testing.T) {
 	if err := p.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Start(context.Background()); !errors.Is(err, changefeed.ErrStarted) {
+	if err := p.Start(context.Background()); !errors.Is(err, cosmoserr.ErrStarted) {
 		t.Errorf("second Start: %v", err)
 	}
 	stop(t, p)
 	stop(t, p)
+	est, err := changefeed.NewEstimator(e.monitored, changefeed.EstimatorOptions{Name: "proc", Leases: changefeed.Leases(e.leases)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if eo := est.Options(); eo.Name != "proc" || !eo.StartFrom.IsNow() {
+		t.Errorf("estimator options: %+v", eo)
+	}
 }
 
 func TestValidation(t *testing.T) {
 	e := newEnv(t, 1)
 	lc := changefeed.Leases(e.leases)
+	valid := func() changefeed.Options {
+		return changefeed.Options{Name: "p", Instance: "a", Leases: lc, Handler: nop}
+	}
+	proc := func(mut func(*changefeed.Options)) func() error {
+		return func() error {
+			o := valid()
+			mut(&o)
+			_, err := changefeed.New(e.monitored, o)
+			return err
+		}
+	}
+	est := func(o changefeed.EstimatorOptions) func() error {
+		return func() error { _, err := changefeed.NewEstimator(e.monitored, o); return err }
+	}
 	cases := []struct {
 		field string
 		make  func() error
 	}{
-		{"name", func() error {
-			_, err := changefeed.New("", "a", e.monitored, lc, nop, changefeed.Options{})
+		{"Options.Name", proc(func(o *changefeed.Options) { o.Name = "" })},
+		{"Options.Name", proc(func(o *changefeed.Options) { o.Name = "a/b" })},
+		{"Options.Instance", proc(func(o *changefeed.Options) { o.Instance = "" })},
+		{"monitored", func() error { _, err := changefeed.New(nil, valid()); return err }},
+		{"Options.Leases", proc(func(o *changefeed.Options) { o.Leases = changefeed.LeaseContainer{} })},
+		{"Options.Handler", proc(func(o *changefeed.Options) { o.Handler = nil })},
+		{"Options.LeaseExpirationInterval", proc(func(o *changefeed.Options) {
+			o.LeaseRenewInterval, o.LeaseExpirationInterval = time.Minute, time.Second
+		})},
+		{"Options.MinLeases", proc(func(o *changefeed.Options) { o.MinLeases, o.MaxLeases = 3, 2 })},
+		{"Options.MaxDeliveries", proc(func(o *changefeed.Options) { o.MaxDeliveries = -1 })},
+		{"monitored", func() error {
+			_, err := changefeed.NewEstimator(nil, changefeed.EstimatorOptions{Name: "p", Leases: lc})
 			return err
 		}},
-		{"name", func() error {
-			_, err := changefeed.New("a/b", "a", e.monitored, lc, nop, changefeed.Options{})
-			return err
-		}},
-		{"instance", func() error {
-			_, err := changefeed.New("p", "", e.monitored, lc, nop, changefeed.Options{})
-			return err
-		}},
-		{"monitored", func() error { _, err := changefeed.New("p", "a", nil, lc, nop, changefeed.Options{}); return err }},
-		{"leases", func() error {
-			_, err := changefeed.New("p", "a", e.monitored, changefeed.LeaseContainer{}, nop, changefeed.Options{})
-			return err
-		}},
-		{"handler", func() error {
-			_, err := changefeed.New("p", "a", e.monitored, lc, nil, changefeed.Options{})
-			return err
-		}},
-		{"Options.LeaseExpirationInterval", func() error {
-			_, err := changefeed.New("p", "a", e.monitored, lc, nop, changefeed.Options{LeaseRenewInterval: time.Minute, LeaseExpirationInterval: time.Second})
-			return err
-		}},
-		{"Options.MinLeases", func() error {
-			_, err := changefeed.New("p", "a", e.monitored, lc, nop, changefeed.Options{MinLeases: 3, MaxLeases: 2})
-			return err
-		}},
-		{"Options.MaxDeliveries", func() error {
-			_, err := changefeed.New("p", "a", e.monitored, lc, nop, changefeed.Options{MaxDeliveries: -1})
-			return err
-		}},
+		{"Options.Name", est(changefeed.EstimatorOptions{Leases: lc})},
+		{"Options.Leases", est(changefeed.EstimatorOptions{Name: "p"})},
 	}
 	for _, c := range cases {
 		err := c.make()
-		var ve *changefeed.ValidationError
-		if !errors.As(err, &ve) || ve.Field != c.field || !errors.Is(err, changefeed.ErrValidation) {
+		var ve *cosmoserr.ValidationError
+		if !errors.As(err, &ve) || ve.Field != c.field || !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("%s: got %v", c.field, err)
 		}
 	}
@@ -98,12 +105,14 @@ func TestValidation(t *testing.T) {
 // A ready lease container must be partitioned by /id: Start says so before writing anything.
 func TestLeaseContainerPartitionKey(t *testing.T) {
 	e := newEnv(t, 1)
-	p, err := changefeed.New("proc", "a", e.monitored, changefeed.Leases(e.monitored), nop, changefeed.Options{})
+	o := withLeases(e, "a", nop, changefeed.Options{})
+	o.Leases = changefeed.Leases(e.monitored)
+	p, err := changefeed.New(e.monitored, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ve *changefeed.ValidationError
-	if err := p.Start(context.Background()); !errors.As(err, &ve) || ve.Field != "leases" {
+	var ve *cosmoserr.ValidationError
+	if err := p.Start(context.Background()); !errors.As(err, &ve) || ve.Field != "Options.Leases" {
 		t.Fatalf("Start with a lease container partitioned by /pk: %v", err)
 	}
 	if err := p.Stop(context.Background()); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
@@ -44,7 +45,7 @@ func (lc LeaseContainer) open(ctx context.Context) (*azcosmos.ContainerClient, e
 			return nil, diagnostics.FromError(diagnostics.OpReadContainer, err)
 		}
 		if paths := props.ContainerProperties.PartitionKeyDefinition.Paths; len(paths) != 1 || paths[0] != "/id" {
-			return nil, invalid("leases", fmt.Sprintf("container %s is partitioned by %v; a lease container must be partitioned by /id", lc.c.ID(), paths))
+			return nil, invalid("Leases", fmt.Sprintf("container %s is partitioned by %v; a lease container must be partitioned by /id", lc.c.ID(), paths))
 		}
 		return lc.c, nil
 	}
@@ -58,7 +59,7 @@ func (lc LeaseContainer) open(ctx context.Context) (*azcosmos.ContainerClient, e
 // changes and handing them to the handler in batches, checkpointing after each. It follows the
 // .NET and Java processors: lease documents with their field names, equal-partitions balancing,
 // leases of dead instances taken over after they expire, and splits handled by replacing a lease
-// with its children. A Processor runs once: New, Start, Stop.
+// with its children. Run it with Run(ctx), or Start and Stop; it can run again after it stopped.
 type Processor struct {
 	name, instance string
 	monitored      *azcosmos.ContainerClient
@@ -66,11 +67,14 @@ type Processor struct {
 	handler        Handler
 	opts           Options
 
-	mu      sync.Mutex
-	state   int // 0 new, 1 starting, 2 running, 3 stopped
-	owned   map[string]*owned
-	store   *store
-	metrics *metrics
+	mu       sync.Mutex
+	state    int           // 0 idle (new or stopped), 1 starting, 2 running, 3 stopping
+	stopping chan struct{} // closed when a stop begins
+	finished chan struct{} // closed when every goroutine of the run has returned (state back to 0)
+	unwatch  func() bool   // deregisters the stop on Start's context
+	owned    map[string]*owned
+	store    *store
+	metrics  *metrics
 
 	runCtx     context.Context // cancelled by Stop: reads, polls and balancing end
 	runCancel  context.CancelFunc
@@ -79,19 +83,22 @@ type Processor struct {
 	kick       chan struct{}
 	loops      sync.WaitGroup // balancer
 	workers    sync.WaitGroup
-	renewStop  chan struct{}
-	renewDone  chan struct{}
+	renewers   sync.WaitGroup // one per held lease
 }
 
 // owned is a lease this instance holds.
 type owned struct {
-	mu   sync.Mutex // serializes writes of the lease document (renew, checkpoint, release, split)
-	l    *lease
-	rng  azcosmos.FeedRange
-	tok  string
-	ctx  context.Context // cancelled when the lease is lost or the processor stops
-	lose context.CancelFunc
-	done chan struct{} // closed when its worker has returned
+	mu         sync.Mutex // serializes writes of the lease document (renew, checkpoint, release, split)
+	l          *lease
+	rng        azcosmos.FeedRange
+	tok        string
+	ctx        context.Context // reads and polls: cancelled when the lease is lost or the processor stops
+	cancelRead context.CancelFunc
+	hctx       context.Context // the handler's: cancelled when the lease is lost or Stop's context ends
+	cancelH    context.CancelFunc
+	rctx       context.Context // its renewer's: cancelled when the lease is released, dropped or Stop's context ends
+	stopRenew  context.CancelFunc
+	done       chan struct{} // closed when its worker has returned
 
 	lost      atomic.Bool
 	stopped   error  // *PoisonError; under mu
@@ -100,35 +107,55 @@ type owned struct {
 	lag       atomic.Int64
 }
 
-// New returns a processor named name (the lease ids' prefix, shared by its instances) for the
-// instance instance (unique among them, e.g. the host name), reading monitored's change feed,
-// keeping leases in leases, and handing batches to handler. Invalid arguments are a
-// *ValidationError; nothing is sent before Start.
-func New(name, instance string, monitored *azcosmos.ContainerClient, leases LeaseContainer, handler Handler, opts Options) (*Processor, error) {
-	switch {
-	case name == "":
-		return nil, invalid("name", "empty")
-	case len(name) > 100:
-		return nil, invalid("name", "longer than 100 characters")
-	case strings.ContainsAny(name, `/\#?`):
-		return nil, invalid("name", `contains one of / \ # ? (not allowed in a document id)`)
-	case instance == "":
-		return nil, invalid("instance", "empty")
-	case monitored == nil:
+// New returns a processor reading monitored's change feed, configured by opts (Name, Instance,
+// Leases and Handler are required). Invalid options are a *cosmoserr.ValidationError naming the
+// field ("Options.Name", "monitored", ...); nothing is sent before Start or Run.
+func New(monitored *azcosmos.ContainerClient, opts Options) (*Processor, error) {
+	if monitored == nil {
 		return nil, invalid("monitored", "nil container")
-	case leases.c == nil && leases.client == nil:
-		return nil, invalid("leases", "no lease container (use Leases or EnsureLeases)")
-	case leases.c == nil && (leases.database == "" || leases.id == ""):
-		return nil, invalid("leases", "EnsureLeases needs a database and a container id")
-	case handler == nil:
-		return nil, invalid("handler", "nil")
+	}
+	if err := validateName(opts.Name); err != nil {
+		return nil, err
+	}
+	switch {
+	case opts.Instance == "":
+		return nil, invalid("Instance", "empty")
+	case opts.Handler == nil:
+		return nil, invalid("Handler", "nil")
+	}
+	if err := opts.Leases.validate(); err != nil {
+		return nil, err
 	}
 	opts = opts.withDefaults()
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	return &Processor{name: name, instance: instance, monitored: monitored, leaseContainer: leases,
-		handler: handler, opts: opts, owned: map[string]*owned{}, kick: make(chan struct{}, 1)}, nil
+	return &Processor{name: opts.Name, instance: opts.Instance, monitored: monitored, leaseContainer: opts.Leases,
+		handler: opts.Handler, opts: opts, owned: map[string]*owned{}, kick: make(chan struct{}, 1)}, nil
+}
+
+// validateName checks Options.Name (the processor's and the estimator's).
+func validateName(name string) error {
+	switch {
+	case name == "":
+		return invalid("Name", "empty")
+	case len(name) > 100:
+		return invalid("Name", "longer than 100 characters")
+	case strings.ContainsAny(name, `/\#?`):
+		return invalid("Name", `contains one of / \ # ? (not allowed in a document id)`)
+	}
+	return nil
+}
+
+// validate checks Options.Leases.
+func (lc LeaseContainer) validate() error {
+	switch {
+	case lc.c == nil && lc.client == nil:
+		return invalid("Leases", "no lease container (use Leases or EnsureLeases)")
+	case lc.c == nil && (lc.database == "" || lc.id == ""):
+		return invalid("Leases", "EnsureLeases needs a database and a container id")
+	}
+	return nil
 }
 
 // Options returns the options in effect, defaults filled in.
@@ -142,12 +169,61 @@ func (p *Processor) Instance() string { return p.instance }
 
 // Start provisions the lease container if asked to, creates the leases (one per feed range of the
 // monitored container) if this is the processor's first start, and starts balancing and
-// processing in the background. ctx bounds this setup only; the processor runs until Stop.
+// processing in the background. The processor runs until Stop, or until ctx ends: then it stops
+// as Stop does with a context of Options.StopTimeout (so pass a context that lives as long as the
+// processor should, not a setup timeout). A stopped processor can be started again (Start or Run)
+// once its previous run has fully stopped; before that, Start returns an error matching
+// cosmoserr.ErrStarted.
 func (p *Processor) Start(ctx context.Context) error {
+	if err := p.start(ctx); err != nil {
+		return err
+	}
+	unwatch := context.AfterFunc(ctx, func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.StopTimeout)
+		defer cancel()
+		if err := p.Stop(sctx); err != nil {
+			p.report("", err)
+		}
+	})
 	p.mu.Lock()
-	if p.state != 0 {
+	p.unwatch = unwatch
+	p.mu.Unlock()
+	return nil
+}
+
+// Run starts the processor (as Start), blocks until ctx ends, then stops it gracefully as Stop
+// does with a context of Options.StopTimeout, and returns Stop's error (nil when every batch in
+// flight finished and every lease was released). It returns early, with nil, when Stop is called
+// from elsewhere and that stop has finished; it returns Start's error if the processor cannot
+// start. Run again after it returned runs the processor again.
+func (p *Processor) Run(ctx context.Context) error {
+	if err := p.start(ctx); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	stopping, finished := p.stopping, p.finished
+	p.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opts.StopTimeout)
+		defer cancel()
+		return p.Stop(sctx)
+	case <-stopping:
+		<-finished
+		return nil
+	}
+}
+
+func (p *Processor) start(ctx context.Context) error {
+	p.mu.Lock()
+	switch p.state {
+	case 0:
+	case 3:
 		p.mu.Unlock()
-		return ErrStarted
+		return fmt.Errorf("%w: the previous run is still stopping (a handler has not returned)", cosmoserr.ErrStarted)
+	default:
+		p.mu.Unlock()
+		return cosmoserr.ErrStarted
 	}
 	p.state = 1
 	p.mu.Unlock()
@@ -161,13 +237,12 @@ func (p *Processor) Start(ctx context.Context) error {
 	if err != nil {
 		return fail(err)
 	}
-	props, err := p.monitored.Read(ctx, nil)
+	st, legacy, err := openStore(ctx, lc, p.monitored, p.name, p.opts.AccountHost)
 	if err != nil {
-		return fail(diagnostics.FromError(diagnostics.OpReadContainer, err))
+		return fail(err)
 	}
-	st := &store{c: lc, ids: newIDs(p.name, props.ContainerProperties.ResourceID), now: time.Now}
 	for {
-		done, err := st.bootstrap(ctx, p.monitored, p.instance)
+		done, err := st.bootstrap(ctx, p.monitored, legacy)
 		if err != nil {
 			return fail(err)
 		}
@@ -186,29 +261,51 @@ func (p *Processor) Start(ctx context.Context) error {
 	}
 	p.mu.Lock()
 	p.store, p.metrics, p.state = st, m, 2
+	p.owned = map[string]*owned{}
+	p.stopping, p.finished, p.unwatch = make(chan struct{}), make(chan struct{}), nil
 	p.runCtx, p.runCancel = context.WithCancel(context.WithoutCancel(ctx))
 	p.hardCtx, p.hardCancel = context.WithCancel(context.WithoutCancel(ctx))
-	p.renewStop, p.renewDone = make(chan struct{}), make(chan struct{})
 	p.mu.Unlock()
 	p.loops.Add(1)
 	go p.balanceLoop()
-	go p.renewLoop()
 	return nil
 }
 
 // Stop stops the processor gracefully: no new batches are read, batches being handled finish
-// and are checkpointed, then the leases are released so other instances take them at once. If
-// ctx ends first, handlers' contexts are cancelled, Stop waits for them to return, and the
-// leases left unreleased expire after LeaseExpirationInterval. No goroutine of the processor
-// outlives Stop. Stop on a processor not started, or stopped, does nothing.
+// and are checkpointed, then the leases are released so other instances take them at once.
+//
+// Stop returns by ctx's deadline. If ctx ends first, the handlers' contexts are cancelled and Stop
+// returns an error matching ctx.Err() that names what it leaves behind: the handlers still
+// running (their batches are not checkpointed and will be delivered again) and the leases not
+// released (other instances take them when they expire, after LeaseExpirationInterval). The
+// processor's goroutines end when those handlers return; a further Stop waits for that (bounded
+// by its own context), and the processor can be started again once they have.
+//
+// Stop on a processor not started, or stopped, does nothing.
 func (p *Processor) Stop(ctx context.Context) error {
 	p.mu.Lock()
-	if p.state != 2 {
+	switch p.state {
+	case 2:
+	case 3:
+		finished := p.finished
+		p.mu.Unlock()
+		select {
+		case <-finished:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("changefeed: stopping processor %s: %w: handlers of the previous stop are still running", p.name, ctx.Err())
+		}
+	default:
 		p.mu.Unlock()
 		return nil
 	}
 	p.state = 3
+	close(p.stopping)
+	unwatch := p.unwatch
 	p.mu.Unlock()
+	if unwatch != nil {
+		unwatch()
+	}
 	p.runCancel()
 	done := make(chan struct{})
 	go func() {
@@ -216,28 +313,55 @@ func (p *Processor) Stop(ctx context.Context) error {
 		p.workers.Wait()
 		close(done)
 	}()
-	var err error
 	select {
 	case <-done:
 	case <-ctx.Done():
-		err = ctx.Err()
+		// Cancel the handlers and return now: what is still running finishes in the background.
 		p.hardCancel()
-		<-done
+		p.mu.Lock()
+		var running, held []string
+		for _, o := range p.owned {
+			held = append(held, o.tok)
+			select {
+			case <-o.done:
+			default:
+				running = append(running, o.tok)
+			}
+		}
+		p.mu.Unlock()
+		slices.Sort(running)
+		slices.Sort(held)
+		go func() {
+			<-done
+			p.finish()
+		}()
+		return fmt.Errorf("changefeed: stopping processor %s: %w: handlers still running on leases %q (their contexts are cancelled; their batches are not checkpointed); leases %q not released (they expire after LeaseExpirationInterval)",
+			p.name, ctx.Err(), running, held)
 	}
-	close(p.renewStop)
-	<-p.renewDone
 	p.mu.Lock()
 	held := slices.Collect(maps.Values(p.owned))
-	p.owned = map[string]*owned{}
 	p.mu.Unlock()
+	var err error
 	for _, o := range held {
-		if rerr := p.release(ctx, o); rerr != nil && err == nil && !errors.Is(rerr, ErrLeaseLost) {
+		if rerr := p.release(ctx, o); rerr != nil && err == nil && !errors.Is(rerr, cosmoserr.ErrLeaseLost) {
 			err = rerr
 		}
 	}
-	p.hardCancel()
-	p.metrics.close()
+	p.finish()
 	return err
+}
+
+// finish ends a run whose balancer and workers have returned: renewers stop, metrics are
+// unregistered, and the processor can start again.
+func (p *Processor) finish() {
+	p.hardCancel()
+	p.renewers.Wait()
+	p.metrics.close()
+	p.mu.Lock()
+	p.owned = map[string]*owned{}
+	p.state = 0
+	close(p.finished)
+	p.mu.Unlock()
 }
 
 // State returns the leases this instance holds.
@@ -288,12 +412,15 @@ func (p *Processor) kill() {
 		return
 	}
 	p.state = 3
+	close(p.stopping)
+	unwatch := p.unwatch
 	p.mu.Unlock()
+	if unwatch != nil {
+		unwatch()
+	}
 	p.runCancel()
 	p.hardCancel()
-	close(p.renewStop)
-	<-p.renewDone
 	p.loops.Wait()
 	p.workers.Wait()
-	p.metrics.close()
+	p.finish()
 }

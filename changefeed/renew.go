@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // drop forgets a lease this instance no longer holds (lost or split).
@@ -17,7 +17,9 @@ func (p *Processor) drop(o *owned) {
 		delete(p.owned, o.l.ID)
 	}
 	p.mu.Unlock()
-	o.lose()
+	o.stopRenew()
+	o.cancelRead()
+	o.cancelH()
 	if ok && cur == o {
 		p.opts.Logger.Debug("changefeed: lease released", "processor", p.name, "instance", p.instance, "lease", o.tok)
 		if p.opts.OnLeaseReleased != nil {
@@ -26,15 +28,31 @@ func (p *Processor) drop(o *owned) {
 	}
 }
 
+// lose marks lease o lost (another instance owns it, or it was deleted): its reads stop, its
+// handler's context is cancelled, and the loss is reported to OnError once, as err (matching
+// cosmoserr.ErrLeaseLost). Its worker then drops it.
+func (p *Processor) lose(o *owned, err error) {
+	if !o.lost.CompareAndSwap(false, true) {
+		return
+	}
+	o.cancelRead()
+	o.cancelH()
+	o.stopRenew()
+	if p.hardCtx.Err() == nil {
+		p.report(o.tok, err)
+	}
+}
+
 // release gives lease o up (Owner null), keeping its checkpoint.
 func (p *Processor) release(ctx context.Context, o *owned) error {
+	o.stopRenew() // and cancel a renewal in flight, which holds o.mu
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.lost.Store(true) // manual checkpoints of its batches now fail with ErrLeaseLost
 	me := p.instance
 	_, err := p.store.update(ctx, o.l, func(cur *lease) error {
 		if cur.owner() != me {
-			return fmt.Errorf("%w: lease %s is owned by another instance", ErrLeaseLost, cur.LeaseToken)
+			return fmt.Errorf("%w: lease %s is owned by another instance", cosmoserr.ErrLeaseLost, cur.LeaseToken)
 		}
 		cur.Owner = nil
 		return nil
@@ -45,44 +63,37 @@ func (p *Processor) release(ctx context.Context, o *owned) error {
 	return err
 }
 
-// renewLoop renews every held lease each LeaseRenewInterval until Stop has released them.
-func (p *Processor) renewLoop() {
-	defer close(p.renewDone)
+// renew renews lease o every LeaseRenewInterval until it is released, dropped or lost, or Stop's
+// context ends. Each lease has its own renewer (as in .NET), so a renewal that hangs delays only
+// its own lease.
+func (p *Processor) renew(o *owned) {
+	defer p.renewers.Done()
 	t := time.NewTicker(p.opts.LeaseRenewInterval)
 	defer t.Stop()
 	for {
 		select {
-		case <-p.renewStop:
+		case <-o.rctx.Done():
 			return
 		case <-t.C:
 		}
-		p.mu.Lock()
-		held := slices.Collect(maps.Values(p.owned))
-		p.mu.Unlock()
-		for _, o := range held {
-			if o.lost.Load() {
-				continue
-			}
-			if err := p.touch(p.hardCtx, o, nil); err != nil {
-				if errors.Is(err, ErrLeaseLost) {
-					p.drop(o)
-				} else if p.hardCtx.Err() == nil {
-					p.report(o.tok, fmt.Errorf("changefeed: renewing lease: %w", err))
-				}
-			}
+		if o.lost.Load() {
+			return
+		}
+		if err := p.touch(o.rctx, o, nil); err != nil && !errors.Is(err, cosmoserr.ErrLeaseLost) && o.rctx.Err() == nil {
+			p.report(o.tok, fmt.Errorf("changefeed: renewing lease: %w", err))
 		}
 	}
 }
 
 // touch writes lease o (renewing its timestamp) with change applied, if this instance still owns
-// it. A lost lease is marked lost (its worker stops) and ErrLeaseLost returned.
+// it. A lost lease is marked lost (see lose) and an error matching ErrLeaseLost returned.
 func (p *Processor) touch(ctx context.Context, o *owned, change func(*lease)) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	me := p.instance
 	nl, err := p.store.update(ctx, o.l, func(cur *lease) error {
 		if cur.owner() != me {
-			return fmt.Errorf("%w: lease %s is now owned by %q", ErrLeaseLost, cur.LeaseToken, cur.owner())
+			return fmt.Errorf("%w: lease %s is now owned by %q", cosmoserr.ErrLeaseLost, cur.LeaseToken, cur.owner())
 		}
 		if change != nil {
 			change(cur)
@@ -90,9 +101,8 @@ func (p *Processor) touch(ctx context.Context, o *owned, change func(*lease)) er
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrLeaseLost) {
-			o.lost.Store(true)
-			o.lose()
+		if errors.Is(err, cosmoserr.ErrLeaseLost) {
+			p.lose(o, fmt.Errorf("changefeed: %w", err))
 		}
 		return err
 	}
@@ -103,7 +113,7 @@ func (p *Processor) touch(ctx context.Context, o *owned, change func(*lease)) er
 // checkpoint records etag as lease o's continuation, for the batch seq (0: not a batch).
 func (p *Processor) checkpoint(ctx context.Context, o *owned, etag string, seq uint64) error {
 	if o.lost.Load() {
-		return fmt.Errorf("%w: lease %s", ErrLeaseLost, o.tok)
+		return fmt.Errorf("%w: lease %s", cosmoserr.ErrLeaseLost, o.tok)
 	}
 	o.mu.Lock()
 	stale := seq != 0 && seq <= o.cpSeq

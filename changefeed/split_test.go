@@ -37,7 +37,7 @@ func TestSplitMidRun(t *testing.T) {
 	var tokens []string
 	for _, l := range leaseDocs(t, e) {
 		tokens = append(tokens, l.LeaseToken)
-		if l.ContinuationToken == "" || l.Version != 1 {
+		if l.ContinuationToken == "" || l.Version != 0 {
 			t.Errorf("lease %+v", l)
 		}
 	}

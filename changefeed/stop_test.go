@@ -3,10 +3,13 @@ package changefeed_test
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Stop waits for the batch in flight, checkpoints it, then releases the lease.
@@ -69,6 +72,7 @@ func TestStopContextCancelsHandlers(t *testing.T) {
 	if err := p.Stop(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Stop = %v, want context.Canceled", err)
 	}
+	stop(t, p) // waits for the handler left running
 	if sawCancel == nil {
 		t.Error("the handler's context was not cancelled")
 	}
@@ -76,4 +80,108 @@ func TestStopContextCancelsHandlers(t *testing.T) {
 	b := newProc(t, e, "b", tl.handle, fast())
 	waitFor(t, "redelivery", 10*time.Second, func() bool { return tl.distinct() == 1 })
 	stop(t, b)
+}
+
+// Stop returns at its context's deadline even when a handler ignores cancellation, with an error
+// matching the context's that names the handler left running; a second Stop waits for it.
+func TestStopReturnsAtItsDeadline(t *testing.T) {
+	e := newEnv(t, 1)
+	write(t, e.monitored, doc{ID: "x", PK: "p"})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	h := func(ctx context.Context, b changefeed.Batch) error {
+		once.Do(func() { close(entered) })
+		<-release // ignores ctx
+		return nil
+	}
+	p := newProc(t, e, "a", h, fast())
+	<-entered
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- p.Stop(ctx) }()
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "handlers still running") {
+			t.Errorf("Stop = %v, want context.DeadlineExceeded naming the handler left running", err)
+		}
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("Stop did not return at its deadline while a handler ignored cancellation")
+	}
+	if err := p.Start(context.Background()); !errors.Is(err, cosmoserr.ErrStarted) {
+		t.Errorf("Start while the previous run is still stopping = %v, want ErrStarted", err)
+	}
+	close(release)
+	stop(t, p) // waits for the handler
+	// Stopped for good: it can run again.
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatalf("Start after Stop: %v", err)
+	}
+	stop(t, p)
+}
+
+// Cancelling the context given to Start stops the processor: the leases are released.
+func TestCancellingStartsContextStops(t *testing.T) {
+	e := newEnv(t, 2)
+	tl := newTally()
+	p, err := changefeed.New(e.monitored, withLeases(e, "a", tl.handle, fast()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "both leases", 10*time.Second, func() bool { return len(p.State()) == 2 })
+	cancel()
+	waitFor(t, "the leases released", 10*time.Second, func() bool {
+		for _, l := range leaseDocs(t, e) {
+			if l.Owner != nil {
+				return false
+			}
+		}
+		return len(p.State()) == 0
+	})
+	stop(t, p)
+}
+
+// Run blocks until its context ends, then stops gracefully (leases released) and returns nil; a
+// stopped processor runs again.
+func TestRun(t *testing.T) {
+	e := newEnv(t, 2)
+	tl := newTally()
+	p, err := changefeed.New(e.monitored, withLeases(e, "a", tl.handle, fast()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		ran := make(chan error, 1)
+		go func() { ran <- p.Run(ctx) }()
+		write(t, e.monitored, doc{ID: id(round), PK: id(round)})
+		waitFor(t, "the change", 10*time.Second, func() bool { return tl.distinct() == round+1 })
+		select {
+		case err := <-ran:
+			t.Fatalf("Run returned before its context ended: %v", err)
+		default:
+		}
+		cancel()
+		if err := <-ran; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+		for _, l := range leaseDocs(t, e) {
+			if l.Owner != nil {
+				t.Errorf("after Run: lease %s still owned by %s", l.LeaseToken, *l.Owner)
+			}
+		}
+	}
+	// Stop from elsewhere ends Run too.
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(context.Background()) }()
+	waitFor(t, "running", 10*time.Second, func() bool { return len(p.State()) == 2 })
+	stop(t, p)
+	if err := <-ran; err != nil {
+		t.Errorf("Run after Stop = %v", err)
+	}
 }

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // updateAttempts bounds the re-read-and-retry rounds of a lease replace that lost an If-Match race
@@ -46,7 +49,9 @@ func (s *store) wrap(op string, err error) error {
 	return e
 }
 
-// list returns every lease of the processor (not its .info/.lock documents).
+// list returns every lease of the processor (not its .info/.lock documents, nor leases it
+// cannot process: see decodeLease). A lease of the all-versions-and-deletes mode is an error, as
+// in .NET.
 func (s *store) list(ctx context.Context) ([]*lease, error) {
 	q := "SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)"
 	pager := s.c.NewQueryItemsPager(q, azcosmos.NewPartitionKey(), &azcosmos.QueryOptions{
@@ -59,13 +64,21 @@ func (s *store) list(ctx context.Context) ([]*lease, error) {
 			return nil, s.wrap(diagnostics.OpQueryItems, err)
 		}
 		for _, raw := range page.Items {
-			l := new(lease)
-			if err := json.Unmarshal(raw, l); err != nil {
+			l, ok, err := decodeLease(raw)
+			if err != nil {
 				return nil, fmt.Errorf("changefeed: lease document in %s is not valid: %w", s.c.ID(), err)
 			}
-			if l.LeaseToken != "" {
-				out = append(out, l)
+			if !ok {
+				continue
 			}
+			if !modeOK(l.Mode) {
+				what := "an unknown mode"
+				if strings.EqualFold(l.Mode, leaseModeFullFidelity) {
+					what = "the all-versions-and-deletes mode"
+				}
+				return nil, fmt.Errorf("changefeed: the lease store in %s is of %s (%q); this processor reads the latest-version feed (%q)", s.c.ID(), what, l.Mode, leaseModeIncremental)
+			}
+			out = append(out, l)
 		}
 	}
 	return out, nil
@@ -76,9 +89,9 @@ func (s *store) read(ctx context.Context, id string) (*lease, error) {
 	if err != nil {
 		return nil, s.wrap(diagnostics.OpReadItem, err)
 	}
-	l := new(lease)
-	if err := json.Unmarshal(resp.Value, l); err != nil {
-		return nil, fmt.Errorf("changefeed: lease document %s is not valid: %w", id, err)
+	l, ok, err := decodeLease(resp.Value)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("changefeed: lease document %s is not a lease this processor can read: %w", id, err)
 	}
 	l.ETag = resp.ETag
 	return l, nil
@@ -112,7 +125,7 @@ func (s *store) update(ctx context.Context, l *lease, mutate func(*lease) error)
 		if err := mutate(next); err != nil {
 			return cur, err
 		}
-		next.Timestamp = s.now().UTC()
+		next.Timestamp = leaseTime{s.now().UTC()}
 		etag := cur.ETag
 		next.ETag = ""
 		b, err := json.Marshal(next)
@@ -165,36 +178,45 @@ func (s *store) remove(ctx context.Context, l *lease) error {
 	return s.wrap(diagnostics.OpDeleteItem, err)
 }
 
-// marker is the .info / .lock document of a lease store.
-type marker struct {
-	ID        string      `json:"id"`
-	ETag      azcore.ETag `json:"_etag,omitempty"`
-	Owner     string      `json:"Owner,omitempty"`
-	Timestamp time.Time   `json:"timestamp"`
+// lockDoc is the .lock document of a lease store while one instance creates its leases, as .NET
+// writes it (DocumentServiceLeaseStoreCosmos.LockDocument): it expires after ttl seconds where the
+// lease container has time-to-live on; elsewhere a lock older than lockTTL (by its _ts) is
+// deleted by the next instance that finds it.
+type lockDoc struct {
+	ID  string `json:"id"`
+	TTL int    `json:"ttl"`
+}
+
+// infoDoc is the .info document marking a lease store initialized (.NET's InitializedDocument).
+type infoDoc struct {
+	ID string `json:"id"`
 }
 
 // lockTTL is how long a bootstrap lock is honoured (.NET's 30 s): an instance that died while
 // creating the leases does not block the others for longer.
 const lockTTL = 30 * time.Second
 
-// bootstrap creates the leases of every current feed range of the monitored container once per
-// lease store, under the store's .lock document, then writes .info. It returns done=false when
-// another instance holds the lock (call again later).
-func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClient, owner string) (done bool, err error) {
+// bootstrap creates the leases of every current partition key range of the monitored container
+// once per lease store (version 0 leases keyed by range id, as .NET and Java), under the store's
+// .lock document, then writes .info. A lease store of this package's earlier format is migrated
+// (see migrate). It returns done=false when another instance holds the lock (call again later).
+func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClient, legacy ids) (done bool, err error) {
 	if _, err := s.c.ReadItem(ctx, pkOf(s.ids.info()), s.ids.info(), nil); err == nil {
 		return true, nil
 	} else if statusOf(err) != http.StatusNotFound {
 		return false, s.wrap(diagnostics.OpReadItem, err)
 	}
-	lock := marker{ID: s.ids.lock(), Owner: owner, Timestamp: s.now().UTC()}
+	lock := lockDoc{ID: s.ids.lock(), TTL: int(lockTTL / time.Second)}
 	b, _ := json.Marshal(lock)
 	if _, err := s.c.CreateItem(ctx, pkOf(lock.ID), b, nil); statusOf(err) == http.StatusConflict {
 		resp, rerr := s.c.ReadItem(ctx, pkOf(lock.ID), lock.ID, nil)
 		if rerr != nil {
 			return false, nil // gone meanwhile: try again next time
 		}
-		var held marker
-		if json.Unmarshal(resp.Value, &held) == nil && s.now().Sub(held.Timestamp) > lockTTL {
+		var held struct {
+			TS int64 `json:"_ts"`
+		}
+		if json.Unmarshal(resp.Value, &held) == nil && held.TS > 0 && s.now().Sub(time.Unix(held.TS, 0)) > lockTTL {
 			etag := resp.ETag
 			_, _ = s.c.DeleteItem(ctx, pkOf(lock.ID), lock.ID, &azcosmos.ItemOptions{IfMatchEtag: &etag})
 		}
@@ -209,33 +231,145 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 	if _, err := s.c.ReadItem(ctx, pkOf(s.ids.info()), s.ids.info(), nil); err == nil {
 		return true, nil
 	}
-	ranges, err := monitored.ReadFeedRanges(ctx, nil)
+	migrated, err := s.migrate(ctx, legacy)
 	if err != nil {
-		return false, s.wrap(diagnostics.OpReadPartitionKeyRanges, err)
+		return false, err
 	}
-	for _, r := range ranges {
-		if _, err := s.create(ctx, s.newLease(r, "", "")); err != nil {
-			return false, err
+	if !migrated {
+		ranges, err := monitored.ReadFeedRanges(ctx, nil)
+		if err != nil {
+			return false, s.wrap(diagnostics.OpReadPartitionKeyRanges, err)
+		}
+		for _, r := range ranges {
+			id, err := rangeID(ctx, monitored, r)
+			if err != nil {
+				return false, err
+			}
+			if _, err := s.create(ctx, s.newRangeLease(id, r, "")); err != nil {
+				return false, err
+			}
 		}
 	}
-	info := marker{ID: s.ids.info(), Timestamp: s.now().UTC()}
-	b, _ = json.Marshal(info)
-	if _, err := s.c.CreateItem(ctx, pkOf(info.ID), b, nil); err != nil && statusOf(err) != http.StatusConflict {
+	b, _ = json.Marshal(infoDoc{ID: s.ids.info()})
+	if _, err := s.c.CreateItem(ctx, pkOf(s.ids.info()), b, nil); err != nil && statusOf(err) != http.StatusConflict {
 		return false, s.wrap(diagnostics.OpCreateItem, err)
 	}
 	return true, nil
 }
 
-// newLease returns an unsaved lease for range r, owned by owner ("" for free), continuing at etag.
-func (s *store) newLease(r azcosmos.FeedRange, owner, etag string) *lease {
-	token := leaseToken(r)
-	l := &lease{ID: s.ids.lease(token), Version: leaseVersionEPK, LeaseToken: token, FeedRange: newLeaseFeedRange(r),
-		Timestamp: s.now().UTC(), Properties: map[string]string{}, Mode: leaseModeLatest}
-	if owner != "" {
-		l.Owner = &owner
+// migrate moves a lease store of this package's earlier format (ids "{Name}_{container rid}..",
+// version 1 leases, Mode "LatestVersion") to the .NET format: one EPK lease per old lease, with its
+// range and checkpoint, free; then the old documents are deleted. Stop every instance of the
+// earlier version first. It reports false when there is no such store.
+func (s *store) migrate(ctx context.Context, legacy ids) (bool, error) {
+	if legacy.base == "" {
+		return false, nil
 	}
+	if _, err := s.c.ReadItem(ctx, pkOf(legacy.info()), legacy.info(), nil); statusOf(err) == http.StatusNotFound {
+		return false, nil
+	} else if err != nil {
+		return false, s.wrap(diagnostics.OpReadItem, err)
+	}
+	old := &store{c: s.c, ids: legacy, now: s.now}
+	leases, err := old.list(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range leases {
+		if _, err := s.create(ctx, s.newEPKLease(l.feedRange(), l.continuation())); err != nil {
+			return false, err
+		}
+	}
+	for _, l := range leases {
+		if _, err := s.c.DeleteItem(ctx, pkOf(l.ID), l.ID, nil); err != nil && statusOf(err) != http.StatusNotFound {
+			return false, s.wrap(diagnostics.OpDeleteItem, err)
+		}
+	}
+	if _, err := s.c.DeleteItem(ctx, pkOf(legacy.info()), legacy.info(), nil); err != nil && statusOf(err) != http.StatusNotFound {
+		return false, s.wrap(diagnostics.OpDeleteItem, err)
+	}
+	return true, nil
+}
+
+// newRangeLease returns an unsaved, free version 0 lease of the partition key range id (range r),
+// continuing at etag, as .NET's CreateLeaseIfNotExistAsync(PartitionKeyRange) writes it.
+func (s *store) newRangeLease(id string, r azcosmos.FeedRange, etag string) *lease {
+	return s.newLease(leaseVersionPKRange, id, r, etag)
+}
+
+// newEPKLease returns an unsaved, free version 1 lease of the EPK range r, continuing at etag, as
+// .NET's CreateLeaseIfNotExistAsync(FeedRangeEpk) writes it.
+func (s *store) newEPKLease(r azcosmos.FeedRange, etag string) *lease {
+	return s.newLease(leaseVersionEPK, leaseToken(r), r, etag)
+}
+
+func (s *store) newLease(version int, token string, r azcosmos.FeedRange, etag string) *lease {
+	l := &lease{ID: s.ids.lease(token), Version: version, LeaseToken: token, FeedRange: newLeaseFeedRange(r),
+		Timestamp: leaseTime{s.now().UTC()}, Properties: map[string]string{}, Mode: leaseModeIncremental}
 	if etag != "" {
 		l.ContinuationToken = &etag
 	}
 	return l
+}
+
+// rangeID learns the id of the partition key range with exactly the bounds fr. azcosmos v1.5.0
+// exposes only the bounds (ReadFeedRanges) but names the range by id when it reads its change
+// feed, so the id is read from that request (one read from "now": no documents, about 1 RU).
+func rangeID(ctx context.Context, c *azcosmos.ContainerClient, fr azcosmos.FeedRange) (string, error) {
+	var resp *http.Response
+	now := time.Now().Add(time.Minute)
+	if _, err := c.ReadChangeFeed(policy.WithCaptureResponse(ctx, &resp), &azcosmos.ChangeFeedOptions{FeedRange: &fr, StartFrom: &now, MaxItemCount: 1}); err != nil {
+		return "", diagnostics.FromError(diagnostics.OpReadChangeFeed, err)
+	}
+	if resp == nil || resp.Request == nil || resp.Request.Header.Get(wire.HeaderPKRangeID) == "" {
+		return "", fmt.Errorf("changefeed: cannot learn the id of partition key range [%s, %s)", fr.MinInclusive, fr.MaxExclusive)
+	}
+	return resp.Request.Header.Get(wire.HeaderPKRangeID), nil
+}
+
+// openStore returns the lease store of processor name over monitored in lc, and the ids of the
+// store's earlier Go format (for migration). host is Options.AccountHost: "" finds it (see there).
+func openStore(ctx context.Context, lc, monitored *azcosmos.ContainerClient, name, host string) (*store, ids, error) {
+	resp, err := monitored.Read(ctx, nil)
+	if err != nil {
+		return nil, ids{}, diagnostics.FromError(diagnostics.OpReadContainer, err)
+	}
+	rid := resp.ContainerProperties.ResourceID
+	st := &store{c: lc, now: time.Now}
+	if host == "" {
+		if resp.RawResponse != nil && resp.RawResponse.Request != nil {
+			host = resp.RawResponse.Request.URL.Hostname()
+		}
+		if host, err = st.findHost(ctx, name, rid, host); err != nil {
+			return nil, ids{}, err
+		}
+	}
+	st.ids = newIDs(name, host, rid)
+	return st, ids{base: name + "_" + rid}, nil
+}
+
+// findHost returns the account host in the .info id of an existing lease store of processor name
+// over the container rid: requested if it is one of them, else the only one; requested when there
+// is none.
+func (s *store) findHost(ctx context.Context, name, rid, requested string) (string, error) {
+	suffix := "_" + databaseRID(rid) + "_" + rid + ".info"
+	pager := s.c.NewQueryItemsPager("SELECT c.id FROM c WHERE STARTSWITH(c.id, @name) AND ENDSWITH(c.id, @suffix)", azcosmos.NewPartitionKey(),
+		&azcosmos.QueryOptions{QueryParameters: []azcosmos.QueryParameter{{Name: "@name", Value: name}, {Name: "@suffix", Value: suffix}}})
+	var hosts []string
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return "", s.wrap(diagnostics.OpQueryItems, err)
+		}
+		for _, raw := range page.Items {
+			var d infoDoc
+			if json.Unmarshal(raw, &d) == nil && len(d.ID) > len(name)+len(suffix) {
+				hosts = append(hosts, d.ID[len(name):len(d.ID)-len(suffix)])
+			}
+		}
+	}
+	if len(hosts) == 1 && hosts[0] != requested {
+		return hosts[0], nil
+	}
+	return requested, nil
 }

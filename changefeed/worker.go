@@ -3,12 +3,15 @@ package changefeed
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 )
 
 // work processes lease o until it is lost, split, stopped on a poison batch, or the processor
@@ -156,7 +159,7 @@ func (p *Processor) deliver(o *owned, b *Batch) exitReason {
 		p.report(o.tok, &HandlerError{LeaseToken: o.tok, Attempt: attempt, Items: len(b.Items), Err: err})
 		if p.opts.MaxDeliveries > 0 && attempt >= p.opts.MaxDeliveries {
 			if p.opts.OnPoison != nil {
-				perr := p.safe(func() error { return p.opts.OnPoison(p.hardCtx, *b, err) })
+				perr := p.safe(func() error { return p.opts.OnPoison(o.hctx, *b, err) })
 				if perr == nil {
 					if p.opts.ManualCheckpoint {
 						_ = p.checkpoint(p.hardCtx, o, b.etag, b.seq)
@@ -182,7 +185,7 @@ func (p *Processor) deliver(o *owned, b *Batch) exitReason {
 
 // call runs the handler on b in a span, recovering a panic as an error.
 func (p *Processor) call(o *owned, b *Batch) (err error) {
-	ctx, end := p.opts.Diagnostics.StartOperation(p.hardCtx, "changefeed.batch", "", p.monitored.ID())
+	ctx, end := p.opts.Diagnostics.StartOperation(o.hctx, "changefeed.batch", "", p.monitored.ID())
 	defer func() { end(err) }()
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		span.SetAttributes(
@@ -219,19 +222,39 @@ func (p *Processor) split(o *owned, children []tokenRange) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	etag := o.l.continuation()
-	for _, c := range children {
-		if _, err := p.store.create(ctx, p.store.newLease(c.feedRange(), "", etag)); err != nil {
+	children = slices.Clone(children)
+	slices.SortFunc(children, func(a, b tokenRange) int { return epk.Compare(a.MinInclusive, b.MinInclusive) })
+	for i, c := range children {
+		r := c.feedRange()
+		var child *lease
+		if o.l.Version == leaseVersionPKRange {
+			// As .NET: a partition's lease splits into the child partitions' leases, by range id.
+			id, err := rangeID(ctx, p.monitored, r)
+			if err != nil {
+				return err
+			}
+			child = p.store.newRangeLease(id, r, etag)
+		} else {
+			// As .NET: an EPK lease splits into EPK leases covering exactly its range.
+			if i == 0 {
+				r.MinInclusive = o.rng.MinInclusive
+			}
+			if i == len(children)-1 {
+				r.MaxExclusive = o.rng.MaxExclusive
+			}
+			child = p.store.newEPKLease(r, etag)
+		}
+		if _, err := p.store.create(ctx, child); err != nil {
 			return err
 		}
 	}
 	if err := p.store.remove(ctx, o.l); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
-			o.lost.Store(true)
-			o.lose()
+		if errors.Is(err, cosmoserr.ErrLeaseLost) {
+			p.lose(o, fmt.Errorf("changefeed: %w", err))
 		}
 		return err
 	}
-	o.lost.Store(true)
+	o.lost.Store(true) // replaced by its children: not a loss
 	p.kickBalance()
 	return nil
 }

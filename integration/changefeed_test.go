@@ -48,6 +48,9 @@ func scenarioChangeFeed(ctx context.Context, t *testing.T, db *azcosmos.Database
 		return nil
 	}
 	opts := changefeed.Options{
+		Name:                    "scenario",
+		Leases:                  changefeed.Leases(leases),
+		Handler:                 handle,
 		StartFrom:               changefeed.StartFromBeginning(),
 		PollInterval:            20 * time.Millisecond,
 		LeaseAcquireInterval:    50 * time.Millisecond,
@@ -61,7 +64,9 @@ func scenarioChangeFeed(ctx context.Context, t *testing.T, db *azcosmos.Database
 	}
 	var procs []*changefeed.Processor
 	for _, instance := range []string{"one", "two"} {
-		p, err := changefeed.New("scenario", instance, c, changefeed.Leases(leases), handle, opts)
+		o := opts
+		o.Instance = instance
+		p, err := changefeed.New(c, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -131,7 +131,11 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		if err != nil {
 			return err
 		}
-		p, err := changefeed.New("orders-by-status", instance, ordersC, leases, h, changefeed.Options{
+		p, err := changefeed.New(ordersC, changefeed.Options{
+			Name:                    "orders-by-status",
+			Instance:                instance,
+			Leases:                  leases,
+			Handler:                 h,
 			StartFrom:               changefeed.StartFromBeginning(),
 			PollInterval:            50 * time.Millisecond,
 			LeaseAcquireInterval:    200 * time.Millisecond,
