@@ -57,15 +57,18 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 		pin = []policy.Policy{pinHostPolicy{host: r.ep.hostport}}
 	}
 	o.PerRetryPolicies = slices.Concat(diagRetry, o.PerRetryPolicies, r.cfg.PerRetryPolicies, pin)
-	if !r.cfg.DisableRetry {
+	if !r.cfg.DisableRetry && !r.cfg.Retry.Disable {
 		ro := r.cfg.Retry
 		ro.PreferredRegions = slices.Clone(r.preferred)
 		ro.ExcludedRegions = slices.Clone(r.excluded)
 		if ro.Reporter == nil && b.diag != nil {
 			ro.Reporter = b.diag
 		}
-		b.retry = retry.NewPipelinePolicy(ro)
-		b.retry.Install(&o) // first among the per-retry policies; 429 leaves azcore's retried codes
+		// resolve has validated cfg.Retry, and the regions are checked.
+		if p, err := retry.NewPipelinePolicy(ro); err == nil {
+			b.retry = p
+			b.retry.Install(&o) // first among the per-retry policies; 429 leaves azcore's retried codes
+		}
 	}
 	if o.Transport == nil {
 		switch {

@@ -4,7 +4,7 @@
 //
 // # The pipeline policy
 //
-//	p := retry.NewPipelinePolicy(retry.Options{PreferredRegions: []string{"East US", "West US"}})
+//	p, err := retry.NewPipelinePolicy(retry.Options{PreferredRegions: []string{"East US", "West US"}})
 //	opts := &azcosmos.ClientOptions{PreferredRegions: []string{"East US", "West US"}}
 //	p.Install(opts) // package cosmoskit does this for you
 //	client, _ := azcosmos.NewClientWithKey(endpoint, cred, opts)
@@ -55,5 +55,5 @@
 // with a retryable error (412 and transient failures by default), with exponential backoff that
 // honours the context and the server's retry hints.
 //
-// The package imports diagnostics and none of cosmoskit's other packages.
+// The package imports cosmoserr and none of cosmoskit's other packages (its tests use diagnostics).
 package retry

@@ -16,7 +16,7 @@ import (
 )
 
 func TestInstall(t *testing.T) {
-	p := retry.NewPipelinePolicy(retry.Options{})
+	p := mustPolicy(t, retry.Options{})
 	other := policy.Policy(nil)
 	o := &azcosmos.ClientOptions{}
 	o.PerRetryPolicies = []policy.Policy{other}

@@ -46,6 +46,7 @@ import (
 // write, returns its failure unchanged, and the SDK's own retry rules (same-region connection
 // retries, 403/3 write-region failover, 404/1002 session retries) apply as without this policy.
 type PipelinePolicy struct {
+	disabled  bool    // Options.Disable: pass every request on unchanged
 	opts      Options // in effect, defaults filled in; ExcludedRegions unused (see excluded)
 	throttle  ThrottleOptions
 	session   BackoffOptions
@@ -64,9 +65,14 @@ type excludedRegions struct {
 	set   map[string]bool
 }
 
-// NewPipelinePolicy returns a policy configured by o (see [Options] for the defaults).
-func NewPipelinePolicy(o Options) *PipelinePolicy {
+// NewPipelinePolicy returns a policy configured by o (see [Options] for the defaults). Options that
+// [Options.Validate] refuses are returned as its *cosmoserr.ValidationError, naming the field.
+func NewPipelinePolicy(o Options) (*PipelinePolicy, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	p := &PipelinePolicy{
+		disabled: o.Disable,
 		throttle: o.Throttle.withDefaults(),
 		session: o.SessionRetry.withDefaults(DefaultSessionRetryMaxWait, DefaultSessionRetryInitialBackoff,
 			DefaultSessionRetryMaxBackoff, DefaultSessionRetryMultiplier),
@@ -90,13 +96,10 @@ func NewPipelinePolicy(o Options) *PipelinePolicy {
 	p.opts.Throttle = p.throttle
 	p.opts.SessionRetry = p.session
 	p.opts.RetryWith = p.retryWith
-	if p.throttle.MaxRetries == 0 {
-		p.opts.Throttle.DisableRetries = true
-	}
 	p.opts.Breaker = o.Breaker.withDefaults()
 	p.opts.Hedging = o.Hedging.withDefaults()
 	p.opts.Clock = p.clock
-	return p
+	return p, nil
 }
 
 // Options returns the options in effect, for printing or logging the configuration: o as given
@@ -105,9 +108,8 @@ func NewPipelinePolicy(o Options) *PipelinePolicy {
 // OpenInterval 30 s, HalfOpenProbes 1; SessionRetry 500 ms, 5 ms, 500 ms, ×5; RetryWith 30 s, 10 ms,
 // 1 s, ×2, filled in even when disabled; Hedging Threshold 500 ms and Step 100 ms, filled in even
 // when hedging is off; Clock SystemClock), except where the zero value is itself the behaviour:
-// empty PreferredRegions (the account's order) and a nil Reporter stay as they are. When throttled
-// requests are not retried (DisableRetries, or a negative MaxRetries or MaxWait), Throttle has
-// DisableRetries set and MaxRetries 0. ExcludedRegions are the client-level ones now in effect
+// empty PreferredRegions (the account's order) and a nil Reporter stay as they are. With
+// Throttle.Disable, Throttle.MaxRetries reads 0. ExcludedRegions are the client-level ones now in effect
 // (see [PipelinePolicy.SetExcludedRegions]). The slices are copies; passing the result to
 // NewPipelinePolicy configures an equivalent policy.
 func (p *PipelinePolicy) Options() Options {
@@ -121,8 +123,11 @@ func (p *PipelinePolicy) Options() Options {
 // diagnostics attempt policy and any host pinning policy run below it and see each attempt), and
 // takes 429 out of the status codes azcore's retry policy retries (keeping its other defaults:
 // 408, 500, 502, 503, 504), so that throttling has one retry layer. A ShouldRetry already set in
-// opts.Retry is wrapped to return false for 429.
+// opts.Retry is wrapped to return false for 429. A policy built with Options.Disable installs nothing.
 func (p *PipelinePolicy) Install(opts *azcosmos.ClientOptions) {
+	if p.disabled {
+		return
+	}
 	opts.PerRetryPolicies = append([]policy.Policy{p}, opts.PerRetryPolicies...)
 	if should := opts.Retry.ShouldRetry; should != nil {
 		opts.Retry.ShouldRetry = func(resp *http.Response, err error) bool {
@@ -182,6 +187,9 @@ func (p *PipelinePolicy) Regions(ctx context.Context) []string {
 
 // Do implements policy.Policy.
 func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
+	if p.disabled {
+		return req.Next()
+	}
 	raw := req.Raw()
 	op := wire.Classify(raw)
 	if op.Name == wire.OpReadAccount {

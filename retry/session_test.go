@@ -181,7 +181,7 @@ func TestRetryWithDeadline(t *testing.T) {
 }
 
 func TestBackoffOptionsInEffect(t *testing.T) {
-	o := retry.NewPipelinePolicy(retry.Options{}).Options()
+	o := mustPolicy(t, retry.Options{}).Options()
 	want := retry.BackoffOptions{MaxWait: 500 * time.Millisecond, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, Multiplier: 5}
 	if o.SessionRetry != want {
 		t.Errorf("SessionRetry = %+v, want %+v", o.SessionRetry, want)
@@ -190,7 +190,7 @@ func TestBackoffOptionsInEffect(t *testing.T) {
 	if o.RetryWith != want {
 		t.Errorf("RetryWith = %+v, want %+v", o.RetryWith, want)
 	}
-	o = retry.NewPipelinePolicy(retry.Options{RetryWith: retry.BackoffOptions{Disable: true, MaxWait: time.Second}}).Options()
+	o = mustPolicy(t, retry.Options{RetryWith: retry.BackoffOptions{Disable: true, MaxWait: time.Second}}).Options()
 	if !o.RetryWith.Disable || o.RetryWith.MaxWait != time.Second {
 		t.Errorf("RetryWith = %+v", o.RetryWith)
 	}
