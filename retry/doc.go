@@ -28,9 +28,10 @@
 //     region for requests that name their range ([WithPartitionKeyRange]); reads open after 10
 //     consecutive failures, writes after 5; 5xx, 408 and transport errors are failures, other 4xx
 //     are not, and 429, the caller's cancellation or deadline and requests that cannot be sent
-//     are not counted. An open breaker takes its region (or range) out of routing for the open
-//     interval (on [Options].Clock) until a probe succeeds; when every candidate is open, the one
-//     that opened first is tried half-open: the breakers reorder routes but never refuse them all.
+//     are not counted. The breakers are github.com/sony/gobreaker/v2 TwoStepCircuitBreakers. An
+//     open breaker takes its region (or range) out of routing for the open interval until a probe
+//     succeeds; when every candidate is open, the request goes to the least recently opened one
+//     without asking its breaker: the breakers order routes but never refuse the last one.
 //   - Regions: the effective order is the preferred regions minus the client's excluded regions
 //     ([PipelinePolicy.SetExcludedRegions], changeable at runtime) and the request's
 //     ([WithExcludedRegions]); when everything is excluded, the write region. Reads fail over along

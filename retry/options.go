@@ -128,8 +128,8 @@ type Options struct {
 	// Reporter receives every circuit breaker state change, e.g. the *diagnostics.Policy of the
 	// client (which records a metric and a log record). If nil, changes are not reported.
 	Reporter StateReporter
-	// Clock is the time source of the throttle waits and of the circuit breakers' open interval.
-	// If nil, the system clock is used. (Hedge thresholds always run on the system clock.)
+	// Clock is the time source of the throttle, session and RetryWith waits. If nil, the system
+	// clock is used. (The breakers' open interval and hedge thresholds run on the system clock.)
 	Clock Clock
 }
 
@@ -178,11 +178,14 @@ func (o ThrottleOptions) withDefaults() ThrottleOptions {
 // at all (a header no HTTP request may carry, such as a continuation token with a newline; it
 // fails at once with an error matching cosmoserr.ErrBadRequest). A breaker opens after
 // the threshold of consecutive failures; while it is open its region (or its range in that region)
-// is left out of routing; after OpenInterval (on Options.Clock) it lets probe requests through
-// (half-open), and closes again when they succeed. The breakers never refuse every route: when
-// every region a request may go to is open, the one whose breaker opened first is tried at once,
-// half-open (a read that fails there is final; the next request tries the next one), so an account
-// with one region, or writes to the single write region, are never failed fast.
+// is left out of routing; after OpenInterval (wall time: the breakers are
+// github.com/sony/gobreaker/v2 TwoStepCircuitBreakers, which read time.Now) it lets probe requests
+// through (half-open), and closes again when they succeed. The breakers order routes and never
+// refuse the last one: when every region a request may go to is open, the request is sent at once
+// to the one whose breaker opened least recently, without asking its breaker (so its outcome is
+// not counted; a read that fails there is final, and that route goes to the back of the order, so
+// the next request tries another). An account with one region, or writes to the single write
+// region, are never failed fast.
 type BreakerOptions struct {
 	// ReadFailureThreshold is the number of consecutive failed reads that opens a breaker. If 0,
 	// DefaultReadFailureThreshold (10) is used (to turn breakers off, set Disable).

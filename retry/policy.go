@@ -87,7 +87,7 @@ func NewPipelinePolicy(o Options) (*PipelinePolicy, error) {
 		}
 	}
 	if !o.Breaker.Disable {
-		p.br = newBreakers(o.Breaker, o.Reporter, p.clock)
+		p.br = newBreakers(o.Breaker, o.Reporter)
 	}
 	p.SetExcludedRegions(o.ExcludedRegions...)
 	p.opts = o
@@ -483,12 +483,12 @@ func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *thr
 		// Headers from policy.WithHTTPHeader are added below this policy, into this request's
 		// header map: a request they made unsendable failed for its own sake, not the region's.
 		if h := unsendable(raw.Header); h != "" {
-			tk.done(outcomeNeutral)
+			tk.record(outcomeNeutral)
 			return result{err: unsendableRequest(r.op, h), final: true, region: c.name}
 		}
 	}
 	o := classify(ctx, resp, err)
-	tk.done(o)
+	tk.record(o)
 	final := o == outcomeSuccess || (o == outcomeNeutral && (err != nil || ctx.Err() != nil))
 	name := c.name
 	if name == "" {
