@@ -57,6 +57,15 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 		pin = []policy.Policy{pinHostPolicy{host: r.ep.hostport}}
 	}
 	o.PerRetryPolicies = slices.Concat(diagRetry, o.PerRetryPolicies, r.cfg.PerRetryPolicies, pin)
+	if o.Transport == nil {
+		switch {
+		case r.cert != nil:
+			o.Transport = newPinnedClient(r.cert)
+		case r.ep.loopback:
+			o.Transport = newLoopbackTransport()
+		}
+	}
+	// The retry policy wraps the transport (its hedging sends from there): set it first.
 	if !r.cfg.DisableRetry && !r.cfg.Retry.Disable {
 		ro := r.cfg.Retry
 		ro.PreferredRegions = slices.Clone(r.preferred)
@@ -68,14 +77,6 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 		if p, err := retry.NewPipelinePolicy(ro); err == nil {
 			b.retry = p
 			b.retry.Install(&o) // first among the per-retry policies; 429 leaves azcore's retried codes
-		}
-	}
-	if o.Transport == nil {
-		switch {
-		case r.cert != nil:
-			o.Transport = newPinnedClient(r.cert)
-		case r.ep.loopback:
-			o.Transport = newLoopbackTransport()
 		}
 	}
 	return &o, b

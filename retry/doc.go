@@ -36,12 +36,14 @@
 //     ([PipelinePolicy.SetExcludedRegions], changeable at runtime) and the request's
 //     ([WithExcludedRegions]); when everything is excluded, the write region. Reads fail over along
 //     that order at once, with no sleeps.
-//   - Hedging ([HedgingOptions], off by default, per call with [WithHedging]) works at the
-//     operation level, with [Hedge]: a read with no final answer after a threshold is run again,
-//     as a whole operation of its own, pinned to the next region through the request context; the
-//     first final answer wins and the other attempts are cancelled. Writes are hedged only when
-//     asked, on multi-write accounts. The pipeline policy itself never sends a request twice at
-//     once, so no two attempts share a request's state.
+//   - Hedging ([HedgingOptions], off by default, per request with [WithHedging]): with it on,
+//     every document read of the client (point reads, query pages, so ReadMany and the
+//     cross-partition, vector and text searches; not the change feed) with no final answer after a
+//     threshold is sent again to the next region, from the transport Install wraps, so that the
+//     requests of one read share no pipeline state; the first final answer wins and the others are
+//     cancelled ([PipelinePolicy.HedgeStats] counts them). Writes are never hedged by the policy.
+//     [Hedge] does the same for a caller's own operation, each attempt pinned to a region through
+//     the context (writes only when asked, on multi-write accounts).
 //
 // azcosmos fixes its routing when the client is built, and keeping one client per account is
 // the SDK's guidance. The policy therefore runs after the SDK's own region retry policy and

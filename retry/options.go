@@ -122,8 +122,8 @@ type Options struct {
 	RetryWith BackoffOptions
 	// Breaker configures the circuit breakers.
 	Breaker BreakerOptions
-	// Hedging configures cross-region hedging of the operations run through Hedge; off unless
-	// Hedging.Enable is set.
+	// Hedging configures cross-region hedging of the client's reads (and of the operations run
+	// through Hedge); off unless Hedging.Enable is set.
 	Hedging HedgingOptions
 	// Reporter receives every circuit breaker state change, e.g. the *diagnostics.Policy of the
 	// client (which records a metric and a log record). If nil, changes are not reported.
@@ -218,14 +218,19 @@ func (o BreakerOptions) withDefaults() BreakerOptions {
 	return o
 }
 
-// HedgingOptions configures cross-region hedging (the other SDKs' availability strategy) of the
-// operations run through [Hedge]: when a read has no final answer after Threshold, the same read is
-// run again pinned to the next region in the effective order, then to the one after every Step.
-// The first final answer wins (a success, or an error cosmoserr.IsRetryable rejects: statuses
-// below 500 except 408, 404/1002, 410, 429 and 449, as in .NET's hedging) and the other attempts are
-// cancelled. A hedged attempt does not fail over on its own; an attempt that fails transiently
-// makes the next hedge start at once. Hedging needs at least two regions to go to. Requests sent
-// without Hedge are never hedged.
+// HedgingOptions configures cross-region hedging (the other SDKs' availability strategy). With
+// Enable, the policy hedges every document read of the client by itself, as .NET's availability
+// strategy does: point reads, queries (so ReadMany, cross-partition pages, vector and text
+// searches) and read-all pages. When a read has no final answer after Threshold, the same request
+// is sent to the next region of the effective order (regions with an open breaker left out), then
+// to the one after every Step, and at once after a request that failed transiently; the first
+// final answer wins (a success, or a response that is not transient: statuses below 500 except
+// 408, 404/1002, 410, 429 and 449) and the other requests are cancelled before the read returns.
+// The hedges are sent from the transport Install wraps (see [PipelinePolicy.HedgeStats]). Change
+// feed reads, metadata and writes are never hedged by the policy. [Hedge] runs a caller's own
+// operation with the same options, each attempt a whole operation pinned to its region (and runs
+// document writes, on multi-write accounts, only with Writes). Per request, [WithHedging] and
+// [WithoutHedging] override the options. Hedging needs at least two regions to go to.
 type HedgingOptions struct {
 	// Enable turns hedging on. Off by default.
 	Enable bool

@@ -58,6 +58,7 @@ type PipelinePolicy struct {
 	topo      atomic.Pointer[topology]
 	routes    atomic.Pointer[routeCache]
 	br        *breakers // nil when disabled
+	hedges    hedgeCounters
 }
 
 type excludedRegions struct {
@@ -123,12 +124,22 @@ func (p *PipelinePolicy) Options() Options {
 // diagnostics attempt policy and any host pinning policy run below it and see each attempt), and
 // takes 429 out of the status codes azcore's retry policy retries (keeping its other defaults:
 // 408, 500, 502, 503, 504), so that throttling has one retry layer. A ShouldRetry already set in
-// opts.Retry is wrapped to return false for 429. A policy built with Options.Disable installs nothing.
+// opts.Retry is wrapped to return false for 429. It also wraps opts.Transport (an http.Client like
+// azcosmos's default when nil) in the transport that sends the policy's hedges (see
+// [HedgingOptions]), so set the Transport before calling Install. A policy built with
+// Options.Disable installs nothing.
 func (p *PipelinePolicy) Install(opts *azcosmos.ClientOptions) {
 	if p.disabled {
 		return
 	}
 	opts.PerRetryPolicies = append([]policy.Policy{p}, opts.PerRetryPolicies...)
+	if _, ok := opts.Transport.(*hedgeTransport); !ok {
+		next := opts.Transport
+		if next == nil {
+			next = defaultHTTPClient()
+		}
+		opts.Transport = &hedgeTransport{next: next}
+	}
 	if should := opts.Retry.ShouldRetry; should != nil {
 		opts.Retry.ShouldRetry = func(resp *http.Response, err error) bool {
 			if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
@@ -282,23 +293,32 @@ func (p *PipelinePolicy) do(req *policy.Request, op wire.Operation, ops *opState
 	st := &ops.throttle
 	if r.write {
 		// Writes go to one region; failures are the SDK's to retry.
-		res := p.attempt(req, avail[0], r, st, force)
+		res := p.attempt(req, avail[0], r, st, force, nil)
 		if res.skipped { // half-open with its probe in flight: this is the only route, so go anyway
-			res = p.attempt(req, avail[0], r, st, true)
+			res = p.attempt(req, avail[0], r, st, true, nil)
 		}
 		ops.noteSDKRetry(res.resp)
 		return res.resp, res.err
 	}
 	var last result
 	tried := 0
-	for i, c := range avail {
+	for i := 0; i < len(avail); i++ {
+		c := avail[i]
+		var plan *hedgePlan
+		if !pinned {
+			plan = p.planHedge(ctx, r, avail[i+1:])
+		}
 		// The last region is forced when every one before it was skipped: the breakers may
 		// reorder the routes but never refuse them all.
-		res := p.attempt(req, c, r, st, force || (tried == 0 && i == len(avail)-1))
+		res := p.attempt(req, c, r, st, force || (tried == 0 && i == len(avail)-1), plan)
 		if res.skipped {
 			continue
 		}
 		tried++
+		if plan != nil { // the regions the transport hedged to have had their turn
+			tried += plan.launched
+			i += plan.launched
+		}
 		if res.final {
 			last.close()
 			ops.noteSDKRetry(res.resp)
@@ -468,8 +488,9 @@ func (r *result) giveUp() error {
 }
 
 // attempt sends req to region c through the breaker and the throttle loop;
-// force lets it through whatever the breakers say (the last route).
-func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState, force bool) result {
+// force lets it through whatever the breakers say (the last route). With a hedge plan, the
+// transport hedges the attempt to the plan's regions (see hedgeTransport).
+func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState, force bool, plan *hedgePlan) result {
 	tk, ok := p.br.allow(c, r.partition, r.write, force)
 	if !ok {
 		return result{skipped: true}
@@ -477,8 +498,19 @@ func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *thr
 	raw := req.Raw()
 	raw.Host = c.host
 	raw.URL.Host = c.host
-	resp, err := p.sendThrottled(req, st) //nolint:bodyclose // the response goes back to the caller in the result
 	ctx := raw.Context()
+	send := req
+	if plan != nil {
+		send = req.WithContext(context.WithValue(ctx, hedgePlanKey{}, plan))
+	}
+	resp, err := p.sendThrottled(send, st) //nolint:bodyclose // the response goes back to the caller in the result
+	if plan != nil && plan.winner >= 0 {
+		// A hedge answered: this region was slow, not failed, and the answer is the other's.
+		tk.record(outcomeNeutral)
+		o := classify(ctx, resp, err)
+		return result{resp: resp, err: err, final: o == outcomeSuccess || (o == outcomeNeutral && (err != nil || ctx.Err() != nil)),
+			region: plan.regions[plan.winner].name}
+	}
 	if err != nil {
 		// Headers from policy.WithHTTPHeader are added below this policy, into this request's
 		// header map: a request they made unsendable failed for its own sake, not the region's.
