@@ -18,10 +18,9 @@
 //     last retry-after and attempts, which unwraps to the *azcore.ResponseError. Throttles and
 //     waits are reported to package diagnostics.
 //   - 404/1002 and 449 ([Options].SessionRetry, [Options].RetryWith, [BackoffOptions]): a read
-//     whose region has not caught up with its session token is retried there with backoff (at
-//     once, then 5 ms ×5, within 500 ms of waits) before azcosmos tries the write region, as
-//     .NET's SessionTokenMismatchRetryPolicy does before its ClientRetryPolicy (in a shorter window:
-//     the gateway has already waited, see DefaultSessionRetryMaxWait); a 449 RetryWith,
+//     whose region has not caught up with its session token goes to the write region at once, as
+//     in the gateway-mode .NET and Java clients (with SessionRetry.MaxWait set, it is first
+//     retried in its region with .NET's SessionTokenMismatchRetryPolicy backoff); a 449 RetryWith,
 //     which nothing in azcosmos retries, is retried in the region, writes included (at once, then
 //     10 ms ×2 up to 1 s, 30 s of waits), then returned as a final *cosmoserr.Error.
 //   - Circuit breakers ([BreakerOptions]): per region endpoint, and per partition key range in a

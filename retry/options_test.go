@@ -22,7 +22,7 @@ func TestPipelinePolicyOptions(t *testing.T) {
 		Breaker: retry.BreakerOptions{ReadFailureThreshold: retry.DefaultReadFailureThreshold,
 			WriteFailureThreshold: retry.DefaultWriteFailureThreshold, OpenInterval: retry.DefaultOpenInterval,
 			HalfOpenProbes: 1},
-		SessionRetry: retry.BackoffOptions{MaxWait: retry.DefaultSessionRetryMaxWait, InitialBackoff: retry.DefaultSessionRetryInitialBackoff,
+		SessionRetry: retry.BackoffOptions{InitialBackoff: retry.DefaultSessionRetryInitialBackoff,
 			MaxBackoff: retry.DefaultSessionRetryMaxBackoff, Multiplier: retry.DefaultSessionRetryMultiplier},
 		RetryWith: retry.BackoffOptions{MaxWait: retry.DefaultRetryWithMaxWait, InitialBackoff: retry.DefaultRetryWithInitialBackoff,
 			MaxBackoff: retry.DefaultRetryWithMaxBackoff, Multiplier: retry.DefaultRetryWithMultiplier},

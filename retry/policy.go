@@ -75,7 +75,7 @@ func NewPipelinePolicy(o Options) (*PipelinePolicy, error) {
 	p := &PipelinePolicy{
 		disabled: o.Disable,
 		throttle: o.Throttle.withDefaults(),
-		session: o.SessionRetry.withDefaults(DefaultSessionRetryMaxWait, DefaultSessionRetryInitialBackoff,
+		session: o.SessionRetry.withDefaults(0, DefaultSessionRetryInitialBackoff,
 			DefaultSessionRetryMaxBackoff, DefaultSessionRetryMultiplier),
 		retryWith: o.RetryWith.withDefaults(DefaultRetryWithMaxWait, DefaultRetryWithInitialBackoff,
 			DefaultRetryWithMaxBackoff, DefaultRetryWithMultiplier),
@@ -106,7 +106,8 @@ func NewPipelinePolicy(o Options) (*PipelinePolicy, error) {
 // Options returns the options in effect, for printing or logging the configuration: o as given
 // to [NewPipelinePolicy] with every zero value replaced by its documented default
 // (Throttle.MaxRetries 9, MaxWait 30 s, DefaultRetryAfter 100 ms; Breaker thresholds 10 and 5,
-// OpenInterval 30 s, HalfOpenProbes 1; SessionRetry 500 ms, 5 ms, 500 ms, ×5; RetryWith 30 s, 10 ms,
+// OpenInterval 30 s, HalfOpenProbes 1; SessionRetry MaxWait 0 (no in-region wait) with 5 ms, 500 ms,
+// ×5; RetryWith 30 s, 10 ms,
 // 1 s, ×2, filled in even when disabled; Hedging Threshold 500 ms and Step 100 ms, filled in even
 // when hedging is off; Clock SystemClock), except where the zero value is itself the behaviour:
 // empty PreferredRegions (the account's order) and a nil Reporter stay as they are. With
