@@ -227,6 +227,9 @@ func resolve(cfg Config) (*resolved, error) {
 		return nil, bad("DisableEndpointDiscovery", fmt.Sprintf("is for emulators: %s is not loopback and no ServerCertificate is set; a real account needs its regional endpoints", info.url))
 	}
 
+	if cfg.Connections.MaxPerHost < 0 {
+		return nil, bad("Connections.MaxPerHost", "is negative; 0 means the default (50), Connections.Disable removes the cap")
+	}
 	if !cfg.DisableRetry && !cfg.Retry.Disable {
 		ro := cfg.Retry
 		ro.PreferredRegions, ro.ExcludedRegions = nil, nil // checked above, as Config's own fields

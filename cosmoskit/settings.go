@@ -57,6 +57,7 @@ func settingsOf(r *resolved) settings {
 	s.flatten("PerRetryPolicies", reflect.ValueOf(c.PerRetryPolicies))
 	s.flatten("Diagnostics", reflect.ValueOf(c.Diagnostics))
 	s.flatten("Session", reflect.ValueOf(c.Session))
+	s.flatten("Connections", reflect.ValueOf(c.Connections))
 	ro := c.Retry
 	ro.PreferredRegions, ro.ExcludedRegions = nil, nil // refused by resolve unless empty
 	s.flatten("Retry", reflect.ValueOf(ro))
