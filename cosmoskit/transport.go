@@ -1,6 +1,7 @@
 package cosmoskit
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -66,15 +67,26 @@ func limitConns(t policy.Transporter, o ConnectionOptions) {
 	}
 }
 
+// dialWrap, set only by tests before any client is built, wraps every connection the transports
+// cosmoskit builds dial (to count the connections open at once).
+var dialWrap func(net.Conn) net.Conn
+
 // newHTTPClient returns an http.Client with the azcosmos default transport settings and tlsConfig.
 // control, if non-nil, vets every address dialled.
 func newHTTPClient(tlsConfig *tls.Config, control func(network, address string, c syscall.RawConn) error, proxy bool) *http.Client {
+	dial := (&net.Dialer{
+		Timeout:   dialTimeout,
+		KeepAlive: 30 * time.Second,
+		Control:   control,
+	}).DialContext
 	t := &http.Transport{
-		DialContext: (&net.Dialer{
-			Timeout:   dialTimeout,
-			KeepAlive: 30 * time.Second,
-			Control:   control,
-		}).DialContext,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err == nil && dialWrap != nil {
+				c = dialWrap(c)
+			}
+			return c, err
+		},
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          1000,
 		MaxIdleConnsPerHost:   100,
