@@ -18,7 +18,7 @@ import (
 //   - ApplicationName, the server certificate's fingerprint, DisableEndpointDiscovery;
 //   - DisableDiagnostics, DisableRetry, DisableSessionTokens, Logger, PerCallPolicies,
 //     PerRetryPolicies;
-//   - every field of Diagnostics, of Retry, of Session and of *ClientOptions (its contents, not
+//   - every field of Diagnostics, of Retry, of Session, of Connections and of *ClientOptions (its contents, not
 //     the pointer).
 //
 // Values are compared as given (a zero value and its documented default differ). Values that Go
