@@ -152,12 +152,13 @@ func TestHandOffAcrossInstancesUnderLag(t *testing.T) {
 	}
 }
 
-// TestHandOffWaitsInTheRegion: with the token, the reader's in-region session retry waits for East
-// US to catch up and is served there, never going to the write region.
+// TestHandOffWaitsInTheRegion: with the token and SessionRetry.MaxWait (the in-region wait is an
+// option; by default a 404/1002 goes to the write region at once), the reader's in-region session
+// retry waits for East US to catch up and is served there, never going to the write region.
 func TestHandOffWaitsInTheRegion(t *testing.T) {
 	s := lagged(t)
 	clock := &catchUpClock{s: s}
-	writer, reader := instances(t, s, retry.Options{Clock: clock})
+	writer, reader := instances(t, s, retry.Options{Clock: clock, SessionRetry: retry.BackoffOptions{MaxWait: 500 * time.Millisecond}})
 	wctx, session := consistency.Capture(context.Background())
 	if _, err := writer.UpsertItem(wctx, pk, []byte(`{"id":"1","pk":"p","v":2}`), nil); err != nil {
 		t.Fatal(err)

@@ -3,12 +3,14 @@ package consistency
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -62,9 +64,11 @@ func (o Options) withDefaults() Options {
 // What it captures: the x-ms-session-token of every document response (success, 404, 409, 412,
 // ...) except 404/1002, merged per physical partition (the higher LSN, per region on multi-write
 // accounts), into the container's tokens and into each Session of the request's context. A
-// container's tokens are dropped when this client deletes it or its database;
-// a container re-created by another process under the same name keeps its old tokens until
-// eviction, and its reads may answer 404/1002 (cosmoserr.ErrSessionNotAvailable) meanwhile.
+// container's tokens are dropped when this client deletes it or its database, and when a request
+// that carried them is still answered 404/1002 after the SDK's write-region retry (a container
+// re-created by another process under the same name starts its LSNs again): the policy then
+// clears them and sends the request once more, once per request, as .NET's
+// ClearingSessionContainerClientRetryPolicy does.
 type Policy struct {
 	opts     Options
 	store    *store
@@ -153,9 +157,11 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		h.Set(wire.HeaderConsistency, string(lv.level))
 		levelSet = true
 	}
+	fromStore := false // the request carries the container's tokens
 	if h.Get(wire.HeaderSessionToken) == "" && p.sessionApplies(host, h.Get(wire.HeaderConsistency)) &&
 		(kind != write || h.Get(wire.HeaderAllowTentativeWrites) == "true") {
 		own, header := p.store.get(key)
+		fromStore = len(own) > 0
 		if len(given) > 0 {
 			for _, t := range own {
 				given = wire.MergeSessionToken(given, t)
@@ -167,6 +173,23 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := req.Next()
+	if fromStore && sessionNotAvailable(resp, err) {
+		// Every region the SDK tried is behind the container's tokens: the container may have
+		// been re-created by another process, its LSNs starting again. Clear its tokens and retry
+		// once, as .NET's ClearingSessionContainerClientRetryPolicy does (tokens the caller gave
+		// with WithSessionToken stay).
+		p.store.forget(key, false)
+		h.Del(wire.HeaderSessionToken)
+		if len(given) > 0 {
+			h.Set(wire.HeaderSessionToken, wire.FormatSessionTokens(given))
+		}
+		if rerr := req.RewindBody(); rerr == nil {
+			if resp != nil && resp.Body != nil {
+				resp.Body.Close()
+			}
+			resp, err = req.Next()
+		}
+	}
 	if err != nil {
 		return resp, err
 	}
@@ -178,10 +201,24 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// sessionNotAvailable reports whether a request ended with 404/1002 (read session not available),
+// as a response or as the SDK's error after its own retry.
+func sessionNotAvailable(resp *http.Response, err error) bool {
+	if err != nil {
+		var re *azcore.ResponseError
+		if !errors.As(err, &re) || re.RawResponse == nil {
+			return false
+		}
+		resp = re.RawResponse
+	}
+	return resp != nil && resp.StatusCode == http.StatusNotFound &&
+		wire.SubStatus(resp.Header) == wire.SubStatusReadSessionNotAvailable
+}
+
 // capture merges the response's session token into the container's and the context's sessions.
 func (p *Policy) capture(ctx context.Context, key, l string, resp *http.Response) {
 	tok := resp.Header.Get(wire.HeaderSessionToken)
-	if tok == "" || (resp.StatusCode == http.StatusNotFound && wire.SubStatus(resp.Header) == wire.SubStatusReadSessionNotAvailable) {
+	if tok == "" || sessionNotAvailable(resp, nil) {
 		return
 	}
 	ts, err := wire.ParseSessionTokens(tok)

@@ -113,6 +113,16 @@ func (c *Client) Diagnostics() *diagnostics.Policy {
 	return c.entry.diag
 }
 
+// Connections returns the connection limit in effect on the transport New built for the client
+// (Config.Connections with its default filled in: MaxPerHost 50 unless Disable). It is the zero
+// value when New built no transport (Config.ClientOptions had one) and for NewFromClient.
+func (c *Client) Connections() ConnectionOptions {
+	if c.entry == nil {
+		return ConnectionOptions{}
+	}
+	return c.entry.conns
+}
+
 // Retry returns the retry policy installed on the client (its breakers and effective region order
 // are there). It is nil with DisableRetry and for NewFromClient.
 func (c *Client) Retry() *retry.PipelinePolicy {

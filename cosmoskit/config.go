@@ -121,6 +121,11 @@ type Config struct {
 	// Retry.Reporter is set.
 	Retry retry.Options
 
+	// Connections caps the connections per host of the transport New builds (not used when
+	// ClientOptions has a Transport): 50 by default, as the .NET SDK's gateway mode; requests
+	// beyond the cap wait for a connection within their context. Client.Connections reads it back.
+	Connections ConnectionOptions
+
 	// DisableRetry leaves the retry policy out: the SDK's own retries (azcore: 3 retries, including
 	// 429s) apply unchanged, and ExcludedRegions is only recorded. Default: false.
 	DisableRetry bool

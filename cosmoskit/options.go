@@ -1,6 +1,7 @@
 package cosmoskit
 
 import (
+	"crypto/tls"
 	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -16,6 +17,7 @@ type built struct {
 	diag    *diagnostics.Policy   // nil when disabled
 	retry   *retry.PipelinePolicy // nil when disabled
 	session *consistency.Policy   // nil when disabled
+	conns   ConnectionOptions     // in effect on the transport cosmoskit built (zero: not built)
 }
 
 // clientOptions builds the azcosmos options: a copy of the caller's base with cosmoskit's regions,
@@ -57,22 +59,31 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 		pin = []policy.Policy{pinHostPolicy{host: r.ep.hostport}}
 	}
 	o.PerRetryPolicies = slices.Concat(diagRetry, o.PerRetryPolicies, r.cfg.PerRetryPolicies, pin)
-	if !r.cfg.DisableRetry {
+	if o.Transport == nil {
+		// cosmoskit's transport: azcosmos's default settings, connections per host capped.
+		switch {
+		case r.cert != nil:
+			o.Transport = newPinnedClient(r.cert)
+		case r.ep.loopback:
+			o.Transport = newLoopbackTransport()
+		default:
+			o.Transport = newHTTPClient(&tls.Config{MinVersion: tls.VersionTLS12}, nil, true)
+		}
+		b.conns = r.cfg.Connections.withDefaults()
+		limitConns(o.Transport, b.conns)
+	}
+	// The retry policy wraps the transport (its hedging sends from there): set it first.
+	if !r.cfg.DisableRetry && !r.cfg.Retry.Disable {
 		ro := r.cfg.Retry
 		ro.PreferredRegions = slices.Clone(r.preferred)
 		ro.ExcludedRegions = slices.Clone(r.excluded)
 		if ro.Reporter == nil && b.diag != nil {
 			ro.Reporter = b.diag
 		}
-		b.retry = retry.NewPipelinePolicy(ro)
-		b.retry.Install(&o) // first among the per-retry policies; 429 leaves azcore's retried codes
-	}
-	if o.Transport == nil {
-		switch {
-		case r.cert != nil:
-			o.Transport = newPinnedClient(r.cert)
-		case r.ep.loopback:
-			o.Transport = newLoopbackTransport()
+		// resolve has validated cfg.Retry, and the regions are checked.
+		if p, err := retry.NewPipelinePolicy(ro); err == nil {
+			b.retry = p
+			b.retry.Install(&o) // first among the per-retry policies; 429 leaves azcore's retried codes
 		}
 	}
 	return &o, b

@@ -41,6 +41,8 @@ type entry struct {
 	diag    *diagnostics.Policy
 	retry   *retry.PipelinePolicy
 	session *consistency.Policy
+	// conns is the connection limit of the transport cosmoskit built (zero when it built none).
+	conns ConnectionOptions
 	// closeIdle closes the idle connections of a transport cosmoskit built (nil otherwise).
 	closeIdle func()
 	// access is what packages built on the client (package conflicts) get through
@@ -100,7 +102,7 @@ func acquire(r *resolved) (*entry, error) {
 		return nil, err
 	}
 	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred), diag: b.diag, retry: b.retry,
-		session: b.session, access: newAccess(r, opts)}
+		session: b.session, conns: b.conns, access: newAccess(r, opts)}
 	if (r.base == nil || r.base.Transport == nil) && opts.Transport != nil {
 		if ci, ok := opts.Transport.(interface{ CloseIdleConnections() }); ok {
 			e.closeIdle = ci.CloseIdleConnections

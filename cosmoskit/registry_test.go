@@ -2,6 +2,7 @@ package cosmoskit
 
 import (
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -291,8 +292,8 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 	if o.Telemetry.ApplicationID != "cosmoskit" {
 		t.Errorf("ApplicationID = %q, want the default cosmoskit", o.Telemetry.ApplicationID)
 	}
-	if o.Transport != nil {
-		t.Errorf("a non-loopback endpoint without a certificate got transport %T; want the SDK default", o.Transport)
+	if tr, ok := unwrapTransport(o.Transport).(*http.Client); !ok || tr == nil {
+		t.Errorf("a non-loopback endpoint without a certificate got transport %T; want an http.Client", o.Transport)
 	}
 
 	cfg.DisableDiagnostics, cfg.DisableRetry, cfg.DisableSessionTokens = true, true, true

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -17,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -225,6 +227,21 @@ func resolve(cfg Config) (*resolved, error) {
 		return nil, bad("DisableEndpointDiscovery", fmt.Sprintf("is for emulators: %s is not loopback and no ServerCertificate is set; a real account needs its regional endpoints", info.url))
 	}
 
+	if cfg.Connections.MaxPerHost < 0 {
+		return nil, bad("Connections.MaxPerHost", "is negative; 0 means the default (50), Connections.Disable removes the cap")
+	}
+	if !cfg.DisableRetry && !cfg.Retry.Disable {
+		ro := cfg.Retry
+		ro.PreferredRegions, ro.ExcludedRegions = nil, nil // checked above, as Config's own fields
+		if err := ro.Validate(); err != nil {
+			var ve *cosmoserr.ValidationError
+			field := "Retry"
+			if errors.As(err, &ve) {
+				field = "Retry" + strings.TrimPrefix(ve.Field, "Options")
+			}
+			return nil, &ConfigError{Field: field, Problem: "is not valid", Err: err}
+		}
+	}
 	if r.auth == authToken && !reflect.TypeOf(r.cred).Comparable() {
 		r.identity = "token:unshared"
 	} else if r.auth == authToken {

@@ -18,7 +18,7 @@ import (
 //   - ApplicationName, the server certificate's fingerprint, DisableEndpointDiscovery;
 //   - DisableDiagnostics, DisableRetry, DisableSessionTokens, Logger, PerCallPolicies,
 //     PerRetryPolicies;
-//   - every field of Diagnostics, of Retry, of Session and of *ClientOptions (its contents, not
+//   - every field of Diagnostics, of Retry, of Session, of Connections and of *ClientOptions (its contents, not
 //     the pointer).
 //
 // Values are compared as given (a zero value and its documented default differ). Values that Go
@@ -57,6 +57,7 @@ func settingsOf(r *resolved) settings {
 	s.flatten("PerRetryPolicies", reflect.ValueOf(c.PerRetryPolicies))
 	s.flatten("Diagnostics", reflect.ValueOf(c.Diagnostics))
 	s.flatten("Session", reflect.ValueOf(c.Session))
+	s.flatten("Connections", reflect.ValueOf(c.Connections))
 	ro := c.Retry
 	ro.PreferredRegions, ro.ExcludedRegions = nil, nil // refused by resolve unless empty
 	s.flatten("Retry", reflect.ValueOf(ro))

@@ -1,6 +1,7 @@
 package cosmoskit
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -20,15 +21,72 @@ const (
 	roundTripTimeout = 65 * time.Second
 )
 
+// DefaultMaxConnsPerHost is the connections per host (each regional endpoint) that the transport
+// cosmoskit builds opens at most when Connections.MaxPerHost is 0: the .NET SDK's gateway-mode
+// default (CosmosClientOptions.GatewayModeMaxConnectionLimit, 50).
+const DefaultMaxConnsPerHost = 50
+
+// ConnectionOptions bounds the connections of the transport New builds (when
+// Config.ClientOptions has no Transport of its own). Requests beyond the cap wait for a
+// connection, within their context: a caller's deadline or cancellation ends the wait, with the
+// caller's context error. The zero value is the default: at most 50 connections per host.
+type ConnectionOptions struct {
+	// MaxPerHost caps the connections to each host (the account endpoint and each regional
+	// endpoint, counted separately), dialling and idle included; idle connections are kept up to
+	// the same number, so that they are reused rather than closed. If 0, DefaultMaxConnsPerHost
+	// (50). Negative values are refused.
+	MaxPerHost int
+	// Disable removes the cap, as azcosmos's own default transport has none: under overload every
+	// waiting request opens a connection of its own. Default: false.
+	Disable bool
+}
+
+func (o ConnectionOptions) withDefaults() ConnectionOptions {
+	if o.Disable {
+		o.MaxPerHost = 0
+	} else if o.MaxPerHost == 0 {
+		o.MaxPerHost = DefaultMaxConnsPerHost
+	}
+	return o
+}
+
+// limitConns applies o to the http.Transports of a transport cosmoskit built.
+func limitConns(t policy.Transporter, o ConnectionOptions) {
+	if o.Disable {
+		return
+	}
+	switch c := t.(type) {
+	case *loopbackTransport:
+		limitConns(c.relaxed, o)
+		limitConns(c.strict, o)
+	case *http.Client:
+		if ht, ok := c.Transport.(*http.Transport); ok {
+			ht.MaxConnsPerHost = o.MaxPerHost
+			ht.MaxIdleConnsPerHost = o.MaxPerHost
+		}
+	}
+}
+
+// dialWrap, set only by tests before any client is built, wraps every connection the transports
+// cosmoskit builds dial (to count the connections open at once).
+var dialWrap func(net.Conn) net.Conn
+
 // newHTTPClient returns an http.Client with the azcosmos default transport settings and tlsConfig.
 // control, if non-nil, vets every address dialled.
 func newHTTPClient(tlsConfig *tls.Config, control func(network, address string, c syscall.RawConn) error, proxy bool) *http.Client {
+	dial := (&net.Dialer{
+		Timeout:   dialTimeout,
+		KeepAlive: 30 * time.Second,
+		Control:   control,
+	}).DialContext
 	t := &http.Transport{
-		DialContext: (&net.Dialer{
-			Timeout:   dialTimeout,
-			KeepAlive: 30 * time.Second,
-			Control:   control,
-		}).DialContext,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if err == nil && dialWrap != nil {
+				c = dialWrap(c)
+			}
+			return c, err
+		},
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          1000,
 		MaxIdleConnsPerHost:   100,

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
 
 func TestLoopbackTransportRelaxesOnlyLoopback(t *testing.T) {
@@ -60,7 +62,7 @@ func TestTransportChoice(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{"remote account: SDK default transport", Config{Endpoint: "https://a.documents.azure.com/", Key: testKey}, "<nil>"},
+		{"remote account: an http.Client like the SDK's default", Config{Endpoint: "https://a.documents.azure.com/", Key: testKey}, "*http.Client"},
 		{"loopback: loopback transport", Config{Endpoint: "https://localhost:8081/"}, "*cosmoskit.loopbackTransport"},
 		{"certificate: pinned client", Config{Endpoint: "https://cosmos.internal:8081/", Key: testKey, ServerCertificate: srv.Certificate()}, "*http.Client"},
 	}
@@ -71,13 +73,20 @@ func TestTransportChoice(t *testing.T) {
 		}
 		got := "<nil>"
 		if o, _ := r.clientOptions(); o.Transport != nil {
-			tr := o.Transport
-			got = typeName(tr)
+			got = typeName(unwrapTransport(o.Transport))
 		}
 		if got != tc.want {
 			t.Errorf("%s: transport %s, want %s", tc.name, got, tc.want)
 		}
 	}
+}
+
+// unwrapTransport returns the transport the retry policy's hedging transport wraps.
+func unwrapTransport(t policy.Transporter) policy.Transporter {
+	if u, ok := t.(interface{ Unwrap() policy.Transporter }); ok {
+		return u.Unwrap()
+	}
+	return t
 }
 
 func typeName(v any) string {

@@ -98,7 +98,7 @@ type Options[T any] struct {
 	// throttling and transient failures are retried per request by the pipeline. If
 	// MaxAttempts is 0, DefaultUpdateAttempts (3) is used; if InitialBackoff is 0, 5 ms; if
 	// MaxBackoff is 0, 100 ms.
-	UpdatePolicy retry.Policy
+	UpdatePolicy retry.Backoff
 
 	// LargeItemThreshold is the serialized size from which OnLargeItem is called. If 0,
 	// DefaultLargeItemThreshold (1.5 MB) is used.

@@ -41,7 +41,7 @@ type core struct {
 	pkLevels   int
 	pkPaths    []string
 	pkMax      int
-	policy     retry.Policy
+	policy     retry.Backoff
 	largeAt    int
 	onLarge    func(context.Context, LargeItem)
 	log        *slog.Logger

@@ -18,7 +18,7 @@ func TestUpdateConcurrentIncrements(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	orders := newOrders(t, e.container, func(o *repository.Options[Order]) {
-		o.UpdatePolicy = retry.Policy{MaxAttempts: 1000, InitialBackoff: 50 * time.Millisecond, MaxBackoff: 2 * time.Second, Jitter: 1}
+		o.UpdatePolicy = retry.Backoff{MaxAttempts: 1000, InitialBackoff: 50 * time.Millisecond, MaxBackoff: 2 * time.Second, Jitter: 1}
 	})
 	if _, err := orders.Create(ctx, Order{ID: "counter", CustomerID: "c1"}); err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestUpdateGivesUpAfterBoundedAttempts(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
 	orders := newOrders(t, e.container, func(o *repository.Options[Order]) {
-		o.UpdatePolicy = retry.Policy{MaxAttempts: 3, InitialBackoff: time.Millisecond}
+		o.UpdatePolicy = retry.Backoff{MaxAttempts: 3, InitialBackoff: time.Millisecond}
 	})
 	if _, err := orders.Create(ctx, Order{ID: "hot", CustomerID: "c1"}); err != nil {
 		t.Fatal(err)

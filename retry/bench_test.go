@@ -44,7 +44,7 @@ func BenchmarkPipelinePolicy(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			o := &policy.ClientOptions{Transport: cannedTransport{}}
 			if bc.install {
-				o.PerRetryPolicies = []policy.Policy{retry.NewPipelinePolicy(bc.opts)}
+				o.PerRetryPolicies = []policy.Policy{mustPolicy(b, bc.opts)}
 			}
 			pl := runtime.NewPipeline("bench", "v0", runtime.PipelineOptions{}, o)
 			ctx := context.Background()

@@ -7,7 +7,10 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/sony/gobreaker/v2"
 )
 
 // State is a circuit breaker state.
@@ -87,157 +90,97 @@ func classify(ctx context.Context, resp *http.Response, err error) outcome {
 	return outcomeSuccess
 }
 
-// breaker is one circuit breaker: closed until threshold consecutive failures, then open for the
-// open interval (measured on the policy's Clock), then half-open, letting probes through: that
-// many successes close it, one failure opens it again. Outcomes of attempts let through in an
-// earlier state are ignored.
+// Outcomes as the gobreaker breakers see them: nil is a success, errFailure a failure, and
+// errNeutral is excluded (counted neither way).
+var (
+	errFailure = errors.New("failure")
+	errNeutral = errors.New("neutral")
+)
+
+// breaker is one circuit breaker: a gobreaker TwoStepCircuitBreaker (closed until threshold
+// consecutive failures, then open for the open interval, then half-open letting probes through:
+// that many successes close it, one failure opens it again), plus the order in which breakers
+// opened, which the policy uses to pick the route when every one is open. gobreaker reads
+// time.Now; the order is a sequence number, so no clock is involved.
 type breaker struct {
-	name      string
-	threshold int
-	probes    int
-	interval  time.Duration
-	clock     Clock
-	report    func(from, to State)
-
-	mu        sync.Mutex
-	state     State
-	gen       uint64    // bumped on every state change
-	failures  int       // consecutive failures while closed
-	inFlight  int       // probes let through while half-open, not yet answered
-	successes int       // successful probes while half-open
-	openedAt  time.Time // when it last opened
+	name string
+	cb   *gobreaker.TwoStepCircuitBreaker[struct{}]
+	// opened is the sequence number of the breaker's last opening (or of the last failure of a
+	// route sent to it while open), from openings: the smallest is the least recently opened.
+	opened atomic.Uint64
 }
 
-// transition records and reports state changes made under the lock.
-type transition struct {
-	from, to [3]State
-	n        int
+// openings orders breaker openings across a process.
+var openings atomic.Uint64
+
+func newBreaker(name string, threshold, probes int, interval time.Duration, report func(from, to State)) *breaker {
+	b := &breaker{name: name}
+	b.cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
+		Name:         name,
+		MaxRequests:  uint32(probes), //nolint:gosec // validated non-negative, small
+		Timeout:      interval,
+		ReadyToTrip:  func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= uint32(threshold) }, //nolint:gosec // validated
+		IsSuccessful: func(err error) bool { return err == nil },
+		IsExcluded:   func(err error) bool { return err == errNeutral },
+		OnStateChange: func(_ string, from, to gobreaker.State) {
+			if to == gobreaker.StateOpen {
+				b.opened.Store(openings.Add(1))
+			}
+			if report != nil {
+				report(stateOf(from), stateOf(to))
+			}
+		},
+	})
+	return b
 }
 
-func (t *transition) add(from, to State) {
-	if t.n < len(t.from) {
-		t.from[t.n], t.to[t.n] = from, to
-		t.n++
+func stateOf(s gobreaker.State) State {
+	switch s {
+	case gobreaker.StateOpen:
+		return StateOpen
+	case gobreaker.StateHalfOpen:
+		return StateHalfOpen
+	default:
+		return StateClosed
 	}
 }
 
-func (b *breaker) change(to State, now time.Time, tr *transition) {
-	tr.add(b.state, to)
-	b.state = to
-	b.gen++
-	b.failures, b.inFlight, b.successes = 0, 0, 0
-	if to == StateOpen {
-		b.openedAt = now
+// state returns the breaker's state (an open breaker whose interval has passed reads half-open).
+func (b *breaker) state() State { return stateOf(b.cb.State()) }
+
+// allow asks the breaker to let one attempt through: false when it is open, or half-open with
+// its probes in flight.
+func (b *breaker) allow() (ticket, bool) {
+	done, err := b.cb.Allow()
+	if err != nil {
+		return ticket{}, false
 	}
+	return ticket{done: done}, true
 }
 
-func (b *breaker) refresh(now time.Time, tr *transition) {
-	if b.state == StateOpen && !now.Before(b.openedAt.Add(b.interval)) {
-		b.change(StateHalfOpen, now, tr)
-	}
-}
-
-func (b *breaker) notify(tr *transition) {
-	if b.report == nil {
-		return
-	}
-	for i := range tr.n {
-		b.report(tr.from[i], tr.to[i])
-	}
-}
-
-// stateNow returns the breaker's state, and when it last opened.
-func (b *breaker) stateNow() (State, time.Time) {
-	var tr transition
-	b.mu.Lock()
-	b.refresh(b.clock.Now(), &tr)
-	s, at := b.state, b.openedAt
-	b.mu.Unlock()
-	b.notify(&tr)
-	return s, at
-}
-
-// allow asks to let one attempt through. force lets it through whatever the state (an open
-// breaker goes half-open at once and the attempt is its probe): the policy forces the last route
-// it has rather than refusing every one. It returns the function that records the attempt's
-// outcome, or false when the breaker refuses.
-func (b *breaker) allow(force bool) (ticket, bool) {
-	var tr transition
-	b.mu.Lock()
-	now := b.clock.Now()
-	b.refresh(now, &tr)
-	if b.state == StateOpen {
-		if !force {
-			b.mu.Unlock()
-			b.notify(&tr)
-			return ticket{}, false
-		}
-		b.change(StateHalfOpen, now, &tr)
-	}
-	if b.state == StateHalfOpen {
-		if b.inFlight >= b.probes && !force {
-			b.mu.Unlock()
-			b.notify(&tr)
-			return ticket{}, false
-		}
-		b.inFlight++
-	}
-	gen := b.gen
-	b.mu.Unlock()
-	b.notify(&tr)
-	return ticket{b: b, gen: gen}, true
-}
-
-// ticket records the outcome of one attempt a breaker let through (a value, so that letting an
-// attempt through allocates nothing). The zero ticket records nothing.
+// ticket records the outcome of one attempt a breaker let through. The zero ticket records
+// nothing (a breaker not asked: breakers disabled, or the last route sent whatever they say).
 type ticket struct {
-	b   *breaker
-	gen uint64
+	done   func(error)
+	forced *breaker // the route sent without asking this (open) breaker
 }
 
-func (t ticket) done(o outcome) {
-	if t.b != nil {
-		t.b.record(t.gen, o)
-	}
-}
-
-func (b *breaker) record(gen uint64, o outcome) {
-	var tr transition
-	b.mu.Lock()
-	if gen == b.gen {
-		now := b.clock.Now()
-		switch b.state {
-		case StateClosed:
-			switch o {
-			case outcomeSuccess:
-				b.failures = 0
-			case outcomeFailure:
-				b.failures++
-				if b.failures >= b.threshold {
-					b.change(StateOpen, now, &tr)
-				}
-			}
-		case StateHalfOpen:
-			b.inFlight--
-			switch o {
-			case outcomeSuccess:
-				b.successes++
-				if b.successes >= b.probes {
-					b.change(StateClosed, now, &tr)
-				}
-			case outcomeFailure:
-				b.change(StateOpen, now, &tr)
-			}
+func (t ticket) record(o outcome) {
+	switch {
+	case t.done != nil:
+		switch o {
+		case outcomeSuccess:
+			t.done(nil)
+		case outcomeFailure:
+			t.done(errFailure)
+		default:
+			t.done(errNeutral)
 		}
+	case t.forced != nil && o == outcomeFailure:
+		// The breaker was not asked and counts nothing, but the route failed again: it goes to
+		// the back of the all-open order, so the next request tries another route first.
+		t.forced.opened.Store(openings.Add(1))
 	}
-	b.mu.Unlock()
-	b.notify(&tr)
-}
-
-func (b *breaker) consecutiveFailures() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.failures
 }
 
 type breakerKey struct {
@@ -254,13 +197,12 @@ type breakerEntry struct {
 type breakers struct {
 	opts     BreakerOptions
 	reporter StateReporter
-	clock    Clock
 	mu       sync.Mutex
 	m        map[breakerKey]*breakerEntry
 }
 
-func newBreakers(o BreakerOptions, r StateReporter, c Clock) *breakers {
-	return &breakers{opts: o.withDefaults(), reporter: r, clock: clockOr(c), m: map[breakerKey]*breakerEntry{}}
+func newBreakers(o BreakerOptions, r StateReporter) *breakers {
+	return &breakers{opts: o.withDefaults(), reporter: r, m: map[breakerKey]*breakerEntry{}}
 }
 
 func (b *breakers) get(k breakerKey, regionName string) *breakerEntry {
@@ -281,32 +223,35 @@ func (b *breakers) get(k breakerKey, regionName string) *breakerEntry {
 	if k.partition != "" {
 		name += " " + k.partition
 	}
-	cb := &breaker{name: name, threshold: threshold, probes: b.opts.HalfOpenProbes, interval: b.opts.OpenInterval, clock: b.clock}
+	var report func(from, to State)
 	if b.reporter != nil {
 		rep := b.reporter
-		cb.report = func(from, to State) {
+		report = func(from, to State) {
 			rep.CircuitBreakerStateChanged(context.Background(), name, from.String(), to.String())
 		}
 	}
+	cb := newBreaker(name, threshold, b.opts.HalfOpenProbes, b.opts.OpenInterval, report)
 	e := &breakerEntry{cb: cb, region: regionName}
 	b.m[k] = e
 	return e
 }
 
 // open reports whether the region's breaker, or the partition's breaker in that region, is open,
-// and since when (the later of the two when both are).
-func (b *breakers) open(r region, partition string, write bool) (bool, time.Time) {
+// and the order of its opening (the later of the two when both are).
+func (b *breakers) open(r region, partition string, write bool) (bool, uint64) {
 	if b == nil {
-		return false, time.Time{}
+		return false, 0
 	}
-	s, at := b.get(breakerKey{host: r.host, write: write}, r.name).cb.stateNow()
-	isOpen := s == StateOpen
+	rb := b.get(breakerKey{host: r.host, write: write}, r.name).cb
+	isOpen := rb.state() == StateOpen
+	var at uint64
+	if isOpen {
+		at = rb.opened.Load()
+	}
 	if partition != "" {
-		ps, pat := b.get(breakerKey{host: r.host, partition: partition, write: write}, r.name).cb.stateNow()
-		if ps == StateOpen {
-			if !isOpen || pat.After(at) {
-				at = pat
-			}
+		pb := b.get(breakerKey{host: r.host, partition: partition, write: write}, r.name).cb
+		if pb.state() == StateOpen {
+			at = max(at, pb.opened.Load())
 			isOpen = true
 		}
 	}
@@ -314,13 +259,13 @@ func (b *breakers) open(r region, partition string, write bool) (bool, time.Time
 }
 
 // leastRecentlyOpened returns the region among regions (all with an open breaker) whose breaker
-// opened first: the route tried, half-open, when every route is open.
+// opened first: the route sent, without asking its breaker, when every route is open.
 func (b *breakers) leastRecentlyOpened(regions []region, partition string, write bool) region {
 	best := regions[0]
-	var bestAt time.Time
+	var bestAt uint64
 	for i, r := range regions {
 		_, at := b.open(r, partition, write)
-		if i == 0 || at.Before(bestAt) {
+		if i == 0 || at < bestAt {
 			best, bestAt = r, at
 		}
 	}
@@ -330,7 +275,9 @@ func (b *breakers) leastRecentlyOpened(regions []region, partition string, write
 // allow asks the breaker that counts this request (the partition's when the request names its
 // range, else the region's) to let it through; ok is false when it refuses (open, or half-open
 // with its probes in flight). The region breaker is consulted for partition requests as well.
-// force lets the request through whatever the breakers say (see breaker.allow).
+// With force (the last route), a request its breaker refuses is sent anyway, without a ticket from
+// the breaker: its outcome is not counted, except that a failure moves the route to the back of
+// the all-open order.
 func (b *breakers) allow(r region, partition string, write, force bool) (t ticket, ok bool) {
 	if b == nil {
 		return ticket{}, true
@@ -338,12 +285,21 @@ func (b *breakers) allow(r region, partition string, write, force bool) (t ticke
 	region := b.get(breakerKey{host: r.host, write: write}, r.name)
 	counted := region
 	if partition != "" {
-		if s, _ := region.cb.stateNow(); s == StateOpen && !force {
-			return ticket{}, false
-		}
 		counted = b.get(breakerKey{host: r.host, partition: partition, write: write}, r.name)
 	}
-	return counted.cb.allow(force)
+	if partition == "" || region.cb.state() != StateOpen {
+		if t, ok := counted.cb.allow(); ok {
+			return t, true
+		}
+	}
+	if !force {
+		return ticket{}, false
+	}
+	forced := counted.cb
+	if partition != "" && region.cb.state() == StateOpen && counted.cb.state() != StateOpen {
+		forced = region.cb
+	}
+	return ticket{forced: forced}, true
 }
 
 func (b *breakers) list() []BreakerInfo {
@@ -358,10 +314,14 @@ func (b *breakers) list() []BreakerInfo {
 	b.mu.Unlock()
 	out := make([]BreakerInfo, 0, len(entries))
 	for k, e := range entries {
-		s, _ := e.cb.stateNow()
+		failures := 0
+		s := e.cb.state()
+		if s == StateClosed {
+			failures = int(e.cb.cb.Counts().ConsecutiveFailures)
+		}
 		out = append(out, BreakerInfo{
 			Name: e.cb.name, Region: e.region, Host: k.host, Partition: k.partition, Write: k.write,
-			State: s, ConsecutiveFailures: e.cb.consecutiveFailures(),
+			State: s, ConsecutiveFailures: failures,
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

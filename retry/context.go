@@ -19,8 +19,8 @@ func excludedFromContext(ctx context.Context) map[string]bool {
 	return m
 }
 
-// WithHedging returns a context whose operations run through Hedge are hedged as h says,
-// overriding the policy's Options.Hedging (a zero h turns hedging off for them).
+// WithHedging returns a context whose reads (and operations run through Hedge) are hedged as h
+// says, overriding the policy's Options.Hedging (a zero h turns hedging off for them).
 func WithHedging(ctx context.Context, h HedgingOptions) context.Context {
 	return context.WithValue(ctx, hedgingKey{}, h)
 }

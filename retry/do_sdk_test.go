@@ -28,7 +28,7 @@ func TestDoReadModifyWrite(t *testing.T) {
 	var interfere atomic.Int32
 	interfere.Store(2)
 	calls := 0
-	err := retry.Do(ctx, retry.Policy{Clock: newFakeClock()}, func(ctx context.Context) error {
+	err := retry.Do(ctx, retry.Backoff{Clock: newFakeClock()}, func(ctx context.Context) error {
 		calls++
 		resp, err := e.cc.ReadItem(ctx, pk, "a", nil)
 		if err != nil {
@@ -65,7 +65,7 @@ func TestDoReadModifyWrite(t *testing.T) {
 	}
 
 	// A unit that keeps losing gives up with the 412, still an *azcore.ResponseError underneath.
-	err = retry.Do(ctx, retry.Policy{MaxAttempts: 2, Clock: newFakeClock()}, func(ctx context.Context) error {
+	err = retry.Do(ctx, retry.Backoff{MaxAttempts: 2, Clock: newFakeClock()}, func(ctx context.Context) error {
 		stale := azcore.ETag(`"stale"`)
 		_, err := e.cc.ReplaceItem(ctx, pk, "a", []byte(`{"id":"a","pk":"p"}`), &azcosmos.ItemOptions{IfMatchEtag: &stale})
 		return diagnostics.FromError(diagnostics.OpReplaceItem, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -32,7 +33,7 @@ func TestDo(t *testing.T) {
 
 	tests := []struct {
 		name      string
-		policy    retry.Policy
+		policy    retry.Backoff
 		results   []error // what fn returns on each call; the last one repeats
 		wantCalls int
 		wantWaits []time.Duration
@@ -45,7 +46,7 @@ func TestDo(t *testing.T) {
 		},
 		{
 			name:      "412 twice then success",
-			policy:    retry.Policy{DisableJitter: true},
+			policy:    retry.Backoff{DisableJitter: true},
 			results:   []error{errPrecondition, errPrecondition, nil},
 			wantCalls: 3,
 			wantWaits: []time.Duration{50 * time.Millisecond, 100 * time.Millisecond},
@@ -58,7 +59,7 @@ func TestDo(t *testing.T) {
 		},
 		{
 			name:      "default attempts exhausted, backoff capped",
-			policy:    retry.Policy{DisableJitter: true, InitialBackoff: time.Second, MaxBackoff: 3 * time.Second},
+			policy:    retry.Backoff{DisableJitter: true, InitialBackoff: time.Second, MaxBackoff: 3 * time.Second},
 			results:   []error{errUnavailable},
 			wantCalls: retry.DefaultMaxAttempts,
 			wantWaits: []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second},
@@ -66,21 +67,21 @@ func TestDo(t *testing.T) {
 		},
 		{
 			name:      "MaxAttempts 1 means no retry",
-			policy:    retry.Policy{MaxAttempts: 1},
+			policy:    retry.Backoff{MaxAttempts: 1},
 			results:   []error{errUnavailable},
 			wantCalls: 1,
 			wantIs:    diagnostics.ErrUnavailable,
 		},
 		{
 			name:      "server retry hint is the minimum wait",
-			policy:    retry.Policy{DisableJitter: true, MaxAttempts: 2},
+			policy:    retry.Backoff{DisableJitter: true, MaxAttempts: 2},
 			results:   []error{errThrottled, nil},
 			wantCalls: 2,
 			wantWaits: []time.Duration{300 * time.Millisecond},
 		},
 		{
 			name:      "custom Retryable",
-			policy:    retry.Policy{DisableJitter: true, Retryable: func(err error) bool { return errors.Is(err, diagnostics.ErrNotFound) }},
+			policy:    retry.Backoff{DisableJitter: true, Retryable: func(err error) bool { return errors.Is(err, diagnostics.ErrNotFound) }},
 			results:   []error{errNotFound, errPrecondition},
 			wantCalls: 2,
 			wantWaits: []time.Duration{50 * time.Millisecond},
@@ -88,7 +89,7 @@ func TestDo(t *testing.T) {
 		},
 		{
 			name:      "context errors are never retried",
-			policy:    retry.Policy{Retryable: func(error) bool { return true }},
+			policy:    retry.Backoff{Retryable: func(error) bool { return true }},
 			results:   []error{fmt.Errorf("read: %w", context.DeadlineExceeded)},
 			wantCalls: 1,
 			wantIs:    context.DeadlineExceeded,
@@ -132,7 +133,7 @@ func TestDo(t *testing.T) {
 }
 
 func TestDoKeepsTypedErrors(t *testing.T) {
-	err := retry.Do(context.Background(), retry.Policy{MaxAttempts: 2, Clock: newFakeClock()}, func(context.Context) error {
+	err := retry.Do(context.Background(), retry.Backoff{MaxAttempts: 2, Clock: newFakeClock()}, func(context.Context) error {
 		return cosmosErr(http.StatusServiceUnavailable, 0)
 	})
 	var de *diagnostics.Error
@@ -150,7 +151,7 @@ func TestDoStopsWhenContextEndsDuringWait(t *testing.T) {
 	calls := 0
 	done := make(chan error, 1)
 	go func() {
-		done <- retry.Do(ctx, retry.Policy{InitialBackoff: time.Hour}, func(context.Context) error {
+		done <- retry.Do(ctx, retry.Backoff{InitialBackoff: time.Hour}, func(context.Context) error {
 			calls++
 			return cosmosErr(http.StatusServiceUnavailable, 0)
 		})
@@ -172,7 +173,7 @@ func TestDoDoesNotWaitPastTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithDeadline(context.Background(), clock.Now().Add(time.Second))
 	defer cancel()
 	calls := 0
-	err := retry.Do(ctx, retry.Policy{InitialBackoff: 2 * time.Second, DisableJitter: true, Clock: clock}, func(context.Context) error {
+	err := retry.Do(ctx, retry.Backoff{InitialBackoff: 2 * time.Second, DisableJitter: true, Clock: clock}, func(context.Context) error {
 		calls++
 		return cosmosErr(http.StatusPreconditionFailed, 0)
 	})
@@ -186,7 +187,7 @@ func TestDoDoesNotWaitPastTheDeadline(t *testing.T) {
 
 func TestDoJitterStaysInRange(t *testing.T) {
 	clock := newFakeClock()
-	_ = retry.Do(context.Background(), retry.Policy{MaxAttempts: 50, InitialBackoff: 100 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Clock: clock},
+	_ = retry.Do(context.Background(), retry.Backoff{MaxAttempts: 50, InitialBackoff: 100 * time.Millisecond, MaxBackoff: 100 * time.Millisecond, Clock: clock},
 		func(context.Context) error { return cosmosErr(http.StatusPreconditionFailed, 0) })
 	waits := clock.waits()
 	if len(waits) != 49 {
@@ -207,7 +208,7 @@ func TestDoJitterStaysInRange(t *testing.T) {
 // A read-modify-write loop: replace with If-Match until no other writer got in between.
 func ExampleDo() {
 	conflicts := 2 // pretend two other writers win first
-	err := retry.Do(context.Background(), retry.Policy{InitialBackoff: time.Millisecond}, func(ctx context.Context) error {
+	err := retry.Do(context.Background(), retry.Backoff{InitialBackoff: time.Millisecond}, func(ctx context.Context) error {
 		// read the item, change it, replace it with IfMatchEtag set to the ETag read ...
 		if conflicts > 0 {
 			conflicts--
@@ -217,4 +218,27 @@ func ExampleDo() {
 	})
 	fmt.Println(err)
 	// Output: <nil>
+}
+
+// TestDoRefusesBadBackoff: negative values and a Jitter outside [0, 1] used to be turned into
+// defaults silently; Do now refuses them before calling fn, naming the field.
+func TestDoRefusesBadBackoff(t *testing.T) {
+	for field, b := range map[string]retry.Backoff{
+		"Backoff.MaxAttempts":    {MaxAttempts: -1},
+		"Backoff.InitialBackoff": {InitialBackoff: -1},
+		"Backoff.MaxBackoff":     {MaxBackoff: -1},
+		"Backoff.Jitter":         {Jitter: 1.5},
+	} {
+		calls := 0
+		err := retry.Do(context.Background(), b, func(context.Context) error { calls++; return nil })
+		var ve *cosmoserr.ValidationError
+		if calls != 0 || !errors.As(err, &ve) || ve.Field != field {
+			t.Errorf("%s: Do = %v after %d calls; want a *cosmoserr.ValidationError naming the field", field, err, calls)
+		}
+	}
+	got := retry.Backoff{DisableJitter: true}.WithDefaults()
+	if got.MaxAttempts != retry.DefaultMaxAttempts || got.InitialBackoff != retry.DefaultInitialBackoff ||
+		got.MaxBackoff != retry.DefaultMaxBackoff || got.Jitter != 0 || got.Retryable == nil || got.Clock == nil {
+		t.Errorf("WithDefaults = %+v", got)
+	}
 }

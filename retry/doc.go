@@ -4,7 +4,7 @@
 //
 // # The pipeline policy
 //
-//	p := retry.NewPipelinePolicy(retry.Options{PreferredRegions: []string{"East US", "West US"}})
+//	p, err := retry.NewPipelinePolicy(retry.Options{PreferredRegions: []string{"East US", "West US"}})
 //	opts := &azcosmos.ClientOptions{PreferredRegions: []string{"East US", "West US"}}
 //	p.Install(opts) // package cosmoskit does this for you
 //	client, _ := azcosmos.NewClientWithKey(endpoint, cred, opts)
@@ -18,29 +18,31 @@
 //     last retry-after and attempts, which unwraps to the *azcore.ResponseError. Throttles and
 //     waits are reported to package diagnostics.
 //   - 404/1002 and 449 ([Options].SessionRetry, [Options].RetryWith, [BackoffOptions]): a read
-//     whose region has not caught up with its session token is retried there with backoff (at
-//     once, then 5 ms ×5, within 500 ms of waits) before azcosmos tries the write region, as
-//     .NET's SessionTokenMismatchRetryPolicy does before its ClientRetryPolicy (in a shorter window:
-//     the gateway has already waited, see DefaultSessionRetryMaxWait); a 449 RetryWith,
+//     whose region has not caught up with its session token goes to the write region at once, as
+//     in the gateway-mode .NET and Java clients (with SessionRetry.MaxWait set, it is first
+//     retried in its region with .NET's SessionTokenMismatchRetryPolicy backoff); a 449 RetryWith,
 //     which nothing in azcosmos retries, is retried in the region, writes included (at once, then
 //     10 ms ×2 up to 1 s, 30 s of waits), then returned as a final *cosmoserr.Error.
 //   - Circuit breakers ([BreakerOptions]): per region endpoint, and per partition key range in a
 //     region for requests that name their range ([WithPartitionKeyRange]); reads open after 10
 //     consecutive failures, writes after 5; 5xx, 408 and transport errors are failures, other 4xx
 //     are not, and 429, the caller's cancellation or deadline and requests that cannot be sent
-//     are not counted. An open breaker takes its region (or range) out of routing for the open
-//     interval (on [Options].Clock) until a probe succeeds; when every candidate is open, the one
-//     that opened first is tried half-open: the breakers reorder routes but never refuse them all.
+//     are not counted. The breakers are github.com/sony/gobreaker/v2 TwoStepCircuitBreakers. An
+//     open breaker takes its region (or range) out of routing for the open interval until a probe
+//     succeeds; when every candidate is open, the request goes to the least recently opened one
+//     without asking its breaker: the breakers order routes but never refuse the last one.
 //   - Regions: the effective order is the preferred regions minus the client's excluded regions
 //     ([PipelinePolicy.SetExcludedRegions], changeable at runtime) and the request's
 //     ([WithExcludedRegions]); when everything is excluded, the write region. Reads fail over along
 //     that order at once, with no sleeps.
-//   - Hedging ([HedgingOptions], off by default, per call with [WithHedging]) works at the
-//     operation level, with [Hedge]: a read with no final answer after a threshold is run again,
-//     as a whole operation of its own, pinned to the next region through the request context; the
-//     first final answer wins and the other attempts are cancelled. Writes are hedged only when
-//     asked, on multi-write accounts. The pipeline policy itself never sends a request twice at
-//     once, so no two attempts share a request's state.
+//   - Hedging ([HedgingOptions], off by default, per request with [WithHedging]): with it on,
+//     every document read of the client (point reads, query pages, so ReadMany and the
+//     cross-partition, vector and text searches; not the change feed) with no final answer after a
+//     threshold is sent again to the next region, from the transport Install wraps, so that the
+//     requests of one read share no pipeline state; the first final answer wins and the others are
+//     cancelled ([PipelinePolicy.HedgeStats] counts them). Writes are never hedged by the policy.
+//     [Hedge] does the same for a caller's own operation, each attempt pinned to a region through
+//     the context (writes only when asked, on multi-write accounts).
 //
 // azcosmos fixes its routing when the client is built, and keeping one client per account is
 // the SDK's guidance. The policy therefore runs after the SDK's own region retry policy and
@@ -55,5 +57,5 @@
 // with a retryable error (412 and transient failures by default), with exponential backoff that
 // honours the context and the server's retry hints.
 //
-// The package imports diagnostics and none of cosmoskit's other packages.
+// The package imports cosmoserr and none of cosmoskit's other packages (its tests use diagnostics).
 package retry

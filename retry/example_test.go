@@ -22,7 +22,7 @@ func ExamplePipelinePolicy_Install() {
 
 	opts := s.ClientOptions()
 	opts.PreferredRegions = []string{"East US", "West US"}
-	p := retry.NewPipelinePolicy(retry.Options{PreferredRegions: opts.PreferredRegions})
+	p, _ := retry.NewPipelinePolicy(retry.Options{PreferredRegions: opts.PreferredRegions})
 	p.Install(opts)
 	client, _ := azcosmos.NewClientFromConnectionString(s.ConnectionString(), opts)
 	defer client.Close()
@@ -92,7 +92,7 @@ func ExampleHedge() {
 
 	opts := s.ClientOptions()
 	opts.PreferredRegions = []string{"East US", "West US"}
-	p := retry.NewPipelinePolicy(retry.Options{PreferredRegions: opts.PreferredRegions,
+	p, _ := retry.NewPipelinePolicy(retry.Options{PreferredRegions: opts.PreferredRegions,
 		Hedging: retry.HedgingOptions{Enable: true, Threshold: 20 * time.Millisecond}})
 	p.Install(opts)
 	client, _ := azcosmos.NewClientFromConnectionString(s.ConnectionString(), opts)

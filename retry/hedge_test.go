@@ -126,7 +126,7 @@ func TestWritesAreNotHedged(t *testing.T) {
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Millisecond},
 	}, cosmostest.WithMultiWrite())
 	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsert, Delay: 50 * time.Millisecond})
-	// The pipeline never hedges by itself.
+	// The pipeline never hedges writes by itself.
 	if _, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ func newEnv(t *testing.T, o retry.Options, serverOpts ...cosmostest.Option) *env
 	co.PreferredRegions = o.PreferredRegions
 	co.PerCallPolicies = append(co.PerCallPolicies, diagnostics.NewPolicy(diagnostics.Options{}), e.stats)
 	co.PerRetryPolicies = append(co.PerRetryPolicies, diagnostics.NewAttemptPolicy())
-	e.p = retry.NewPipelinePolicy(o)
+	e.p = mustPolicy(t, o)
 	e.p.Install(co)
 	c, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), co)
 	if err != nil {
@@ -165,4 +165,14 @@ func (e *env) host(t *testing.T, region string) string {
 		t.Fatalf("no region %q", region)
 	}
 	return ep[len("https://") : len(ep)-1]
+}
+
+// mustPolicy builds a policy from valid options.
+func mustPolicy(t testing.TB, o retry.Options) *retry.PipelinePolicy {
+	t.Helper()
+	p, err := retry.NewPipelinePolicy(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func TestInstall(t *testing.T) {
-	p := retry.NewPipelinePolicy(retry.Options{})
+	p := mustPolicy(t, retry.Options{})
 	other := policy.Policy(nil)
 	o := &azcosmos.ClientOptions{}
 	o.PerRetryPolicies = []policy.Policy{other}
@@ -65,10 +65,11 @@ func TestThrottledWrite(t *testing.T) {
 }
 
 // TestSingleWriteRegionNeverFailsFast: with one write region there is nowhere else to go, so an
-// open write breaker must not refuse writes: each is sent (half-open) and the breaker closes as
-// soon as the region answers again.
+// open write breaker must not refuse writes: each is sent (without asking the breaker), and the
+// breaker closes when its first probe after the open interval succeeds.
 func TestSingleWriteRegionNeverFailsFast(t *testing.T) {
-	e := newEnv(t, retry.Options{Clock: newFakeClock()})
+	const interval = time.Second // gobreaker reads time.Now: a short interval, not a fake clock
+	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{OpenInterval: interval}})
 	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, Status: http.StatusServiceUnavailable})
 	ctx := context.Background()
 	upsert := func() error {
@@ -81,7 +82,8 @@ func TestSingleWriteRegionNeverFailsFast(t *testing.T) {
 		}
 	}
 	west := e.host(t, "West US")
-	if st, _ := breakerState(e.p, west, true); st != retry.StateOpen {
+	opened := time.Now()
+	if st, _ := breakerState(e.p, west, true); st != retry.StateOpen && time.Since(opened) < interval {
 		t.Fatalf("write breaker %v after %d 503s, want open", st, retry.DefaultWriteFailureThreshold)
 	}
 	e.s.ResetRequests()
@@ -94,6 +96,10 @@ func TestSingleWriteRegionNeverFailsFast(t *testing.T) {
 	fault.Remove()
 	if err := upsert(); err != nil {
 		t.Fatalf("upsert once the region recovered: %v", err)
+	}
+	time.Sleep(time.Until(opened.Add(interval + 10*time.Millisecond)))
+	if err := upsert(); err != nil { // the probe
+		t.Fatalf("upsert after the open interval: %v", err)
 	}
 	if st, _ := breakerState(e.p, west, true); st != retry.StateClosed {
 		t.Errorf("write breaker %v after a successful write, want closed", st)

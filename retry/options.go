@@ -2,7 +2,11 @@ package retry
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Defaults of [Options].
@@ -32,23 +36,17 @@ const (
 	// DefaultHedgeStep is the wait between further hedges, when HedgingOptions.Step is 0.
 	DefaultHedgeStep = 100 * time.Millisecond
 
-	// Defaults of Options.SessionRetry: the backoff of the .NET SDK's
-	// SessionTokenMismatchRetryPolicy (azure-cosmos-dotnet-v3,
+	// Options.SessionRetry: by default a 404/1002 (the region has not caught up with the
+	// request's session token) goes to the write region at once, as in the gateway-mode .NET and
+	// Java clients: behind the gateway, which has already waited for its replicas before answering
+	// 404/1002, they skip the Direct-mode SessionTokenMismatchRetryPolicy and let ClientRetryPolicy
+	// retry in the write region. Set SessionRetry.MaxWait to wait in the region first, with the
+	// backoff of .NET's SessionTokenMismatchRetryPolicy (azure-cosmos-dotnet-v3,
 	// Microsoft.Azure.Cosmos/src/direct/SessionTokenMismatchRetryPolicy.cs:
 	// defaultInitialBackoffTimeInMilliSeconds 5, defaultMaximumBackoffTimeInMilliseconds 500,
-	// backoffMultiplier 5, no delay before the first retry) within a shorter window: .NET's 5 s
-	// window (defaultWaitTimeInMilliSeconds 5000; Java's the same, RetryPoliciesOverview.md) belongs
-	// to Direct mode, where the SDK talks to replicas. In Gateway mode, the only mode azcosmos has,
-	// the gateway has already waited for its replicas before answering 404/1002, and the .NET and
-	// Java clients go straight to ClientRetryPolicy (the write region). cosmoskit waits in the
-	// region for at most 500 ms (Java's CosmosSessionRetryOptions minimum in-region time before
-	// switching regions) so that a region a little behind still answers locally, and one far
-	// behind costs half a second before the write region answers. Set SessionRetry.MaxWait to 5 s
-	// for .NET's Direct-mode window, or SessionRetry.Disable for the gateway-mode SDKs' behaviour.
+	// backoffMultiplier 5, no delay before the first retry): 500 ms is Java's
+	// CosmosSessionRetryOptions minimum in-region time, 5 s .NET's Direct-mode window.
 
-	// DefaultSessionRetryMaxWait is the most time one operation waits in a region for it to catch
-	// up with its session token (404/1002), when SessionRetry.MaxWait is 0.
-	DefaultSessionRetryMaxWait = 500 * time.Millisecond
 	// DefaultSessionRetryInitialBackoff is the wait before the second in-region retry of a
 	// 404/1002 (the first is immediate), when SessionRetry.InitialBackoff is 0.
 	DefaultSessionRetryInitialBackoff = 5 * time.Millisecond
@@ -79,10 +77,15 @@ const (
 )
 
 // Options configures [NewPipelinePolicy]. The zero value is valid: 429s retried 9 times within 30 s,
-// 404/1002 retried in the region for up to 500 ms, 449 retried for up to 30 s, circuit breakers at 10
+// 404/1002 sent to the write region at once, 449 retried for up to 30 s, circuit breakers at 10
 // failed reads / 5 failed writes, no excluded regions, no hedging, reads routed in the account's
-// region order.
+// region order. Negative durations and counts are refused (see [Options.Validate]): "off" is
+// spelled Disable in each feature's options.
 type Options struct {
+	// Disable turns the whole policy off: package cosmoskit does not install it (the SDK's own
+	// retries apply unchanged), and a PipelinePolicy built with it passes every request on
+	// unchanged and Install leaves the client options as they are. Default: false.
+	Disable bool
 	// PreferredRegions is the order in which reads (and writes, on a multi-write account) try
 	// the account's regions; pass the same list as azcosmos.ClientOptions.PreferredRegions.
 	// Names are compared like the SDK does (case and spaces ignored); names the account does not
@@ -94,16 +97,18 @@ type Options struct {
 	ExcludedRegions []string
 	// Throttle configures the 429 retries.
 	Throttle ThrottleOptions
-	// SessionRetry configures the in-region retries of requests answered 404 with sub-status
-	// 1002 (read session not available: the region's replica has not caught up with the request's
-	// session token yet). They come first, as in the .NET and Java SDKs, where
-	// SessionTokenMismatchRetryPolicy waits in the region before ClientRetryPolicy moves on: when
-	// this budget is spent the 404/1002 goes back to azcosmos, whose own policy retries once in
-	// the write region (single-write accounts; every region on multi-write accounts), and if that
-	// fails too the caller gets an error matching cosmoserr.ErrSessionNotAvailable. The budget is
-	// per operation: the write-region attempts do not wait again. Defaults: the
-	// DefaultSessionRetry constants (500 ms, 5 ms, 500 ms, ×5; the last wait is cut to
-	// what is left of MaxWait).
+	// SessionRetry configures in-region retries of requests answered 404 with sub-status 1002
+	// (read session not available: the region's replica has not caught up with the request's
+	// session token yet). Off by default (MaxWait 0): the 404/1002 goes back to azcosmos at once,
+	// whose own policy retries once in the write region (single-write accounts; every region on
+	// multi-write accounts), as the gateway-mode .NET and Java clients do; if that fails too the
+	// caller gets an error matching cosmoserr.ErrSessionNotAvailable. With MaxWait > 0 the request
+	// is first retried in its region (at once, then InitialBackoff 5 ms, ×5, capped at MaxBackoff
+	// 500 ms, the last wait cut to what is left of MaxWait), as .NET's Direct-mode
+	// SessionTokenMismatchRetryPolicy does before its ClientRetryPolicy: a region a little behind
+	// answers locally, one far behind costs MaxWait. The budget is per operation: the write-region
+	// attempts do not wait again. Measured with two regions and 300 ms of lag, 40 write-then-read
+	// pairs take a few round trips each by default, about 500 ms each with MaxWait 500 ms (README).
 	SessionRetry BackoffOptions
 	// RetryWith configures the retries of requests answered 449 (RetryWith: the write conflicted
 	// with a concurrent operation and was not applied), which nothing in azcosmos retries. Writes
@@ -113,14 +118,14 @@ type Options struct {
 	RetryWith BackoffOptions
 	// Breaker configures the circuit breakers.
 	Breaker BreakerOptions
-	// Hedging configures cross-region hedging of the operations run through Hedge; off unless
-	// Hedging.Enable is set.
+	// Hedging configures cross-region hedging of the client's reads (and of the operations run
+	// through Hedge); off unless Hedging.Enable is set.
 	Hedging HedgingOptions
 	// Reporter receives every circuit breaker state change, e.g. the *diagnostics.Policy of the
 	// client (which records a metric and a log record). If nil, changes are not reported.
 	Reporter StateReporter
-	// Clock is the time source of the throttle waits and of the circuit breakers' open interval.
-	// If nil, the system clock is used. (Hedge thresholds always run on the system clock.)
+	// Clock is the time source of the throttle, session and RetryWith waits. If nil, the system
+	// clock is used. (The breakers' open interval and hedge thresholds run on the system clock.)
 	Clock Clock
 }
 
@@ -130,22 +135,21 @@ type Options struct {
 // or the context's deadline. After that the caller gets an error matching ErrThrottled.
 type ThrottleOptions struct {
 	// MaxRetries is the number of retries after the first 429. If 0, DefaultThrottleMaxRetries (9)
-	// is used. A negative value means no retries, as azcore's RetryOptions.MaxRetries -1 does; say
-	// so with DisableRetries instead.
+	// is used. Negative values are refused: for no retries, set Disable.
 	MaxRetries int
 	// MaxWait is the most time spent waiting for throttled retries of one request, summed. If 0,
-	// DefaultThrottleMaxWait (30 s) is used; a negative budget allows no waiting, so no retries.
+	// DefaultThrottleMaxWait (30 s) is used. Negative values are refused.
 	MaxWait time.Duration
-	// DefaultRetryAfter is the wait when a 429 carries no retry hint. If 0 or negative,
-	// DefaultThrottleRetryAfter (100 ms) is used.
+	// DefaultRetryAfter is the wait when a 429 carries no retry hint. If 0,
+	// DefaultThrottleRetryAfter (100 ms) is used. Negative values are refused.
 	DefaultRetryAfter time.Duration
-	// DisableRetries returns throttled requests to the caller at once (as ErrThrottled).
-	DisableRetries bool
+	// Disable returns throttled requests to the caller at once (as ErrThrottled). Default: false.
+	Disable bool
 }
 
 func (o ThrottleOptions) withDefaults() ThrottleOptions {
 	switch {
-	case o.DisableRetries, o.MaxRetries < 0, o.MaxWait < 0:
+	case o.Disable:
 		o.MaxRetries = 0
 	case o.MaxRetries == 0:
 		o.MaxRetries = DefaultThrottleMaxRetries
@@ -168,26 +172,29 @@ func (o ThrottleOptions) withDefaults() ThrottleOptions {
 // others show a healthy service). Nothing that says nothing about a region's health counts either
 // way: 429 (throttling), the caller's cancellation or deadline, and a request that cannot be sent
 // at all (a header no HTTP request may carry, such as a continuation token with a newline; it
-// fails at once with an error matching diagnostics.ErrBadRequest). A breaker opens after
+// fails at once with an error matching cosmoserr.ErrBadRequest). A breaker opens after
 // the threshold of consecutive failures; while it is open its region (or its range in that region)
-// is left out of routing; after OpenInterval (on Options.Clock) it lets probe requests through
-// (half-open), and closes again when they succeed. The breakers never refuse every route: when
-// every region a request may go to is open, the one whose breaker opened first is tried at once,
-// half-open (a read that fails there is final; the next request tries the next one), so an account
-// with one region, or writes to the single write region, are never failed fast.
+// is left out of routing; after OpenInterval (wall time: the breakers are
+// github.com/sony/gobreaker/v2 TwoStepCircuitBreakers, which read time.Now) it lets probe requests
+// through (half-open), and closes again when they succeed. The breakers order routes and never
+// refuse the last one: when every region a request may go to is open, the request is sent at once
+// to the one whose breaker opened least recently, without asking its breaker (so its outcome is
+// not counted; a read that fails there is final, and that route goes to the back of the order, so
+// the next request tries another). An account with one region, or writes to the single write
+// region, are never failed fast.
 type BreakerOptions struct {
-	// ReadFailureThreshold is the number of consecutive failed reads that opens a breaker. If 0 or
-	// negative, DefaultReadFailureThreshold (10) is used (to turn breakers off, set Disable).
+	// ReadFailureThreshold is the number of consecutive failed reads that opens a breaker. If 0,
+	// DefaultReadFailureThreshold (10) is used (to turn breakers off, set Disable).
 	ReadFailureThreshold int
-	// WriteFailureThreshold is the same for writes. If 0 or negative, DefaultWriteFailureThreshold (5).
+	// WriteFailureThreshold is the same for writes. If 0, DefaultWriteFailureThreshold (5).
 	WriteFailureThreshold int
-	// OpenInterval is how long a breaker stays open before it lets probes through. If 0 or
-	// negative, DefaultOpenInterval (30 s) is used.
+	// OpenInterval is how long a breaker stays open before it lets probes through. If 0,
+	// DefaultOpenInterval (30 s) is used.
 	OpenInterval time.Duration
 	// HalfOpenProbes is the number of requests let through while half-open; that many successes
-	// close the breaker, one failure opens it again. If 0 or negative, 1 is used.
+	// close the breaker, one failure opens it again. If 0, 1 is used.
 	HalfOpenProbes int
-	// Disable turns the circuit breakers off.
+	// Disable turns the circuit breakers off. Default: false.
 	Disable bool
 }
 
@@ -207,20 +214,25 @@ func (o BreakerOptions) withDefaults() BreakerOptions {
 	return o
 }
 
-// HedgingOptions configures cross-region hedging (the other SDKs' availability strategy) of the
-// operations run through [Hedge]: when a read has no final answer after Threshold, the same read is
-// run again pinned to the next region in the effective order, then to the one after every Step.
-// The first final answer wins (a success, or an error diagnostics.IsRetryable rejects: statuses
-// below 500 except 408, 404/1002, 410, 429 and 449, as in .NET's hedging) and the other attempts are
-// cancelled. A hedged attempt does not fail over on its own; an attempt that fails transiently
-// makes the next hedge start at once. Hedging needs at least two regions to go to. Requests sent
-// without Hedge are never hedged.
+// HedgingOptions configures cross-region hedging (the other SDKs' availability strategy). With
+// Enable, the policy hedges every document read of the client by itself, as .NET's availability
+// strategy does: point reads, queries (so ReadMany, cross-partition pages, vector and text
+// searches) and read-all pages. When a read has no final answer after Threshold, the same request
+// is sent to the next region of the effective order (regions with an open breaker left out), then
+// to the one after every Step, and at once after a request that failed transiently; the first
+// final answer wins (a success, or a response that is not transient: statuses below 500 except
+// 408, 404/1002, 410, 429 and 449) and the other requests are cancelled before the read returns.
+// The hedges are sent from the transport Install wraps (see [PipelinePolicy.HedgeStats]). Change
+// feed reads, metadata and writes are never hedged by the policy. [Hedge] runs a caller's own
+// operation with the same options, each attempt a whole operation pinned to its region (and runs
+// document writes, on multi-write accounts, only with Writes). Per request, [WithHedging] and
+// [WithoutHedging] override the options. Hedging needs at least two regions to go to.
 type HedgingOptions struct {
 	// Enable turns hedging on. Off by default.
 	Enable bool
-	// Threshold is the wait before the first hedge. If 0 or negative, DefaultHedgeThreshold (500 ms).
+	// Threshold is the wait before the first hedge. If 0, DefaultHedgeThreshold (500 ms).
 	Threshold time.Duration
-	// Step is the wait between further hedges. If 0 or negative, DefaultHedgeStep (100 ms).
+	// Step is the wait between further hedges. If 0, DefaultHedgeStep (100 ms).
 	Step time.Duration
 	// Writes lets Hedge run document writes, on multi-write accounts only (expect extra 409s and
 	// 412s). Otherwise a write passed to Hedge fails before anything is sent.
@@ -251,15 +263,15 @@ type StateReporter interface {
 // Options.Clock) rather than measuring wall time as the .NET SDK does, so that tests can drive it.
 type BackoffOptions struct {
 	// MaxWait is the most time spent waiting, summed over the retries of one operation. If 0, the
-	// field's documented default; a negative value allows no retry at all.
+	// field's documented default. Negative values are refused (for no retries, set Disable).
 	MaxWait time.Duration
-	// InitialBackoff is the wait before the second retry. If 0 or negative, the default.
+	// InitialBackoff is the wait before the second retry. If 0, the default.
 	InitialBackoff time.Duration
-	// MaxBackoff caps each wait. If 0 or negative, the default.
+	// MaxBackoff caps each wait. If 0, the default.
 	MaxBackoff time.Duration
-	// Multiplier grows the waits. If below 1, the default.
+	// Multiplier grows the waits: 0 means the default, otherwise at least 1.
 	Multiplier float64
-	// Disable turns these retries off: the response goes back as it came.
+	// Disable turns these retries off: the response goes back as it came. Default: false.
 	Disable bool
 }
 
@@ -277,4 +289,60 @@ func (o BackoffOptions) withDefaults(maxWait, initial, maxBackoff time.Duration,
 		o.Multiplier = multiplier
 	}
 	return o
+}
+
+// Validate reports the first field of o that [NewPipelinePolicy] refuses, as a
+// *cosmoserr.ValidationError naming it (for example "Options.Throttle.MaxWait"): negative counts
+// and durations, a backoff Multiplier below 1 other than 0, empty region names. A disabled
+// feature's fields are still checked.
+func (o Options) Validate() error {
+	bad := func(field, reason string) error {
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options." + field, Reason: reason}
+	}
+	for i, r := range o.PreferredRegions {
+		if canonical(r) == "" {
+			return bad(fmt.Sprintf("PreferredRegions[%d]", i), "is empty")
+		}
+	}
+	for i, r := range o.ExcludedRegions {
+		if canonical(r) == "" {
+			return bad(fmt.Sprintf("ExcludedRegions[%d]", i), "is empty")
+		}
+	}
+	negative := "is negative; 0 means the default"
+	type check struct {
+		field string
+		v     int64
+	}
+	for _, c := range []check{
+		{"Throttle.MaxRetries", int64(o.Throttle.MaxRetries)},
+		{"Throttle.MaxWait", int64(o.Throttle.MaxWait)},
+		{"Throttle.DefaultRetryAfter", int64(o.Throttle.DefaultRetryAfter)},
+		{"Breaker.ReadFailureThreshold", int64(o.Breaker.ReadFailureThreshold)},
+		{"Breaker.WriteFailureThreshold", int64(o.Breaker.WriteFailureThreshold)},
+		{"Breaker.OpenInterval", int64(o.Breaker.OpenInterval)},
+		{"Breaker.HalfOpenProbes", int64(o.Breaker.HalfOpenProbes)},
+		{"Hedging.Threshold", int64(o.Hedging.Threshold)},
+		{"Hedging.Step", int64(o.Hedging.Step)},
+	} {
+		if c.v < 0 {
+			return bad(c.field, negative)
+		}
+	}
+	for _, b := range []struct {
+		name string
+		o    BackoffOptions
+	}{{"SessionRetry", o.SessionRetry}, {"RetryWith", o.RetryWith}} {
+		switch {
+		case b.o.MaxWait < 0:
+			return bad(b.name+".MaxWait", negative+"; set Disable for no retries")
+		case b.o.InitialBackoff < 0:
+			return bad(b.name+".InitialBackoff", negative)
+		case b.o.MaxBackoff < 0:
+			return bad(b.name+".MaxBackoff", negative)
+		case math.IsNaN(b.o.Multiplier) || math.IsInf(b.o.Multiplier, 0) || (b.o.Multiplier != 0 && b.o.Multiplier < 1):
+			return bad(b.name+".Multiplier", "is below 1 or not a number; 0 means the default")
+		}
+	}
+	return nil
 }

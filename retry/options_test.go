@@ -1,11 +1,15 @@
 package retry_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -18,7 +22,7 @@ func TestPipelinePolicyOptions(t *testing.T) {
 		Breaker: retry.BreakerOptions{ReadFailureThreshold: retry.DefaultReadFailureThreshold,
 			WriteFailureThreshold: retry.DefaultWriteFailureThreshold, OpenInterval: retry.DefaultOpenInterval,
 			HalfOpenProbes: 1},
-		SessionRetry: retry.BackoffOptions{MaxWait: retry.DefaultSessionRetryMaxWait, InitialBackoff: retry.DefaultSessionRetryInitialBackoff,
+		SessionRetry: retry.BackoffOptions{InitialBackoff: retry.DefaultSessionRetryInitialBackoff,
 			MaxBackoff: retry.DefaultSessionRetryMaxBackoff, Multiplier: retry.DefaultSessionRetryMultiplier},
 		RetryWith: retry.BackoffOptions{MaxWait: retry.DefaultRetryWithMaxWait, InitialBackoff: retry.DefaultRetryWithInitialBackoff,
 			MaxBackoff: retry.DefaultRetryWithMaxBackoff, Multiplier: retry.DefaultRetryWithMultiplier},
@@ -39,31 +43,25 @@ func TestPipelinePolicyOptions(t *testing.T) {
 	}
 	disabled := defaults
 	disabled.Throttle.MaxRetries = 0
-	disabled.Throttle.DisableRetries = true
+	disabled.Throttle.Disable = true
 	tests := []struct {
 		name string
 		in   retry.Options
 		want retry.Options
 	}{
 		{"zero", retry.Options{}, defaults},
-		{"negative", retry.Options{
-			Throttle: retry.ThrottleOptions{MaxRetries: -1, DefaultRetryAfter: -1},
-			Breaker:  retry.BreakerOptions{ReadFailureThreshold: -1, WriteFailureThreshold: -1, OpenInterval: -1, HalfOpenProbes: -1},
-			Hedging:  retry.HedgingOptions{Threshold: -1, Step: -1},
-		}, disabled},
-		{"negative budget", retry.Options{Throttle: retry.ThrottleOptions{MaxWait: -1}}, disabled},
-		{"disabled", retry.Options{Throttle: retry.ThrottleOptions{DisableRetries: true, MaxRetries: 4}}, disabled},
+		{"disabled", retry.Options{Throttle: retry.ThrottleOptions{Disable: true, MaxRetries: 4}}, disabled},
 		{"set", set, set},
 	}
 	cmpOpts := cmp.Comparer(func(a, b retry.StateReporter) bool { return a == b })
 	clockOpt := cmp.Comparer(func(a, b retry.Clock) bool { return a == b })
 	for _, tt := range tests {
-		p := retry.NewPipelinePolicy(tt.in)
+		p := mustPolicy(t, tt.in)
 		got := p.Options()
 		if diff := cmp.Diff(tt.want, got, cmpOpts, clockOpt); diff != "" {
 			t.Errorf("%s: Options() (-want +got):\n%s", tt.name, diff)
 		}
-		again := retry.NewPipelinePolicy(got).Options()
+		again := mustPolicy(t, got).Options()
 		if diff := cmp.Diff(got, again, cmpOpts, clockOpt); diff != "" {
 			t.Errorf("%s: NewPipelinePolicy(p.Options()).Options() differs (-first +second):\n%s", tt.name, diff)
 		}
@@ -71,7 +69,7 @@ func TestPipelinePolicyOptions(t *testing.T) {
 
 	// The slices are copies, and ExcludedRegions follow SetExcludedRegions.
 	in := retry.Options{PreferredRegions: []string{"East US"}, ExcludedRegions: []string{"West US"}}
-	p := retry.NewPipelinePolicy(in)
+	p := mustPolicy(t, in)
 	in.PreferredRegions[0] = "changed"
 	got := p.Options()
 	got.PreferredRegions[0], got.ExcludedRegions[0] = "changed", "changed"
@@ -81,5 +79,53 @@ func TestPipelinePolicyOptions(t *testing.T) {
 	p.SetExcludedRegions("East US", "North Europe")
 	if diff := cmp.Diff([]string{"East US", "North Europe"}, p.Options().ExcludedRegions); diff != "" {
 		t.Errorf("ExcludedRegions after SetExcludedRegions (-want +got):\n%s", diff)
+	}
+}
+
+// TestPipelinePolicyRefusesBadOptions: negative counts and durations were silently turned into
+// defaults (or "off"); now NewPipelinePolicy refuses them, naming the field.
+func TestPipelinePolicyRefusesBadOptions(t *testing.T) {
+	tests := []struct {
+		field string
+		o     retry.Options
+	}{
+		{"Options.PreferredRegions[1]", retry.Options{PreferredRegions: []string{"West US", " "}}},
+		{"Options.ExcludedRegions[0]", retry.Options{ExcludedRegions: []string{""}}},
+		{"Options.Throttle.MaxRetries", retry.Options{Throttle: retry.ThrottleOptions{MaxRetries: -1}}},
+		{"Options.Throttle.MaxWait", retry.Options{Throttle: retry.ThrottleOptions{MaxWait: -1}}},
+		{"Options.Throttle.DefaultRetryAfter", retry.Options{Throttle: retry.ThrottleOptions{DefaultRetryAfter: -1}}},
+		{"Options.Breaker.ReadFailureThreshold", retry.Options{Breaker: retry.BreakerOptions{ReadFailureThreshold: -1}}},
+		{"Options.Breaker.WriteFailureThreshold", retry.Options{Breaker: retry.BreakerOptions{WriteFailureThreshold: -1}}},
+		{"Options.Breaker.OpenInterval", retry.Options{Breaker: retry.BreakerOptions{OpenInterval: -1}}},
+		{"Options.Breaker.HalfOpenProbes", retry.Options{Breaker: retry.BreakerOptions{HalfOpenProbes: -1}}},
+		{"Options.Hedging.Threshold", retry.Options{Hedging: retry.HedgingOptions{Threshold: -1}}},
+		{"Options.Hedging.Step", retry.Options{Hedging: retry.HedgingOptions{Step: -1}}},
+		{"Options.SessionRetry.MaxWait", retry.Options{SessionRetry: retry.BackoffOptions{MaxWait: -1}}},
+		{"Options.SessionRetry.Multiplier", retry.Options{SessionRetry: retry.BackoffOptions{Multiplier: 0.5}}},
+		{"Options.RetryWith.InitialBackoff", retry.Options{RetryWith: retry.BackoffOptions{InitialBackoff: -1}}},
+		{"Options.RetryWith.MaxBackoff", retry.Options{RetryWith: retry.BackoffOptions{MaxBackoff: -1}}},
+	}
+	for _, tt := range tests {
+		p, err := retry.NewPipelinePolicy(tt.o)
+		var ve *cosmoserr.ValidationError
+		if p != nil || !errors.As(err, &ve) || ve.Field != tt.field || !errors.Is(err, cosmoserr.ErrValidation) {
+			t.Errorf("%s: NewPipelinePolicy = %v, %v; want a *cosmoserr.ValidationError naming the field", tt.field, p, err)
+		}
+	}
+	if _, err := retry.NewPipelinePolicy(retry.Options{}); err != nil {
+		t.Errorf("zero Options refused: %v", err)
+	}
+}
+
+// TestDisabledPolicyPassesThrough: Options.Disable installs nothing.
+func TestDisabledPolicyPassesThrough(t *testing.T) {
+	p := mustPolicy(t, retry.Options{Disable: true})
+	var co azcosmos.ClientOptions
+	p.Install(&co)
+	if len(co.PerRetryPolicies) != 0 || co.Retry.StatusCodes != nil {
+		t.Errorf("a disabled policy changed the client options: %+v", co)
+	}
+	if !p.Options().Disable {
+		t.Error("Options().Disable is false")
 	}
 }

@@ -46,6 +46,7 @@ import (
 // write, returns its failure unchanged, and the SDK's own retry rules (same-region connection
 // retries, 403/3 write-region failover, 404/1002 session retries) apply as without this policy.
 type PipelinePolicy struct {
+	disabled  bool    // Options.Disable: pass every request on unchanged
 	opts      Options // in effect, defaults filled in; ExcludedRegions unused (see excluded)
 	throttle  ThrottleOptions
 	session   BackoffOptions
@@ -57,6 +58,7 @@ type PipelinePolicy struct {
 	topo      atomic.Pointer[topology]
 	routes    atomic.Pointer[routeCache]
 	br        *breakers // nil when disabled
+	hedges    hedgeCounters
 }
 
 type excludedRegions struct {
@@ -64,11 +66,16 @@ type excludedRegions struct {
 	set   map[string]bool
 }
 
-// NewPipelinePolicy returns a policy configured by o (see [Options] for the defaults).
-func NewPipelinePolicy(o Options) *PipelinePolicy {
+// NewPipelinePolicy returns a policy configured by o (see [Options] for the defaults). Options that
+// [Options.Validate] refuses are returned as its *cosmoserr.ValidationError, naming the field.
+func NewPipelinePolicy(o Options) (*PipelinePolicy, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	p := &PipelinePolicy{
+		disabled: o.Disable,
 		throttle: o.Throttle.withDefaults(),
-		session: o.SessionRetry.withDefaults(DefaultSessionRetryMaxWait, DefaultSessionRetryInitialBackoff,
+		session: o.SessionRetry.withDefaults(0, DefaultSessionRetryInitialBackoff,
 			DefaultSessionRetryMaxBackoff, DefaultSessionRetryMultiplier),
 		retryWith: o.RetryWith.withDefaults(DefaultRetryWithMaxWait, DefaultRetryWithInitialBackoff,
 			DefaultRetryWithMaxBackoff, DefaultRetryWithMultiplier),
@@ -81,7 +88,7 @@ func NewPipelinePolicy(o Options) *PipelinePolicy {
 		}
 	}
 	if !o.Breaker.Disable {
-		p.br = newBreakers(o.Breaker, o.Reporter, p.clock)
+		p.br = newBreakers(o.Breaker, o.Reporter)
 	}
 	p.SetExcludedRegions(o.ExcludedRegions...)
 	p.opts = o
@@ -90,24 +97,21 @@ func NewPipelinePolicy(o Options) *PipelinePolicy {
 	p.opts.Throttle = p.throttle
 	p.opts.SessionRetry = p.session
 	p.opts.RetryWith = p.retryWith
-	if p.throttle.MaxRetries == 0 {
-		p.opts.Throttle.DisableRetries = true
-	}
 	p.opts.Breaker = o.Breaker.withDefaults()
 	p.opts.Hedging = o.Hedging.withDefaults()
 	p.opts.Clock = p.clock
-	return p
+	return p, nil
 }
 
 // Options returns the options in effect, for printing or logging the configuration: o as given
 // to [NewPipelinePolicy] with every zero value replaced by its documented default
 // (Throttle.MaxRetries 9, MaxWait 30 s, DefaultRetryAfter 100 ms; Breaker thresholds 10 and 5,
-// OpenInterval 30 s, HalfOpenProbes 1; SessionRetry 500 ms, 5 ms, 500 ms, ×5; RetryWith 30 s, 10 ms,
+// OpenInterval 30 s, HalfOpenProbes 1; SessionRetry MaxWait 0 (no in-region wait) with 5 ms, 500 ms,
+// ×5; RetryWith 30 s, 10 ms,
 // 1 s, ×2, filled in even when disabled; Hedging Threshold 500 ms and Step 100 ms, filled in even
 // when hedging is off; Clock SystemClock), except where the zero value is itself the behaviour:
-// empty PreferredRegions (the account's order) and a nil Reporter stay as they are. When throttled
-// requests are not retried (DisableRetries, or a negative MaxRetries or MaxWait), Throttle has
-// DisableRetries set and MaxRetries 0. ExcludedRegions are the client-level ones now in effect
+// empty PreferredRegions (the account's order) and a nil Reporter stay as they are. With
+// Throttle.Disable, Throttle.MaxRetries reads 0. ExcludedRegions are the client-level ones now in effect
 // (see [PipelinePolicy.SetExcludedRegions]). The slices are copies; passing the result to
 // NewPipelinePolicy configures an equivalent policy.
 func (p *PipelinePolicy) Options() Options {
@@ -121,9 +125,22 @@ func (p *PipelinePolicy) Options() Options {
 // diagnostics attempt policy and any host pinning policy run below it and see each attempt), and
 // takes 429 out of the status codes azcore's retry policy retries (keeping its other defaults:
 // 408, 500, 502, 503, 504), so that throttling has one retry layer. A ShouldRetry already set in
-// opts.Retry is wrapped to return false for 429.
+// opts.Retry is wrapped to return false for 429. It also wraps opts.Transport (an http.Client like
+// azcosmos's default when nil) in the transport that sends the policy's hedges (see
+// [HedgingOptions]), so set the Transport before calling Install. A policy built with
+// Options.Disable installs nothing.
 func (p *PipelinePolicy) Install(opts *azcosmos.ClientOptions) {
+	if p.disabled {
+		return
+	}
 	opts.PerRetryPolicies = append([]policy.Policy{p}, opts.PerRetryPolicies...)
+	if _, ok := opts.Transport.(*hedgeTransport); !ok {
+		next := opts.Transport
+		if next == nil {
+			next = defaultHTTPClient()
+		}
+		opts.Transport = &hedgeTransport{next: next}
+	}
 	if should := opts.Retry.ShouldRetry; should != nil {
 		opts.Retry.ShouldRetry = func(resp *http.Response, err error) bool {
 			if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
@@ -182,6 +199,9 @@ func (p *PipelinePolicy) Regions(ctx context.Context) []string {
 
 // Do implements policy.Policy.
 func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
+	if p.disabled {
+		return req.Next()
+	}
 	raw := req.Raw()
 	op := wire.Classify(raw)
 	if op.Name == wire.OpReadAccount {
@@ -274,23 +294,32 @@ func (p *PipelinePolicy) do(req *policy.Request, op wire.Operation, ops *opState
 	st := &ops.throttle
 	if r.write {
 		// Writes go to one region; failures are the SDK's to retry.
-		res := p.attempt(req, avail[0], r, st, force)
+		res := p.attempt(req, avail[0], r, st, force, nil)
 		if res.skipped { // half-open with its probe in flight: this is the only route, so go anyway
-			res = p.attempt(req, avail[0], r, st, true)
+			res = p.attempt(req, avail[0], r, st, true, nil)
 		}
 		ops.noteSDKRetry(res.resp)
 		return res.resp, res.err
 	}
 	var last result
 	tried := 0
-	for i, c := range avail {
+	for i := 0; i < len(avail); i++ {
+		c := avail[i]
+		var plan *hedgePlan
+		if !pinned {
+			plan = p.planHedge(ctx, r, avail[i+1:])
+		}
 		// The last region is forced when every one before it was skipped: the breakers may
 		// reorder the routes but never refuse them all.
-		res := p.attempt(req, c, r, st, force || (tried == 0 && i == len(avail)-1))
+		res := p.attempt(req, c, r, st, force || (tried == 0 && i == len(avail)-1), plan)
 		if res.skipped {
 			continue
 		}
 		tried++
+		if plan != nil { // the regions the transport hedged to have had their turn
+			tried += plan.launched
+			i += plan.launched
+		}
 		if res.final {
 			last.close()
 			ops.noteSDKRetry(res.resp)
@@ -460,8 +489,9 @@ func (r *result) giveUp() error {
 }
 
 // attempt sends req to region c through the breaker and the throttle loop;
-// force lets it through whatever the breakers say (the last route).
-func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState, force bool) result {
+// force lets it through whatever the breakers say (the last route). With a hedge plan, the
+// transport hedges the attempt to the plan's regions (see hedgeTransport).
+func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *throttleState, force bool, plan *hedgePlan) result {
 	tk, ok := p.br.allow(c, r.partition, r.write, force)
 	if !ok {
 		return result{skipped: true}
@@ -469,18 +499,29 @@ func (p *PipelinePolicy) attempt(req *policy.Request, c region, r route, st *thr
 	raw := req.Raw()
 	raw.Host = c.host
 	raw.URL.Host = c.host
-	resp, err := p.sendThrottled(req, st) //nolint:bodyclose // the response goes back to the caller in the result
 	ctx := raw.Context()
+	send := req
+	if plan != nil {
+		send = req.WithContext(context.WithValue(ctx, hedgePlanKey{}, plan))
+	}
+	resp, err := p.sendThrottled(send, st) //nolint:bodyclose // the response goes back to the caller in the result
+	if plan != nil && plan.winner >= 0 {
+		// A hedge answered: this region was slow, not failed, and the answer is the other's.
+		tk.record(outcomeNeutral)
+		o := classify(ctx, resp, err)
+		return result{resp: resp, err: err, final: o == outcomeSuccess || (o == outcomeNeutral && (err != nil || ctx.Err() != nil)),
+			region: plan.regions[plan.winner].name}
+	}
 	if err != nil {
 		// Headers from policy.WithHTTPHeader are added below this policy, into this request's
 		// header map: a request they made unsendable failed for its own sake, not the region's.
 		if h := unsendable(raw.Header); h != "" {
-			tk.done(outcomeNeutral)
+			tk.record(outcomeNeutral)
 			return result{err: unsendableRequest(r.op, h), final: true, region: c.name}
 		}
 	}
 	o := classify(ctx, resp, err)
-	tk.done(o)
+	tk.record(o)
 	final := o == outcomeSuccess || (o == outcomeNeutral && (err != nil || ctx.Err() != nil))
 	name := c.name
 	if name == "" {

@@ -161,7 +161,7 @@ func TestMultiWriteWritesHonourExclusion(t *testing.T) {
 }
 
 func TestRegionsBeforeTopology(t *testing.T) {
-	p := retry.NewPipelinePolicy(retry.Options{})
+	p := mustPolicy(t, retry.Options{})
 	if got := p.Regions(context.Background()); got != nil {
 		t.Errorf("Regions before the account was read = %q", got)
 	}

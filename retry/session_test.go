@@ -22,11 +22,32 @@ func sessionNotAvailable(region string, times int) cosmostest.Fault {
 		Status: http.StatusNotFound, SubStatus: 1002, Times: times}
 }
 
-// TestSessionNotAvailableRetriedInRegion: a 404/1002 is retried in the region that answered it,
+// TestSessionNotAvailableGoesToTheWriteRegion: by default a 404/1002 goes to the write region at
+// once, as in the gateway-mode .NET and Java clients, with no wait in the lagging region. (It used
+// to be retried in the region for up to 500 ms first.)
+func TestSessionNotAvailableGoesToTheWriteRegion(t *testing.T) {
+	clock := newFakeClock()
+	e := newEnv(t, retry.Options{Clock: clock, PreferredRegions: []string{"East US", "West US"}})
+	e.s.InjectFault(sessionNotAvailable("East US", 1))
+	if err := e.read(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if e.s.Requests(regionReads("East US")) != 1 || e.s.Requests(regionReads("West US")) != 1 {
+		t.Errorf("East US %d, West US %d reads; want 1 and 1 (straight to the write region)",
+			e.s.Requests(regionReads("East US")), e.s.Requests(regionReads("West US")))
+	}
+	if len(clock.waits()) != 0 {
+		t.Errorf("waited %v", clock.waits())
+	}
+}
+
+// TestSessionNotAvailableRetriedInRegion: with SessionRetry.MaxWait, a 404/1002 is retried in the
+// region that answered it,
 // the first retry at once and then with the .NET backoff (5 ms, ×5), before any other region.
 func TestSessionNotAvailableRetriedInRegion(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock, PreferredRegions: []string{"East US", "West US"}})
+	e := newEnv(t, retry.Options{Clock: clock, PreferredRegions: []string{"East US", "West US"},
+		SessionRetry: retry.BackoffOptions{MaxWait: 500 * time.Millisecond}})
 	e.s.InjectFault(sessionNotAvailable("East US", 3))
 	if err := e.read(context.Background()); err != nil {
 		t.Fatal(err)
@@ -181,8 +202,8 @@ func TestRetryWithDeadline(t *testing.T) {
 }
 
 func TestBackoffOptionsInEffect(t *testing.T) {
-	o := retry.NewPipelinePolicy(retry.Options{}).Options()
-	want := retry.BackoffOptions{MaxWait: 500 * time.Millisecond, InitialBackoff: 5 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, Multiplier: 5}
+	o := mustPolicy(t, retry.Options{}).Options()
+	want := retry.BackoffOptions{InitialBackoff: 5 * time.Millisecond, MaxBackoff: 500 * time.Millisecond, Multiplier: 5}
 	if o.SessionRetry != want {
 		t.Errorf("SessionRetry = %+v, want %+v", o.SessionRetry, want)
 	}
@@ -190,7 +211,7 @@ func TestBackoffOptionsInEffect(t *testing.T) {
 	if o.RetryWith != want {
 		t.Errorf("RetryWith = %+v, want %+v", o.RetryWith, want)
 	}
-	o = retry.NewPipelinePolicy(retry.Options{RetryWith: retry.BackoffOptions{Disable: true, MaxWait: time.Second}}).Options()
+	o = mustPolicy(t, retry.Options{RetryWith: retry.BackoffOptions{Disable: true, MaxWait: time.Second}}).Options()
 	if !o.RetryWith.Disable || o.RetryWith.MaxWait != time.Second {
 		t.Errorf("RetryWith = %+v", o.RetryWith)
 	}

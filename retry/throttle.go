@@ -101,7 +101,7 @@ func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (
 			if wait, ok = st.retryWith.wait(ctx, p.retryWith, p.clock); !ok {
 				return nil, p.spent(resp, st)
 			}
-		case resp.StatusCode == http.StatusNotFound && !p.session.Disable &&
+		case resp.StatusCode == http.StatusNotFound && !p.session.Disable && p.session.MaxWait > 0 &&
 			wire.SubStatus(resp.Header) == wire.SubStatusReadSessionNotAvailable:
 			var ok bool
 			if wait, ok = st.session.wait(ctx, p.session, p.clock); !ok {

@@ -54,7 +54,11 @@ func (a *account) instance(name string, prefer []string) (*instance, error) {
 	if a.srv != nil {
 		ro.SessionRetry.MaxWait = demoSessionWait
 	}
-	retry.NewPipelinePolicy(ro).Install(opts)
+	rp, rerr := retry.NewPipelinePolicy(ro)
+	if rerr != nil {
+		return nil, rerr
+	}
+	rp.Install(opts)
 	opts.PerRetryPolicies = append(opts.PerRetryPolicies, attemptLog{})
 
 	var az *azcosmos.Client

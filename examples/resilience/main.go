@@ -222,7 +222,7 @@ func printConfig(ctx context.Context, p *printer, cfg cosmoskit.Config, client *
 	}
 	p.say("  effective read order: %s\n", list(client.Retry().Regions(ctx)))
 	t, b := cfg.Retry.Throttle, cfg.Retry.Breaker
-	if t.DisableRetries {
+	if t.Disable {
 		p.say("  429s: not retried\n")
 	} else {
 		p.say("  429s: up to %d retries within %v, each after the server's x-ms-retry-after-ms\n",
