@@ -7,10 +7,9 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // Estimator estimates how far a processor's leases are behind, like the .NET change feed
@@ -61,7 +60,7 @@ func (e *Estimator) open(ctx context.Context) (*store, error) {
 	}
 	props, err := e.monitored.Read(ctx, nil)
 	if err != nil {
-		return nil, diagnostics.FromError(diagnostics.OpReadContainer, err)
+		return nil, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}
 	e.store = &store{c: lc, ids: newIDs(e.name, props.ContainerProperties.ResourceID), now: time.Now}
 	return e.store, nil
@@ -113,7 +112,7 @@ func (e *Estimator) lag(ctx context.Context, r azcosmos.FeedRange, etag string, 
 	}
 	resp, err := e.monitored.ReadChangeFeed(ctx, &opts)
 	if err != nil {
-		return 0, diagnostics.FromError(diagnostics.OpReadChangeFeed, err)
+		return 0, cosmoserr.FromError(cosmoserr.OpReadChangeFeed, err)
 	}
 	if ranges, err := parseToken(resp.ContinuationToken); err == nil && len(ranges) > 1 && depth < 3 {
 		var sum int64

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 func nop(context.Context, changefeed.Batch) error { return nil }
@@ -38,7 +39,7 @@ func TestOptionsInEffect(t *testing.T) {
 	if err := p.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Start(context.Background()); !errors.Is(err, changefeed.ErrStarted) {
+	if err := p.Start(context.Background()); !errors.Is(err, cosmoserr.ErrStarted) {
 		t.Errorf("second Start: %v", err)
 	}
 	stop(t, p)
@@ -88,8 +89,8 @@ func TestValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := c.make()
-		var ve *changefeed.ValidationError
-		if !errors.As(err, &ve) || ve.Field != c.field || !errors.Is(err, changefeed.ErrValidation) {
+		var ve *cosmoserr.ValidationError
+		if !errors.As(err, &ve) || ve.Field != c.field || !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("%s: got %v", c.field, err)
 		}
 	}
@@ -102,7 +103,7 @@ func TestLeaseContainerPartitionKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ve *changefeed.ValidationError
+	var ve *cosmoserr.ValidationError
 	if err := p.Start(context.Background()); !errors.As(err, &ve) || ve.Field != "leases" {
 		t.Fatalf("Start with a lease container partitioned by /pk: %v", err)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // LeaseContainer says where a processor keeps its leases: a ready container (Leases) or one
@@ -41,7 +41,7 @@ func (lc LeaseContainer) open(ctx context.Context) (*azcosmos.ContainerClient, e
 	if lc.c != nil {
 		props, err := lc.c.Read(ctx, nil)
 		if err != nil {
-			return nil, diagnostics.FromError(diagnostics.OpReadContainer, err)
+			return nil, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 		}
 		if paths := props.ContainerProperties.PartitionKeyDefinition.Paths; len(paths) != 1 || paths[0] != "/id" {
 			return nil, invalid("leases", fmt.Sprintf("container %s is partitioned by %v; a lease container must be partitioned by /id", lc.c.ID(), paths))
@@ -103,7 +103,7 @@ type owned struct {
 // New returns a processor named name (the lease ids' prefix, shared by its instances) for the
 // instance instance (unique among them, e.g. the host name), reading monitored's change feed,
 // keeping leases in leases, and handing batches to handler. Invalid arguments are a
-// *ValidationError; nothing is sent before Start.
+// *cosmoserr.ValidationError; nothing is sent before Start.
 func New(name, instance string, monitored *azcosmos.ContainerClient, leases LeaseContainer, handler Handler, opts Options) (*Processor, error) {
 	switch {
 	case name == "":
@@ -147,7 +147,7 @@ func (p *Processor) Start(ctx context.Context) error {
 	p.mu.Lock()
 	if p.state != 0 {
 		p.mu.Unlock()
-		return ErrStarted
+		return cosmoserr.ErrStarted
 	}
 	p.state = 1
 	p.mu.Unlock()
@@ -163,7 +163,7 @@ func (p *Processor) Start(ctx context.Context) error {
 	}
 	props, err := p.monitored.Read(ctx, nil)
 	if err != nil {
-		return fail(diagnostics.FromError(diagnostics.OpReadContainer, err))
+		return fail(cosmoserr.FromError(cosmoserr.OpReadContainer, err))
 	}
 	st := &store{c: lc, ids: newIDs(p.name, props.ContainerProperties.ResourceID), now: time.Now}
 	for {
@@ -231,7 +231,7 @@ func (p *Processor) Stop(ctx context.Context) error {
 	p.owned = map[string]*owned{}
 	p.mu.Unlock()
 	for _, o := range held {
-		if rerr := p.release(ctx, o); rerr != nil && err == nil && !errors.Is(rerr, ErrLeaseLost) {
+		if rerr := p.release(ctx, o); rerr != nil && err == nil && !errors.Is(rerr, cosmoserr.ErrLeaseLost) {
 			err = rerr
 		}
 	}

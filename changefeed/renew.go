@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // drop forgets a lease this instance no longer holds (lost or split).
@@ -30,11 +32,11 @@ func (p *Processor) drop(o *owned) {
 func (p *Processor) release(ctx context.Context, o *owned) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.lost.Store(true) // manual checkpoints of its batches now fail with ErrLeaseLost
+	o.lost.Store(true) // manual checkpoints of its batches now fail with cosmoserr.ErrLeaseLost
 	me := p.instance
 	_, err := p.store.update(ctx, o.l, func(cur *lease) error {
 		if cur.owner() != me {
-			return fmt.Errorf("%w: lease %s is owned by another instance", ErrLeaseLost, cur.LeaseToken)
+			return fmt.Errorf("%w: lease %s is owned by another instance", cosmoserr.ErrLeaseLost, cur.LeaseToken)
 		}
 		cur.Owner = nil
 		return nil
@@ -64,7 +66,7 @@ func (p *Processor) renewLoop() {
 				continue
 			}
 			if err := p.touch(p.hardCtx, o, nil); err != nil {
-				if errors.Is(err, ErrLeaseLost) {
+				if errors.Is(err, cosmoserr.ErrLeaseLost) {
 					p.drop(o)
 				} else if p.hardCtx.Err() == nil {
 					p.report(o.tok, fmt.Errorf("changefeed: renewing lease: %w", err))
@@ -75,14 +77,14 @@ func (p *Processor) renewLoop() {
 }
 
 // touch writes lease o (renewing its timestamp) with change applied, if this instance still owns
-// it. A lost lease is marked lost (its worker stops) and ErrLeaseLost returned.
+// it. A lost lease is marked lost (its worker stops) and cosmoserr.ErrLeaseLost returned.
 func (p *Processor) touch(ctx context.Context, o *owned, change func(*lease)) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	me := p.instance
 	nl, err := p.store.update(ctx, o.l, func(cur *lease) error {
 		if cur.owner() != me {
-			return fmt.Errorf("%w: lease %s is now owned by %q", ErrLeaseLost, cur.LeaseToken, cur.owner())
+			return fmt.Errorf("%w: lease %s is now owned by %q", cosmoserr.ErrLeaseLost, cur.LeaseToken, cur.owner())
 		}
 		if change != nil {
 			change(cur)
@@ -90,7 +92,7 @@ func (p *Processor) touch(ctx context.Context, o *owned, change func(*lease)) er
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, ErrLeaseLost) {
+		if errors.Is(err, cosmoserr.ErrLeaseLost) {
 			o.lost.Store(true)
 			o.lose()
 		}
@@ -103,7 +105,7 @@ func (p *Processor) touch(ctx context.Context, o *owned, change func(*lease)) er
 // checkpoint records etag as lease o's continuation, for the batch seq (0: not a batch).
 func (p *Processor) checkpoint(ctx context.Context, o *owned, etag string, seq uint64) error {
 	if o.lost.Load() {
-		return fmt.Errorf("%w: lease %s", ErrLeaseLost, o.tok)
+		return fmt.Errorf("%w: lease %s", cosmoserr.ErrLeaseLost, o.tok)
 	}
 	o.mu.Lock()
 	stale := seq != 0 && seq <= o.cpSeq

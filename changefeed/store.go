@@ -10,8 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // updateAttempts bounds the re-read-and-retry rounds of a lease replace that lost an If-Match race
@@ -38,8 +37,8 @@ func statusOf(err error) int {
 
 // wrap turns an SDK error into the diagnostics error model.
 func (s *store) wrap(op string, err error) error {
-	e := diagnostics.FromError(op, err)
-	var de *diagnostics.Error
+	e := cosmoserr.FromError(op, err)
+	var de *cosmoserr.Error
 	if errors.As(e, &de) && de.Container == "" {
 		de.Container = s.c.ID()
 	}
@@ -56,7 +55,7 @@ func (s *store) list(ctx context.Context) ([]*lease, error) {
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return nil, s.wrap(diagnostics.OpQueryItems, err)
+			return nil, s.wrap(cosmoserr.OpQueryItems, err)
 		}
 		for _, raw := range page.Items {
 			l := new(lease)
@@ -74,7 +73,7 @@ func (s *store) list(ctx context.Context) ([]*lease, error) {
 func (s *store) read(ctx context.Context, id string) (*lease, error) {
 	resp, err := s.c.ReadItem(ctx, pkOf(id), id, nil)
 	if err != nil {
-		return nil, s.wrap(diagnostics.OpReadItem, err)
+		return nil, s.wrap(cosmoserr.OpReadItem, err)
 	}
 	l := new(lease)
 	if err := json.Unmarshal(resp.Value, l); err != nil {
@@ -95,7 +94,7 @@ func (s *store) create(ctx context.Context, l *lease) (created bool, err error) 
 		return false, nil
 	}
 	if err != nil {
-		return false, s.wrap(diagnostics.OpCreateItem, err)
+		return false, s.wrap(cosmoserr.OpCreateItem, err)
 	}
 	l.ETag = resp.ETag
 	return true, nil
@@ -103,8 +102,8 @@ func (s *store) create(ctx context.Context, l *lease) (created bool, err error) 
 
 // update replaces lease l with mutate applied, with If-Match on its etag. When another writer got
 // there first (412), it re-reads the lease and applies mutate to the fresh copy, up to
-// updateAttempts times; mutate returns an error (usually ErrLeaseLost) to give up. A deleted lease
-// is ErrLeaseLost. The returned lease carries the new etag.
+// updateAttempts times; mutate returns an error (usually cosmoserr.ErrLeaseLost) to give up. A deleted lease
+// is cosmoserr.ErrLeaseLost. The returned lease carries the new etag.
 func (s *store) update(ctx context.Context, l *lease, mutate func(*lease) error) (*lease, error) {
 	cur := l.clone()
 	for attempt := 1; ; attempt++ {
@@ -123,26 +122,26 @@ func (s *store) update(ctx context.Context, l *lease, mutate func(*lease) error)
 		switch statusOf(err) {
 		case 0:
 			if err != nil {
-				return cur, s.wrap(diagnostics.OpReplaceItem, err)
+				return cur, s.wrap(cosmoserr.OpReplaceItem, err)
 			}
 			next.ETag = resp.ETag
 			return next, nil
 		case http.StatusNotFound:
-			return cur, fmt.Errorf("%w: lease %s was deleted", ErrLeaseLost, l.LeaseToken)
+			return cur, fmt.Errorf("%w: lease %s was deleted", cosmoserr.ErrLeaseLost, l.LeaseToken)
 		case http.StatusPreconditionFailed:
 			if attempt >= updateAttempts {
-				return cur, fmt.Errorf("%w: lease %s kept changing under %d attempts", ErrLeaseLost, l.LeaseToken, attempt)
+				return cur, fmt.Errorf("%w: lease %s kept changing under %d attempts", cosmoserr.ErrLeaseLost, l.LeaseToken, attempt)
 			}
 			fresh, rerr := s.read(ctx, l.ID)
 			if statusOf(rerr) == http.StatusNotFound {
-				return cur, fmt.Errorf("%w: lease %s was deleted", ErrLeaseLost, l.LeaseToken)
+				return cur, fmt.Errorf("%w: lease %s was deleted", cosmoserr.ErrLeaseLost, l.LeaseToken)
 			}
 			if rerr != nil {
 				return cur, rerr
 			}
 			cur = fresh
 		default:
-			return cur, s.wrap(diagnostics.OpReplaceItem, err)
+			return cur, s.wrap(cosmoserr.OpReplaceItem, err)
 		}
 	}
 }
@@ -154,15 +153,15 @@ func (s *store) remove(ctx context.Context, l *lease) error {
 	switch statusOf(err) {
 	case 0:
 		if err != nil {
-			return s.wrap(diagnostics.OpDeleteItem, err)
+			return s.wrap(cosmoserr.OpDeleteItem, err)
 		}
 		return nil
 	case http.StatusNotFound:
 		return nil
 	case http.StatusPreconditionFailed:
-		return fmt.Errorf("%w: lease %s changed before it could be deleted", ErrLeaseLost, l.LeaseToken)
+		return fmt.Errorf("%w: lease %s changed before it could be deleted", cosmoserr.ErrLeaseLost, l.LeaseToken)
 	}
-	return s.wrap(diagnostics.OpDeleteItem, err)
+	return s.wrap(cosmoserr.OpDeleteItem, err)
 }
 
 // marker is the .info / .lock document of a lease store.
@@ -184,7 +183,7 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 	if _, err := s.c.ReadItem(ctx, pkOf(s.ids.info()), s.ids.info(), nil); err == nil {
 		return true, nil
 	} else if statusOf(err) != http.StatusNotFound {
-		return false, s.wrap(diagnostics.OpReadItem, err)
+		return false, s.wrap(cosmoserr.OpReadItem, err)
 	}
 	lock := marker{ID: s.ids.lock(), Owner: owner, Timestamp: s.now().UTC()}
 	b, _ := json.Marshal(lock)
@@ -200,7 +199,7 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 		}
 		return false, nil
 	} else if err != nil {
-		return false, s.wrap(diagnostics.OpCreateItem, err)
+		return false, s.wrap(cosmoserr.OpCreateItem, err)
 	}
 	defer func() {
 		_, _ = s.c.DeleteItem(context.WithoutCancel(ctx), pkOf(lock.ID), lock.ID, nil)
@@ -211,7 +210,7 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 	}
 	ranges, err := monitored.ReadFeedRanges(ctx, nil)
 	if err != nil {
-		return false, s.wrap(diagnostics.OpReadPartitionKeyRanges, err)
+		return false, s.wrap(cosmoserr.OpReadPartitionKeyRanges, err)
 	}
 	for _, r := range ranges {
 		if _, err := s.create(ctx, s.newLease(r, "", "")); err != nil {
@@ -221,7 +220,7 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 	info := marker{ID: s.ids.info(), Timestamp: s.now().UTC()}
 	b, _ = json.Marshal(info)
 	if _, err := s.c.CreateItem(ctx, pkOf(info.ID), b, nil); err != nil && statusOf(err) != http.StatusConflict {
-		return false, s.wrap(diagnostics.OpCreateItem, err)
+		return false, s.wrap(cosmoserr.OpCreateItem, err)
 	}
 	return true, nil
 }

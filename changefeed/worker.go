@@ -5,10 +5,9 @@ import (
 	"fmt"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // work processes lease o until it is lost, split, stopped on a poison batch, or the processor
@@ -65,7 +64,7 @@ func (p *Processor) process(o *owned) exitReason {
 		}
 		resp, err := p.monitored.ReadChangeFeed(o.ctx, &cfo)
 		if err != nil {
-			if !fail(fmt.Errorf("changefeed: reading lease %s: %w", o.tok, diagnostics.FromError(diagnostics.OpReadChangeFeed, err))) {
+			if !fail(fmt.Errorf("changefeed: reading lease %s: %w", o.tok, cosmoserr.FromError(cosmoserr.OpReadChangeFeed, err))) {
 				return p.why(o)
 			}
 			continue
@@ -120,7 +119,7 @@ func (p *Processor) process(o *owned) exitReason {
 		}
 		if next != "" && next != cur && (!p.opts.ManualCheckpoint || clean) {
 			if err := p.checkpoint(p.hardCtx, o, next, seq); err != nil {
-				if errors.Is(err, ErrLeaseLost) {
+				if errors.Is(err, cosmoserr.ErrLeaseLost) {
 					return exitLost
 				}
 				if p.hardCtx.Err() == nil {
@@ -225,7 +224,7 @@ func (p *Processor) split(o *owned, children []tokenRange) error {
 		}
 	}
 	if err := p.store.remove(ctx, o.l); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
+		if errors.Is(err, cosmoserr.ErrLeaseLost) {
 			o.lost.Store(true)
 			o.lose()
 		}

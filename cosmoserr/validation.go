@@ -5,18 +5,17 @@ import (
 	"fmt"
 )
 
-// ErrValidation matches every [*ValidationError]: input refused before any request was sent.
-// Packages repository, vector, changefeed, consistency and conflicts re-export this same value as
-// their ErrValidation.
+// ErrValidation matches every [*ValidationError]: input refused before any request was sent,
+// whichever package refused it.
 var ErrValidation = errors.New("cosmoskit: invalid argument")
 
 // ValidationError is input refused before any request was sent: an item, key, query, option,
-// session token or search, whichever package refused it. Every package returns this one type
-// (re-exported under its own name), so one errors.As finds it. It matches ErrValidation and its
+// session token, search, Config or ContainerSpec, whichever package refused it. Every package
+// returns this one type (or an error that wraps it), so one errors.As finds it. It matches ErrValidation and its
 // Kind with errors.Is.
 type ValidationError struct {
-	// Kind is the sentinel for the rule broken (repository.ErrInvalidID, vector.ErrInvalidVector,
-	// consistency.ErrInvalidSessionToken, ...), or ErrValidation when no finer one applies.
+	// Kind is the sentinel for the rule broken (ErrInvalidID, ErrInvalidVector,
+	// ErrInvalidSessionToken, ...), or ErrValidation when no finer one applies.
 	Kind error
 	// Field names what was rejected: an argument ("id", "token"), an option ("Options.MaxItems"),
 	// a partition key path or a JSON pointer into an item.

@@ -160,7 +160,7 @@ type Config struct {
 }
 
 // Validate reports the first problem New would find in c, as a *ConfigError (matching
-// ErrInvalidConfig), without building a client: for a startup or CI configuration check.
+// cosmoserr.ErrInvalidConfig), without building a client: for a startup or CI configuration check.
 func (c Config) Validate() error {
 	_, err := resolve(c)
 	return err

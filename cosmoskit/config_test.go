@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // testKey is a syntactically valid account key that is not the emulator's.
@@ -71,8 +72,8 @@ func TestResolveRejectsBadConfig(t *testing.T) {
 			if err == nil {
 				t.Fatal("New succeeded, want an error")
 			}
-			if !errors.Is(err, ErrInvalidConfig) {
-				t.Errorf("errors.Is(err, ErrInvalidConfig) = false for %v", err)
+			if !errors.Is(err, cosmoserr.ErrInvalidConfig) {
+				t.Errorf("errors.Is(err, cosmoserr.ErrInvalidConfig) = false for %v", err)
 			}
 			var ce *ConfigError
 			if !errors.As(err, &ce) {

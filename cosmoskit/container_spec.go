@@ -140,7 +140,7 @@ type DatabaseOptions struct {
 }
 
 // Properties returns the container properties EnsureContainer sends for s, or a *SpecError (matching
-// ErrInvalidSpec) describing the first problem. It does no I/O.
+// cosmoserr.ErrInvalidSpec) describing the first problem. It does no I/O.
 func (s ContainerSpec) Properties() (azcosmos.ContainerProperties, error) {
 	bad := func(field, format string, args ...any) error {
 		return &SpecError{Container: s.ID, Field: field, Problem: fmt.Sprintf(format, args...)}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 func TestContainerSpecRejects(t *testing.T) {
@@ -64,8 +65,8 @@ func TestContainerSpecRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.spec.Properties()
-			if !errors.Is(err, ErrInvalidSpec) {
-				t.Fatalf("Properties() = %v, want ErrInvalidSpec", err)
+			if !errors.Is(err, cosmoserr.ErrInvalidSpec) {
+				t.Fatalf("Properties() = %v, want cosmoserr.ErrInvalidSpec", err)
 			}
 			var se *SpecError
 			if !errors.As(err, &se) {

@@ -75,7 +75,7 @@ func (d Definition) MaxBytes() int { return d.maxBytes }
 // Key builds the full key of a point operation or a single-partition query: exactly one value per
 // level, each a string, bool, integer or float type, or nil (JSON null). A wrong number of values,
 // another type, a non-finite number or a string longer than MaxBytes is a
-// *repository.ValidationError naming the component; nothing is sent.
+// *cosmoserr.ValidationError naming the component; nothing is sent.
 func (d Definition) Key(values ...any) (azcosmos.PartitionKey, error) {
 	if len(d.paths) == 0 {
 		return azcosmos.PartitionKey{}, invalid("partitionKeyDefinition", "is the zero Definition; use ReadDefinition or DefinitionOf")

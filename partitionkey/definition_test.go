@@ -15,7 +15,6 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
-	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
 var tenantUser = azcosmos.PartitionKeyDefinition{Paths: []string{"/tenantId", "/userId"}, Kind: azcosmos.PartitionKeyKindMultiHash, Version: 2}
@@ -80,8 +79,8 @@ func TestDefinitionKeyThroughClient(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.build()
-			var ve *repository.ValidationError
-			if !errors.As(err, &ve) || !errors.Is(err, repository.ErrInvalidPartitionKey) || !errors.Is(err, repository.ErrValidation) {
+			var ve *cosmoserr.ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) || !errors.Is(err, cosmoserr.ErrValidation) {
 				t.Fatalf("err = %v, want a ValidationError matching ErrInvalidPartitionKey", err)
 			}
 			if ve.Field != tc.field || !strings.Contains(ve.Reason, tc.reason) {
@@ -112,7 +111,7 @@ func TestDefinitionLegacyHash(t *testing.T) {
 	if _, err := def.Key(strings.Repeat("x", 101)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := def.Key(strings.Repeat("x", 102)); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := def.Key(strings.Repeat("x", 102)); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("102 bytes on version 1: %v", err)
 	}
 	for _, bad := range []azcosmos.PartitionKeyDefinition{
@@ -121,12 +120,12 @@ func TestDefinitionLegacyHash(t *testing.T) {
 		{Paths: []string{"/a", "/b", "/c", "/d"}, Kind: azcosmos.PartitionKeyKindMultiHash},
 		{Paths: []string{"/a"}, Kind: "Range"},
 	} {
-		if _, err := partitionkey.DefinitionOf(bad); !errors.Is(err, repository.ErrValidation) {
+		if _, err := partitionkey.DefinitionOf(bad); !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("DefinitionOf(%+v) = %v, want a ValidationError", bad, err)
 		}
 	}
 	var zero partitionkey.Definition
-	if _, err := zero.Key("x"); !errors.Is(err, repository.ErrValidation) {
+	if _, err := zero.Key("x"); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("zero Definition: %v", err)
 	}
 }

@@ -12,8 +12,8 @@
 //     and Prefix methods build an azcosmos.PartitionKey after checking the number of levels and
 //     each value's type and length against the definition, before any request is sent.
 //
-// Refused input is a *repository.ValidationError matching repository.ErrInvalidPartitionKey (and
-// repository.ErrValidation) that names the field and never echoes the value.
+// Refused input is a *cosmoserr.ValidationError matching cosmoserr.ErrInvalidPartitionKey (and
+// cosmoserr.ErrValidation) that names the field and never echoes the value.
 //
 // Everything here takes a plain *azcosmos.ContainerClient; values are immutable once built and
 // safe to share between goroutines.

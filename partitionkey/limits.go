@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -19,7 +20,7 @@ const (
 
 // invalid is the package's one error constructor: a ValidationError on a partition key.
 func invalid(field, format string, args ...any) error {
-	return &repository.ValidationError{Kind: repository.ErrInvalidPartitionKey, Field: field, Reason: fmt.Sprintf(format, args...)}
+	return &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidPartitionKey, Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
 // component names component i of a key in errors.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
-	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
 type reading struct {
@@ -109,7 +109,7 @@ func TestShardedRefuses(t *testing.T) {
 		{partitionkey.Sharded{Count: 4}, ""},
 		{partitionkey.Sharded{Count: 10, MaxBytes: 101}, string(make([]byte, 100))},
 	} {
-		if _, err := tc.s.Value(tc.base, "id"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		if _, err := tc.s.Value(tc.base, "id"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 			t.Errorf("%+v base of %d bytes: %v", tc.s, len(tc.base), err)
 		}
 		if _, err := partitionkey.FanOut(context.Background(), tc.s, tc.base, func(context.Context, azcosmos.PartitionKey) ([]int, error) {

@@ -87,7 +87,7 @@ func (s Synthetic) Settings() Synthetic {
 }
 
 // Value joins fields with the separator. A field that is empty or contains the separator, no
-// field at all, or a result longer than MaxBytes is a *repository.ValidationError.
+// field at all, or a result longer than MaxBytes is a *cosmoserr.ValidationError.
 func (s Synthetic) Value(fields ...string) (string, error) {
 	return s.join("", fields)
 }

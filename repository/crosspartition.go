@@ -6,7 +6,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 )
 
 // queryPager returns the pager of one query page: the SDK's for a query scoped to a partition key
@@ -20,22 +19,22 @@ func (c *core) queryPager(q *Query, text string, pk azcosmos.PartitionKey, opts 
 	return c.c.NewQueryItemsPager(text, pk, opts)
 }
 
-// queryError maps a query page's error: a token the engine refuses is ErrInvalidToken, a query it
-// cannot run across partitions ErrInvalidQuery (both still match the crosspartition sentinels),
+// queryError maps a query page's error: a token the engine refuses is cosmoserr.ErrInvalidToken, a query it
+// cannot run across partitions cosmoserr.ErrInvalidQuery (both still match the crosspartition sentinels),
 // a service error the typed *OpError.
 func (c *core) queryError(err error) error {
 	switch {
-	case errors.Is(err, crosspartition.ErrInvalidToken), errors.Is(err, crosspartition.ErrNotResumable):
-		return &crossError{ValidationError{Kind: ErrInvalidToken, Field: "token", Reason: err.Error()}, err}
-	case errors.Is(err, crosspartition.ErrUnsupported):
-		return &crossError{ValidationError{Kind: ErrInvalidQuery, Field: "query", Reason: err.Error()}, err}
+	case errors.Is(err, cosmoserr.ErrInvalidToken), errors.Is(err, cosmoserr.ErrNotResumable):
+		return &crossError{cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidToken, Field: "token", Reason: err.Error()}, err}
+	case errors.Is(err, cosmoserr.ErrUnsupported):
+		return &crossError{cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidQuery, Field: "query", Reason: err.Error()}, err}
 	}
 	return c.opError(cosmoserr.OpQueryItems, "", err)
 }
 
-// crossError is a ValidationError that also unwraps to the crosspartition error behind it.
+// crossError is a cosmoserr.ValidationError that also unwraps to the crosspartition error behind it.
 type crossError struct {
-	ValidationError
+	cosmoserr.ValidationError
 	cause error
 }
 

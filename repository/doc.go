@@ -14,8 +14,8 @@
 // timestamp the service stores.
 //
 // Writes stamp "type" and "schemaVersion" into the JSON of the item (T needs no fields for them).
-// Reads refuse documents of another type (ErrTypeMismatch) and of a version newer than the code
-// (ErrUnknownSchemaVersion); older versions run through Options.Upgrades, in Get, Page and All as
+// Reads refuse documents of another type (cosmoserr.ErrTypeMismatch) and of a version newer than the code
+// (cosmoserr.ErrUnknownSchemaVersion); older versions run through Options.Upgrades, in Get, Page and All as
 // in the projections of PageOf and AllOf. Delete refuses a document of another type too (it reads
 // the item first unless given IfMatch). Several repositories may
 // share a container; Mixed reads a partition of it decoding each document to its Go type, and Tx
@@ -27,9 +27,9 @@
 //
 // Errors from the service are *cosmoserr.Error values ([Error]), wrapped in *OpError, which adds
 // the repository type and the item id to the message so that each part is printed once: use
-// errors.Is with ErrNotFound, ErrConflict, ErrPreconditionFailed, ... and errors.As to reach
+// errors.Is with cosmoserr.ErrNotFound, cosmoserr.ErrConflict, cosmoserr.ErrPreconditionFailed, ... and errors.As to reach
 // *Error or the SDK's *azcore.ResponseError. Rejections
-// before any request are *ValidationError, matching ErrValidation and the rule's own sentinel.
+// before any request are *cosmoserr.ValidationError, matching cosmoserr.ErrValidation and the rule's own sentinel.
 //
 // With a client from cosmoskit.New (NewFromClient, or Options.Diagnostics), every repository call
 // is one OpenTelemetry span, "repository.Update <container>", parent of the spans of the SDK calls
@@ -46,7 +46,7 @@
 //
 // Limits: cross-partition queries run through the gateway, which serves filters and projections but
 // not ORDER BY, TOP, DISTINCT, GROUP BY or aggregates across partitions (the service answers 400,
-// ErrBadRequest); Count is therefore single-partition. Writes check the partition key against the
+// cosmoserr.ErrBadRequest); Count is therefore single-partition. Writes check the partition key against the
 // item's own JSON at Options.PartitionKeyPaths, as typed values the repository reads itself. A
 // caller's key is a PartitionKey: a Key from KeyOf, whose component count and lengths are checked
 // before sending, or an azcosmos.PartitionKey, which has no exported accessor and is sent as given

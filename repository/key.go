@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // PartitionKey is the partition key the repository's methods take: a Key built from typed values
@@ -14,11 +15,11 @@ import (
 // against Options.PartitionKeyPaths (exactly that many for point operations, at most that many for
 // a query prefix) and the length of each string. An azcosmos.PartitionKey keeps its components
 // unexported, and the repository does not reach into another module's types, so it is sent as
-// given and the service checks it (a wrong key is 400, ErrBadRequest; a key that differs from the
-// item's own properties is 400 with sub-status 1001, which also matches ErrInvalidPartitionKey).
+// given and the service checks it (a wrong key is 400, cosmoserr.ErrBadRequest; a key that differs from the
+// item's own properties is 400 with sub-status 1001, which also matches cosmoserr.ErrInvalidPartitionKey).
 //
 // Only Key and azcosmos.PartitionKey implement it usefully; another implementation is refused with
-// ErrInvalidPartitionKey.
+// cosmoserr.ErrInvalidPartitionKey.
 type PartitionKey interface {
 	AppendString(value string) azcosmos.PartitionKey
 	AppendNumber(value float64) azcosmos.PartitionKey
@@ -37,23 +38,23 @@ type Key struct {
 // KeyOf returns the partition key with the given components: strings, numbers (any Go integer or
 // float type; sent as a JSON number), bools, or nil for null. More than three components, a value
 // of another type, a NaN or infinite float, or an integer beyond ±2^53 (a JSON number is a float64
-// and would round it) make a Key the repository refuses with ErrInvalidPartitionKey naming the
+// and would round it) make a Key the repository refuses with cosmoserr.ErrInvalidPartitionKey naming the
 // component.
 func KeyOf(values ...any) Key {
 	var k Key
 	if len(values) > len(k.vals) {
-		k.err = invalid(ErrInvalidPartitionKey, "partitionKey", "has more than 3 components")
+		k.err = invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has more than 3 components")
 		return k
 	}
 	for i, v := range values {
 		f, isNum, exact := number(v)
 		switch {
 		case isNum && !exact:
-			k.err = invalid(ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
+			k.err = invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
 				fmt.Sprintf("is the integer %v, beyond ±2^53: a partition key number is a JSON number (a float64) and would be rounded", v))
 			return k
 		case isNum && (math.IsNaN(f) || math.IsInf(f, 0)):
-			k.err = invalid(ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
+			k.err = invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
 				fmt.Sprintf("is %v: a partition key number must be finite (JSON has no NaN or infinity)", f))
 			return k
 		case isNum:
@@ -62,7 +63,7 @@ func KeyOf(values ...any) Key {
 			switch v.(type) {
 			case nil, string, bool:
 			default:
-				k.err = invalid(ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
+				k.err = invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
 					fmt.Sprintf("is a %T: a partition key value is a string, a number, a bool or nil", v))
 				return k
 			}
@@ -111,7 +112,7 @@ func number(v any) (f float64, isNum, exact bool) {
 // Len returns the number of components.
 func (k Key) Len() int { return k.n }
 
-// Err returns why KeyOf refused the values (a *ValidationError matching ErrInvalidPartitionKey),
+// Err returns why KeyOf refused the values (a *cosmoserr.ValidationError matching cosmoserr.ErrInvalidPartitionKey),
 // nil for a usable key. Packages that take a Key (vector) check it before sending anything.
 func (k Key) Err() error { return k.err }
 
@@ -168,19 +169,19 @@ func resolve(pk PartitionKey) (sdk azcosmos.PartitionKey, k Key, typed bool, err
 		return x.SDK(), x, true, x.err
 	case *Key:
 		if x == nil {
-			return sdk, k, false, invalid(ErrInvalidPartitionKey, "partitionKey", "has no value")
+			return sdk, k, false, invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has no value")
 		}
 		return x.SDK(), *x, true, x.err
 	case azcosmos.PartitionKey:
 		return x, k, false, nil
 	case *azcosmos.PartitionKey:
 		if x == nil {
-			return sdk, k, false, invalid(ErrInvalidPartitionKey, "partitionKey", "has no value")
+			return sdk, k, false, invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has no value")
 		}
 		return *x, k, false, nil
 	case nil:
-		return sdk, k, false, invalid(ErrInvalidPartitionKey, "partitionKey", "has no value")
+		return sdk, k, false, invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has no value")
 	default:
-		return sdk, k, false, invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("is a %T: pass a repository.Key or an azcosmos.PartitionKey", pk))
+		return sdk, k, false, invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("is a %T: pass a repository.Key or an azcosmos.PartitionKey", pk))
 	}
 }

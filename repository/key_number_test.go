@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -28,8 +29,8 @@ func TestKeyOfRefusesUnrepresentableNumbers(t *testing.T) {
 		name := fmt.Sprintf("%T(%v)", v, v)
 		check := func(op string, err error) {
 			t.Helper()
-			var ve *repository.ValidationError
-			if !errors.Is(err, repository.ErrInvalidPartitionKey) || !errors.As(err, &ve) || ve.Field != "partitionKey[0]" {
+			var ve *cosmoserr.ValidationError
+			if !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) || !errors.As(err, &ve) || ve.Field != "partitionKey[0]" {
 				t.Errorf("%s with %s = %v, want ErrInvalidPartitionKey naming partitionKey[0]", op, name, err)
 			}
 		}
@@ -50,7 +51,7 @@ func TestKeyOfRefusesUnrepresentableNumbers(t *testing.T) {
 		if got := repository.KeyOf(v); got.Len() != 1 {
 			t.Errorf("KeyOf(%T(%v)) refused", v, v)
 		}
-		if _, err := orders.Get(ctx, repository.KeyOf(v), "x"); !errors.Is(err, repository.ErrNotFound) {
+		if _, err := orders.Get(ctx, repository.KeyOf(v), "x"); !errors.Is(err, cosmoserr.ErrNotFound) {
 			t.Errorf("Get with key %T(%v) = %v, want ErrNotFound", v, v, err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -102,11 +103,11 @@ func encodeToken(bind tokenBinding, cont string) string {
 func decodeToken(bind tokenBinding, token string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil || len(b) <= bindingSize || tokenBinding(b[:bindingSize]) != bind {
-		return "", invalid(ErrInvalidToken, "token", "was not returned by Page for this query, these parameter values and this partition key")
+		return "", invalid(cosmoserr.ErrInvalidToken, "token", "was not returned by Page for this query, these parameter values and this partition key")
 	}
 	cont := string(b[bindingSize:])
 	if !wire.ValidHeaderValue(cont) {
-		return "", invalid(ErrInvalidToken, "token", "was not returned by Page: it holds bytes no continuation has")
+		return "", invalid(cosmoserr.ErrInvalidToken, "token", "was not returned by Page: it holds bytes no continuation has")
 	}
 	return cont, nil
 }

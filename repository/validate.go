@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // validateID applies the service's id rules before any request: 1 to 1,023 bytes, none of
@@ -15,11 +16,11 @@ import (
 func validateID(id string) error {
 	switch {
 	case id == "":
-		return invalid(ErrInvalidID, "id", "is empty")
+		return invalid(cosmoserr.ErrInvalidID, "id", "is empty")
 	case len(id) > MaxIDBytes:
-		return invalid(ErrInvalidID, "id", fmt.Sprintf("is %d bytes, the limit is %d", len(id), MaxIDBytes))
+		return invalid(cosmoserr.ErrInvalidID, "id", fmt.Sprintf("is %d bytes, the limit is %d", len(id), MaxIDBytes))
 	case strings.ContainsAny(id, `/\?#`):
-		return invalid(ErrInvalidID, "id", `contains one of / \ ? #`)
+		return invalid(cosmoserr.ErrInvalidID, "id", `contains one of / \ ? #`)
 	}
 	return nil
 }
@@ -50,15 +51,15 @@ func (c *core) checkTyped(k Key, prefix bool) error {
 	n := k.n
 	switch {
 	case n == 0:
-		return invalid(ErrInvalidPartitionKey, "partitionKey", "has no value")
+		return invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has no value")
 	case c.pkLevels > 0 && !prefix && n != c.pkLevels:
-		return invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("has %d components, the container has %d levels", n, c.pkLevels))
+		return invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("has %d components, the container has %d levels", n, c.pkLevels))
 	case c.pkLevels > 0 && prefix && n > c.pkLevels:
-		return invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("has %d components, the container has %d levels", n, c.pkLevels))
+		return invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("has %d components, the container has %d levels", n, c.pkLevels))
 	}
 	for i, v := range k.vals[:n] {
 		if s, ok := v.(string); ok && len(s) > c.pkMax {
-			return invalid(ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
+			return invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
 				fmt.Sprintf("is %d bytes, the limit is %d", len(s), c.pkMax))
 		}
 	}
@@ -74,14 +75,14 @@ func (c *core) docKey(doc []byte) (Key, error) {
 		raw := lookupPath(doc, path)
 		switch {
 		case raw == nil:
-			return Key{}, invalid(ErrInvalidPartitionKey, path, "the item has no value at this partition key path")
+			return Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, "the item has no value at this partition key path")
 		case raw[0] == '"':
 			s, ok := jsonString(raw)
 			if !ok {
-				return Key{}, invalid(ErrInvalidPartitionKey, path, "is not a valid JSON string")
+				return Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, "is not a valid JSON string")
 			}
 			if len(s) > c.pkMax {
-				return Key{}, invalid(ErrInvalidPartitionKey, path, fmt.Sprintf("is %d bytes, the limit is %d", len(s), c.pkMax))
+				return Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, fmt.Sprintf("is %d bytes, the limit is %d", len(s), c.pkMax))
 			}
 			vals = append(vals, s)
 		case string(raw) == "true", string(raw) == "false":
@@ -91,11 +92,11 @@ func (c *core) docKey(doc []byte) (Key, error) {
 		case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 			f, err := strconv.ParseFloat(string(raw), 64)
 			if err != nil {
-				return Key{}, invalid(ErrInvalidPartitionKey, path, "is not a valid number")
+				return Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, "is not a valid number")
 			}
 			vals = append(vals, f)
 		default:
-			return Key{}, invalid(ErrInvalidPartitionKey, path, "is an object or array, not a partition key value")
+			return Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, "is an object or array, not a partition key value")
 		}
 	}
 	return KeyOf(vals...), nil
@@ -104,7 +105,7 @@ func (c *core) docKey(doc []byte) (Key, error) {
 // checkDocKey checks the partition key found in an encoded item at Options.PartitionKeyPaths
 // (present, a key value, within the length limit) and, when want is a Key, that it equals want.
 // It does nothing without PartitionKeyPaths. The key of an azcosmos.PartitionKey cannot be read:
-// the service compares it with the item (400, sub-status 1001, matching ErrInvalidPartitionKey).
+// the service compares it with the item (400, sub-status 1001, matching cosmoserr.ErrInvalidPartitionKey).
 func (c *core) checkDocKey(doc []byte, want PartitionKey) error {
 	if len(c.pkPaths) == 0 {
 		return nil
@@ -123,7 +124,7 @@ func (c *core) checkDocKey(doc []byte, want PartitionKey) error {
 		return nil
 	}
 	if !got.equal(k) {
-		return invalid(ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), reasonKeyDiffers)
+		return invalid(cosmoserr.ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), reasonKeyDiffers)
 	}
 	return nil
 }

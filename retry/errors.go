@@ -2,20 +2,6 @@ package retry
 
 import (
 	"errors"
-
-	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-)
-
-var (
-	// ErrCircuitOpen is cosmoserr.ErrCircuitOpen.
-	//
-	// Deprecated: the breakers reorder regions but never refuse every one (when all are open,
-	// the least recently opened is tried half-open), so no error matches it any more. It is kept
-	// so that code testing for it still compiles.
-	ErrCircuitOpen = cosmoserr.ErrCircuitOpen //nolint:staticcheck // re-exported for compatibility
-	// ErrThrottled is cosmoserr.ErrThrottled: it matches a request still answered with 429 after
-	// the throttle budget was spent.
-	ErrThrottled = cosmoserr.ErrThrottled
 )
 
 // errHedgedWrite refuses a write run through Hedge without HedgingOptions.Writes on a multi-write

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 type pinnedKey struct{}
@@ -25,7 +25,7 @@ func pinnedFromContext(ctx context.Context) string {
 // the effective read order (regions with an open breaker last); when it has no final answer after
 // Threshold, fn is called again, pinned to the next region, then to the one after every Step, and
 // at once after an attempt that failed transiently. The first final answer (a success, or an
-// error that diagnostics.IsRetryable rejects, such as a 404) wins; the other attempts are
+// error that cosmoserr.IsRetryable rejects, such as a 404) wins; the other attempts are
 // cancelled, and Hedge returns once they have stopped. When every attempt failed transiently, the
 // last failure is returned.
 //
@@ -88,7 +88,7 @@ func Hedge[T any](ctx context.Context, p *PipelinePolicy, fn func(ctx context.Co
 		select {
 		case r := <-results:
 			pending--
-			if r.err == nil || !diagnostics.IsRetryable(r.err) {
+			if r.err == nil || !cosmoserr.IsRetryable(r.err) {
 				stop()
 				return r.v, r.err
 			}

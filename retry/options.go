@@ -127,7 +127,7 @@ type Options struct {
 // ThrottleOptions configures the retries of requests answered with 429 (request rate too large).
 // Each wait is exactly the server's x-ms-retry-after-ms, cut short by the caller's context; a
 // request is not retried when the next wait would pass MaxWait (counting the waits already made)
-// or the context's deadline. After that the caller gets an error matching ErrThrottled.
+// or the context's deadline. After that the caller gets an error matching cosmoserr.ErrThrottled.
 type ThrottleOptions struct {
 	// MaxRetries is the number of retries after the first 429. If 0, DefaultThrottleMaxRetries (9)
 	// is used. A negative value means no retries, as azcore's RetryOptions.MaxRetries -1 does; say
@@ -139,7 +139,7 @@ type ThrottleOptions struct {
 	// DefaultRetryAfter is the wait when a 429 carries no retry hint. If 0 or negative,
 	// DefaultThrottleRetryAfter (100 ms) is used.
 	DefaultRetryAfter time.Duration
-	// DisableRetries returns throttled requests to the caller at once (as ErrThrottled).
+	// DisableRetries returns throttled requests to the caller at once (as cosmoserr.ErrThrottled).
 	DisableRetries bool
 }
 
@@ -168,7 +168,7 @@ func (o ThrottleOptions) withDefaults() ThrottleOptions {
 // others show a healthy service). Nothing that says nothing about a region's health counts either
 // way: 429 (throttling), the caller's cancellation or deadline, and a request that cannot be sent
 // at all (a header no HTTP request may carry, such as a continuation token with a newline; it
-// fails at once with an error matching diagnostics.ErrBadRequest). A breaker opens after
+// fails at once with an error matching cosmoserr.ErrBadRequest). A breaker opens after
 // the threshold of consecutive failures; while it is open its region (or its range in that region)
 // is left out of routing; after OpenInterval (on Options.Clock) it lets probe requests through
 // (half-open), and closes again when they succeed. The breakers never refuse every route: when
@@ -210,7 +210,7 @@ func (o BreakerOptions) withDefaults() BreakerOptions {
 // HedgingOptions configures cross-region hedging (the other SDKs' availability strategy) of the
 // operations run through [Hedge]: when a read has no final answer after Threshold, the same read is
 // run again pinned to the next region in the effective order, then to the one after every Step.
-// The first final answer wins (a success, or an error diagnostics.IsRetryable rejects: statuses
+// The first final answer wins (a success, or an error cosmoserr.IsRetryable rejects: statuses
 // below 500 except 408, 404/1002, 410, 429 and 449, as in .NET's hedging) and the other attempts are
 // cancelled. A hedged attempt does not fail over on its own; an attempt that fails transiently
 // makes the next hedge start at once. Hedging needs at least two regions to go to. Requests sent

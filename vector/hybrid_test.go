@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
@@ -194,7 +195,7 @@ func TestTextAndHybridValidation(t *testing.T) {
 			return err
 		},
 	} {
-		if err := call(); !errors.Is(err, vector.ErrValidation) {
+		if err := call(); !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("%s: %v, want ErrValidation", name, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
@@ -60,7 +61,7 @@ func TestRepoSearch(t *testing.T) {
 		repository.NewQuery().Where("cat", repository.Ne, "a").Partition(repository.KeyOf("t1")),
 		repository.NewQuery().CrossPartition(),
 	} {
-		if _, err := s.Search(ctx, vector.Query{Vector: qv, K: 10}, f); !errors.Is(err, vector.ErrValidation) {
+		if _, err := s.Search(ctx, vector.Query{Vector: qv, K: 10}, f); !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Fatalf("scoped filter: %v, want ErrValidation", err)
 		}
 	}
@@ -100,7 +101,7 @@ func TestRepoSearch(t *testing.T) {
 		t.Fatalf("Fields: %+v %v", res.Hits, err)
 	}
 	_, err = s.Search(ctx, vector.Query{Vector: qv, K: 3}, repository.NewQuery().OrderBy("cat", repository.Asc))
-	if !errors.Is(err, vector.ErrValidation) {
+	if !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("a filter with OrderBy: %v", err)
 	}
 }
