@@ -31,7 +31,7 @@ type Client struct {
 // for the life of the process, as the SDK's guidance asks (one client per account, never one per
 // request): the first New builds it, later ones take a reference, and the last Close closes it.
 //
-// Errors: a *ConfigError (matching cosmoserr.ErrInvalidConfig) says which field is wrong and how to fix it;
+// Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidConfig) says which field is wrong and how to fix it;
 // cosmoserr.ErrConfigConflict means a client for the account is already open with a setting that differs
 // (every field but the credentials, which pick the client, and Database, which New does not use:
 // ClientOptions by content, funcs, interfaces and pointers by identity; see cosmoserr.ErrConfigConflict). New
@@ -142,7 +142,7 @@ func (c *Client) ExcludedRegions() []string { return slices.Clone(*c.excluded.Lo
 
 // SetExcludedRegions replaces the excluded regions for every Client of this account, at runtime and
 // race-free: the retry policy routes requests that start afterwards around them (per-request
-// exclusions: retry.WithExcludedRegions). Entries must be non-empty and distinct (a *ConfigError
+// exclusions: retry.WithExcludedRegions). Entries must be non-empty and distinct (a *cosmoserr.ValidationError
 // otherwise); no regions clears the list. With DisableRetry the list is only recorded.
 func (c *Client) SetExcludedRegions(regions ...string) error {
 	checked, err := checkRegions(&Config{}, "ExcludedRegions", regions)

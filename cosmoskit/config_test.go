@@ -75,12 +75,12 @@ func TestResolveRejectsBadConfig(t *testing.T) {
 			if !errors.Is(err, cosmoserr.ErrInvalidConfig) {
 				t.Errorf("errors.Is(err, cosmoserr.ErrInvalidConfig) = false for %v", err)
 			}
-			var ce *ConfigError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %T is not a *ConfigError: %v", err, err)
+			var ce *cosmoserr.ValidationError
+			if !errors.As(err, &ce) || ce.Kind != cosmoserr.ErrInvalidConfig {
+				t.Fatalf("error %T is not a *cosmoserr.ValidationError of Kind ErrInvalidConfig: %v", err, err)
 			}
-			if ce.Field != tt.wantField {
-				t.Errorf("Field = %q, want %q", ce.Field, tt.wantField)
+			if want := "Config." + strings.ReplaceAll(tt.wantField, ", ", ", Config."); ce.Field != want {
+				t.Errorf("Field = %q, want %q", ce.Field, want)
 			}
 			if !strings.Contains(err.Error(), tt.wantText) {
 				t.Errorf("error %q does not contain %q", err, tt.wantText)

@@ -55,7 +55,7 @@ type endpointInfo struct {
 }
 
 // parseEndpoint validates and normalizes an account endpoint. Problems are returned as text for a
-// ConfigError; the endpoint itself may appear in messages (it is not a secret).
+// refusal; the endpoint itself may appear in messages (it is not a secret).
 func parseEndpoint(raw string) (endpointInfo, string) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {

@@ -18,17 +18,17 @@ import (
 // databases (403, e.g. a Microsoft Entra data-plane role), an existing database is still returned.
 // opts may be nil (no shared throughput).
 //
-// Errors: a *SpecError (cosmoserr.ErrInvalidSpec) for a bad id or throughput, before any request; cosmoserr.ErrClosed;
+// Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec) for a bad id or throughput, before any request; cosmoserr.ErrClosed;
 // otherwise an *Error (matching cosmoserr.ErrUnauthorized and the other sentinels, and unwrapping to the SDK's
 // *azcore.ResponseError), wrapped with the database id.
 func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOptions) (*azcosmos.DatabaseClient, error) {
 	if msg := checkResourceID(id); msg != "" {
-		return nil, &SpecError{Container: id, Field: "database id", Problem: msg}
+		return nil, specError("id", msg)
 	}
 	if opts == nil {
 		opts = &DatabaseOptions{}
 	}
-	tp, err := throughput(id, opts.ManualThroughput, opts.AutoscaleMaxThroughput)
+	tp, err := throughput("DatabaseOptions", opts.ManualThroughput, opts.AutoscaleMaxThroughput)
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +49,8 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOp
 }
 
 // EnsureContainer creates database db (without throughput) and then the container described by spec,
-// each only if missing, and returns the container's handle. The spec is validated first: a *SpecError
-// (cosmoserr.ErrInvalidSpec) is returned before any request.
+// each only if missing, and returns the container's handle. The spec is validated first: a
+// *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec) is returned before any request.
 //
 // If the container exists (409 Conflict, or 403 for an identity that may not create containers), it
 // is read back and returned without changes, unless its partition key, vector embeddings or
@@ -62,7 +62,7 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 	if err != nil {
 		return nil, err
 	}
-	tp, err := throughput(spec.ID, spec.ManualThroughput, spec.AutoscaleMaxThroughput)
+	tp, err := throughput("ContainerSpec", spec.ManualThroughput, spec.AutoscaleMaxThroughput)
 	if err != nil {
 		return nil, err
 	}

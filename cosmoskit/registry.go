@@ -61,7 +61,7 @@ var newAzClient = func(r *resolved, opts *azcosmos.ClientOptions) (*azcosmos.Cli
 	case authKey:
 		cred, err := azcosmos.NewKeyCredential(r.key)
 		if err != nil {
-			return nil, &ConfigError{Field: "Key", Problem: "is not a valid account key"}
+			return nil, configError("Config.Key", "is not a valid account key", nil)
 		}
 		return azcosmos.NewClientWithKey(r.ep.url, cred, opts)
 	case authToken:

@@ -57,8 +57,8 @@
 // types of the values), the rows still to skip and take, the last ORDER BY values and the rows tied
 // with them, so that a range split in between is resumed on its children with the resume filter. A token is bound to the container, the query text and every
 // parameter value, so it cannot be replayed onto another query or another tenant's parameters; a
-// token that is not this query's, tampered, truncated or from another version is a *TokenError
-// (cosmoserr.ErrInvalidToken) before any request is sent. It is not encrypted: it carries backend
+// token that is not this query's, tampered, truncated or from another version is a
+// *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidToken) before any request is sent. It is not encrypted: it carries backend
 // continuations and row hashes, no documents.
 //
 // Hybrid search (ORDER BY RANK FullTextScore or RRF) runs the plan's hybridSearchQueryInfo as the

@@ -21,14 +21,6 @@ func (e *UnsupportedError) Error() string {
 // Unwrap returns cosmoserr.ErrUnsupported.
 func (e *UnsupportedError) Unwrap() error { return cosmoserr.ErrUnsupported }
 
-// TokenError is an invalid continuation token; it never quotes the token.
-type TokenError struct{ Reason string }
-
-func (e *TokenError) Error() string { return "crosspartition: invalid continuation token: " + e.Reason }
-
-// Unwrap returns cosmoserr.ErrInvalidToken.
-func (e *TokenError) Unwrap() error { return cosmoserr.ErrInvalidToken }
-
 // NotResumableError names the construct whose results cannot resume from a token.
 type NotResumableError struct{ Construct string }
 

@@ -61,8 +61,8 @@ func TestTokensAreValidatedBeforeAnyRequest(t *testing.T) {
 		s.ResetRequests()
 		p := x.NewQueryItemsPager(tc.query, &azcosmos.QueryOptions{QueryParameters: tc.params, ContinuationToken: &tc.token})
 		_, err := p.NextPage(context.Background())
-		var te *TokenError
-		if !errors.Is(err, cosmoserr.ErrInvalidToken) || !errors.As(err, &te) {
+		var te *cosmoserr.ValidationError
+		if !errors.Is(err, cosmoserr.ErrInvalidToken) || !errors.As(err, &te) || te.Field != "QueryOptions.ContinuationToken" {
 			t.Errorf("%s: %v, want cosmoserr.ErrInvalidToken", tc.name, err)
 		}
 		if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
@@ -189,8 +189,8 @@ func TestForgedHeaderFieldsAreRefusedBeforeAnyRequest(t *testing.T) {
 		p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{QueryParameters: ps, ContinuationToken: &forged})
 		_, err := p.NextPage(ctx)
 		cancel()
-		var te *TokenError
-		if !errors.Is(err, cosmoserr.ErrInvalidToken) || !errors.As(err, &te) {
+		var te *cosmoserr.ValidationError
+		if !errors.Is(err, cosmoserr.ErrInvalidToken) || !errors.As(err, &te) || te.Field != "QueryOptions.ContinuationToken" {
 			t.Errorf("%s: %v, want cosmoserr.ErrInvalidToken", tc.name, err)
 		}
 		if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {

@@ -23,19 +23,14 @@ func (c *core) queryPager(q *Query, text string, pk azcosmos.PartitionKey, opts 
 // cannot run across partitions cosmoserr.ErrInvalidQuery (both still match the crosspartition sentinels),
 // a service error the typed *OpError.
 func (c *core) queryError(err error) error {
+	var ve *cosmoserr.ValidationError
 	switch {
-	case errors.Is(err, cosmoserr.ErrInvalidToken), errors.Is(err, cosmoserr.ErrNotResumable):
-		return &crossError{cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidToken, Field: "token", Reason: err.Error()}, err}
+	case errors.As(err, &ve):
+		return err // crosspartition's refusal of a token or an option: already the one refusal type
+	case errors.Is(err, cosmoserr.ErrNotResumable):
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidToken, Field: "token", Reason: "this query's results cannot resume from a token", Err: err}
 	case errors.Is(err, cosmoserr.ErrUnsupported):
-		return &crossError{cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidQuery, Field: "query", Reason: err.Error()}, err}
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidQuery, Field: "query", Reason: "cannot be answered across partitions", Err: err}
 	}
 	return c.opError(cosmoserr.OpQueryItems, "", err)
 }
-
-// crossError is a cosmoserr.ValidationError that also unwraps to the crosspartition error behind it.
-type crossError struct {
-	cosmoserr.ValidationError
-	cause error
-}
-
-func (e *crossError) Unwrap() []error { return []error{&e.ValidationError, e.cause} }
