@@ -79,7 +79,7 @@ func TestNewRefuses(t *testing.T) {
 	if _, err := conflicts.New(cosmoskit.NewFromClient(c.Cosmos()), "db", "c", nil); !errors.Is(err, cosmoserr.ErrNoCredential) {
 		t.Errorf("NewFromClient: %v, want ErrNoCredential", err)
 	}
-	closed, err := cosmoskit.New(cosmoskit.Config{Endpoint: c.Endpoint(), Key: cosmostest.EmulatorKey, Logger: quiet})
+	closed, err := cosmoskit.New(cosmoskit.Config{Endpoint: c.Endpoint(), Key: cosmoskit.EmulatorKey, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,9 @@ import (
 )
 
 // LevelError is the service's refusal of a request whose consistency level is stronger than the
-// account's. It matches cosmoserr.ErrLevelTooStrong and unwraps to the service's *azcore.ResponseError (so
-// it matches cosmoserr.ErrBadRequest as well).
+// account's. It matches cosmoserr.ErrLevelTooStrong and cosmoserr.ErrBadRequest (the service's
+// status), whether the client is a plain *azcosmos.ContainerClient or a repository, and unwraps to
+// the service's *azcore.ResponseError.
 type LevelError struct {
 	// Requested is the level the request asked for (WithLevel).
 	Requested azcosmos.ConsistencyLevel
@@ -31,8 +32,10 @@ func (e *LevelError) Error() string {
 		cosmoserr.ErrLevelTooStrong, e.Requested, acct, e.Err)
 }
 
-// Is reports whether target is cosmoserr.ErrLevelTooStrong.
-func (e *LevelError) Is(target error) bool { return target == cosmoserr.ErrLevelTooStrong }
+// Is reports whether target is cosmoserr.ErrLevelTooStrong or cosmoserr.ErrBadRequest.
+func (e *LevelError) Is(target error) bool {
+	return target == cosmoserr.ErrLevelTooStrong || target == cosmoserr.ErrBadRequest
+}
 
 // Unwrap returns the service's error.
 func (e *LevelError) Unwrap() error { return e.Err }

@@ -252,7 +252,8 @@ func TestLevelTooStrong(t *testing.T) {
 		t.Errorf("LevelError %+v", le)
 	}
 	var re *azcore.ResponseError
-	if !errors.As(err, &re) || re.StatusCode != http.StatusBadRequest || !errors.Is(cosmoserr.FromError("", err), cosmoserr.ErrBadRequest) {
+	if !errors.As(err, &re) || re.StatusCode != http.StatusBadRequest || !errors.Is(err, cosmoserr.ErrBadRequest) ||
+		!errors.Is(cosmoserr.FromError("", err), cosmoserr.ErrBadRequest) {
 		t.Errorf("err does not unwrap to the service's 400: %v", err)
 	}
 	if got := p.AccountLevel(e.s.Endpoint()); got != azcosmos.ConsistencyLevelSession {
@@ -278,6 +279,27 @@ func TestAccountNotSession(t *testing.T) {
 	var le *consistency.LevelError
 	if !errors.As(err, &le) || le.Requested != azcosmos.ConsistencyLevelSession || le.Account != azcosmos.ConsistencyLevelEventual {
 		t.Fatalf("a Session read on an Eventual account: %v, want a LevelError", err)
+	}
+}
+
+// TestLevelErrorIsBadRequestOnAPlainClient: the server's own refusal of a level stronger than the
+// account's, read through a plain azcosmos client (no repository, no cosmoserr.FromError), matches
+// cosmoserr.ErrBadRequest and cosmoserr.ErrLevelTooStrong with errors.Is, as documented.
+func TestLevelErrorIsBadRequestOnAPlainClient(t *testing.T) {
+	p := consistency.NewPolicy(consistency.Options{})
+	e := newEnv(t, p, nil, cosmostest.WithDefaultConsistency("Eventual"))
+	a := e.container(t, "a")
+	upsert(t, context.Background(), a, "1", "x")
+	ctx, err := consistency.WithLevel(context.Background(), azcosmos.ConsistencyLevelStrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.ReadItem(ctx, pk, "1", nil)
+	if !errors.Is(err, cosmoserr.ErrBadRequest) || !errors.Is(err, cosmoserr.ErrLevelTooStrong) {
+		t.Fatalf("a Strong read on an Eventual account: %v, want ErrBadRequest and ErrLevelTooStrong", err)
+	}
+	if errors.Is(err, cosmoserr.ErrValidation) || errors.Is(err, cosmoserr.ErrNotFound) {
+		t.Errorf("%v matches a sentinel it is not", err)
 	}
 }
 
