@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 )
 
 func invalid(field, problem string) error {
@@ -53,7 +54,8 @@ type PoisonError struct {
 }
 
 func (e *PoisonError) Error() string {
-	return fmt.Sprintf("changefeed: lease %s stopped: a batch of %d changes failed %d deliveries: %v", e.LeaseToken, len(e.Batch.Items), e.Deliveries, e.Err)
+	return fmt.Sprintf("changefeed: lease %s stopped: a batch of %s failed %s: %v", e.LeaseToken,
+		plural.Count(len(e.Batch.Items), "change", "changes"), plural.Count(e.Deliveries, "delivery", "deliveries"), e.Err)
 }
 
 // Unwrap returns the last error.

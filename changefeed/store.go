@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 )
 
 // updateAttempts bounds the re-read-and-retry rounds of a lease replace that lost an If-Match race
@@ -130,7 +131,7 @@ func (s *store) update(ctx context.Context, l *lease, mutate func(*lease) error)
 			return cur, fmt.Errorf("%w: lease %s was deleted", cosmoserr.ErrLeaseLost, l.LeaseToken)
 		case http.StatusPreconditionFailed:
 			if attempt >= updateAttempts {
-				return cur, fmt.Errorf("%w: lease %s kept changing under %d attempts", cosmoserr.ErrLeaseLost, l.LeaseToken, attempt)
+				return cur, fmt.Errorf("%w: lease %s kept changing under %s", cosmoserr.ErrLeaseLost, l.LeaseToken, plural.Count(attempt, "attempt", "attempts"))
 			}
 			fresh, rerr := s.read(ctx, l.ID)
 			if statusOf(rerr) == http.StatusNotFound {

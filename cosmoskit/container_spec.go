@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 )
 
 // Defaults and limits applied by ContainerSpec.
@@ -370,7 +371,7 @@ func (s ContainerSpec) indexingPolicy(bad func(field, format string, args ...any
 	for i, ci := range s.CompositeIndexes {
 		field := fmt.Sprintf("CompositeIndexes[%d]", i)
 		if len(ci) < 2 || len(ci) > maxCompositePaths {
-			return nil, bad(field, "has %d paths; a composite index has 2 to %d", len(ci), maxCompositePaths)
+			return nil, bad(field, "has %s; a composite index has 2 to %d", plural.Count(len(ci), "path", "paths"), maxCompositePaths)
 		}
 		out := make([]azcosmos.CompositeIndex, len(ci))
 		for j, c := range ci {

@@ -45,7 +45,7 @@ func ExampleDefinition_Key() {
 	fmt.Println(err)
 	// Output:
 	// <nil>
-	// cosmoskit: invalid partition key: partitionKey: has 1 values, the container has 2 levels
+	// cosmoskit: invalid partition key: partitionKey: has 1 value, the container has 2 levels
 	// true cosmoskit: invalid partition key: partitionKey[1]: is 2049 bytes, the limit is 2048
 	// <nil>
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"testing"
 
@@ -45,13 +44,13 @@ func TestShardedThroughClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ReadItem(ctx, pk, "r13", nil); err != nil {
+	if _, err := c.ReadItem(ctx, pk.SDK(), "r13", nil); err != nil {
 		t.Fatalf("point read on the computed shard: %v", err)
 	}
 
-	all, err := partitionkey.FanOut(ctx, s, "sensor-7", func(ctx context.Context, pk azcosmos.PartitionKey) ([]reading, error) {
+	all, err := partitionkey.FanOut(ctx, s, "sensor-7", func(ctx context.Context, pk partitionkey.Key) ([]reading, error) {
 		var out []reading
-		pager := c.NewQueryItemsPager("SELECT * FROM c", pk, nil)
+		pager := c.NewQueryItemsPager("SELECT * FROM c", pk.SDK(), nil)
 		for pager.More() {
 			page, err := pager.NextPage(ctx)
 			if err != nil {
@@ -112,7 +111,7 @@ func TestShardedRefuses(t *testing.T) {
 		if _, err := tc.s.Value(tc.base, "id"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 			t.Errorf("%+v base of %d bytes: %v", tc.s, len(tc.base), err)
 		}
-		if _, err := partitionkey.FanOut(context.Background(), tc.s, tc.base, func(context.Context, azcosmos.PartitionKey) ([]int, error) {
+		if _, err := partitionkey.FanOut(context.Background(), tc.s, tc.base, func(context.Context, partitionkey.Key) ([]int, error) {
 			t.Fatal("read called")
 			return nil, nil
 		}); err == nil {
@@ -123,9 +122,9 @@ func TestShardedRefuses(t *testing.T) {
 
 func TestFanOutFirstError(t *testing.T) {
 	boom := errors.New("boom")
-	failing := azcosmos.NewPartitionKeyString("k-1")
-	_, err := partitionkey.FanOut(context.Background(), partitionkey.Sharded{Count: 3}, "k", func(ctx context.Context, pk azcosmos.PartitionKey) ([]int, error) {
-		if reflect.DeepEqual(pk, failing) {
+	failing := partitionkey.Of("k-1")
+	_, err := partitionkey.FanOut(context.Background(), partitionkey.Sharded{Count: 3}, "k", func(ctx context.Context, pk partitionkey.Key) ([]int, error) {
+		if pk.Equal(failing) {
 			return nil, boom
 		}
 		<-ctx.Done() // the others wait for the cancellation the failure causes

@@ -49,7 +49,7 @@ type TxResult struct {
 	Err error
 }
 
-// NewTx starts a transactional batch in partition pk of container c. With a Key, every item
+// NewTx starts a transactional batch in partition pk of container c. With a partitionkey.Key, every item
 // written must have that key at Options.PartitionKeyPaths (checked before sending); with an
 // azcosmos.PartitionKey the service checks it.
 func NewTx(c *azcosmos.ContainerClient, pk PartitionKey) *Tx {
@@ -58,8 +58,8 @@ func NewTx(c *azcosmos.ContainerClient, pk PartitionKey) *Tx {
 	switch {
 	case err != nil:
 		tx.setError(err)
-	case typed && k.n == 0:
-		tx.setError(invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "must have 1 to 3 components"))
+	case typed && k.Len() == 0:
+		tx.setError(invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has no value: a batch key has 1 to 3 values"))
 	}
 	return tx
 }

@@ -48,7 +48,7 @@
 // not ORDER BY, TOP, DISTINCT, GROUP BY or aggregates across partitions (the service answers 400,
 // cosmoserr.ErrBadRequest); Count is therefore single-partition. Writes check the partition key against the
 // item's own JSON at Options.PartitionKeyPaths, as typed values the repository reads itself. A
-// caller's key is a PartitionKey: a Key from KeyOf, whose component count and lengths are checked
-// before sending, or an azcosmos.PartitionKey, which has no exported accessor and is sent as given
+// caller's key is a PartitionKey: a partitionkey.Key (partitionkey.Of, or a partitionkey builder),
+// whose number of values and lengths are checked before sending, or an azcosmos.PartitionKey, which has no exported accessor and is sent as given
 // (the repository reflects into no other module's types; the service checks it).
 package repository

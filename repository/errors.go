@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -47,7 +48,7 @@ type tooManyAttempts struct {
 }
 
 func (e *tooManyAttempts) Error() string {
-	return fmt.Sprintf("%v (%d attempts): %v", cosmoserr.ErrTooManyAttempts, e.attempts, e.last)
+	return fmt.Sprintf("%v (%s): %v", cosmoserr.ErrTooManyAttempts, plural.Count(e.attempts, "attempt", "attempts"), e.last)
 }
 
 func (e *tooManyAttempts) Unwrap() []error { return []error{cosmoserr.ErrTooManyAttempts, e.last} }

@@ -8,6 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -54,7 +55,7 @@ func TestWriteChecksDocumentKey(t *testing.T) {
 	if !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("swapped key components = %v, want ErrInvalidPartitionKey", err)
 	}
-	if _, err := ships.Get(ctx, repository.KeyOf("t1", "eu"), "s9"); !errors.Is(err, cosmoserr.ErrNotFound) {
+	if _, err := ships.Get(ctx, partitionkey.Of("t1", "eu"), "s9"); !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Fatalf("the refused write stored something: %v", err)
 	}
 	wrong = false
@@ -69,7 +70,7 @@ func TestWriteChecksDocumentKey(t *testing.T) {
 		t.Fatalf("batch with a missing key property = %v", err)
 	}
 	// a typed batch key is compared with each item's own key before sending
-	if _, err := ships.NewBatch(repository.KeyOf("t1", "us")).
+	if _, err := ships.NewBatch(partitionkey.Of("t1", "us")).
 		Upsert(good).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("batch item of another partition = %v", err)
 	}

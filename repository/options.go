@@ -11,7 +11,7 @@ import (
 
 // KeyFunc returns an item's id and its partition key: one value, or two or three for a
 // hierarchical key, broadest first (azcosmos.NewPartitionKeyString(tenant).AppendString(user), or
-// repository.KeyOf(tenant, user).SDK()). It is the only place the repository learns where an item
+// partitionkey.Of(tenant, user).SDK()). It is the only place the repository learns where an item
 // lives, so no struct tags or reflection are involved. The SDK's key cannot be read back: with
 // Options.PartitionKeyPaths the repository checks the item's own key properties before sending,
 // and the service checks that they match this key (400/1001, cosmoserr.ErrInvalidPartitionKey).
@@ -38,11 +38,6 @@ const (
 	MaxItemBytes = 2 * 1024 * 1024
 	// DefaultLargeItemThreshold is the size from which Options.OnLargeItem is called.
 	DefaultLargeItemThreshold = 1_500_000
-	// MaxPartitionKeyBytes is the longest partition key value with large partition keys
-	// (partition key definition version 2, what cosmoskit.EnsureContainer creates).
-	MaxPartitionKeyBytes = 2048
-	// MaxLegacyPartitionKeyBytes is the longest partition key value of a version 1 definition.
-	MaxLegacyPartitionKeyBytes = 101
 	// MaxPatchOperations is the most operations one patch may carry.
 	MaxPatchOperations = 10
 	// DefaultUpdateAttempts is the number of read-modify-replace rounds Update makes by default.

@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -380,7 +381,7 @@ func TestHierarchicalKeys(t *testing.T) {
 		t.Fatalf("Get = %+v, %v", m, err)
 	}
 	// a point read needs every level
-	if _, err := msgs.Get(ctx, repository.KeyOf("t1"), "m0"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+	if _, err := msgs.Get(ctx, partitionkey.Of("t1"), "m0"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with a prefix key = %v", err)
 	}
 	// a prefix scopes a query
@@ -390,10 +391,10 @@ func TestHierarchicalKeys(t *testing.T) {
 		t.Fatalf("prefix query = %d items, want 3", len(got))
 	}
 	// the same with a typed prefix, and a typed key one level too long is refused
-	if got := collect(t, msgs.All(ctx, repository.NewQuery().Partition(repository.KeyOf("t1", "u1")))); len(got) != 3 {
+	if got := collect(t, msgs.All(ctx, repository.NewQuery().Partition(partitionkey.Of("t1", "u1")))); len(got) != 3 {
 		t.Fatalf("typed prefix query = %d items, want 3", len(got))
 	}
-	if _, err := msgs.Page(ctx, repository.NewQuery().Partition(repository.KeyOf("t1", "u1", "s1", "x")), 10, ""); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+	if _, err := msgs.Page(ctx, repository.NewQuery().Partition(partitionkey.Of("t1", "u1", "s1", "x")), 10, ""); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("four-level key = %v", err)
 	}
 }

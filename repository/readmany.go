@@ -7,6 +7,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
 // Ref names one item: its id and partition key (a Key, checked before sending, or an
@@ -74,11 +75,11 @@ func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err er
 // cannot be read, so the first unfilled ref with the id takes the document (the same id in
 // several partitions, named by azcosmos.PartitionKey values, may then be matched in another order).
 func (c *core) refMatches(ref Ref, doc []byte) bool {
-	var k Key
+	var k partitionkey.Key
 	switch x := ref.PartitionKey.(type) {
-	case Key:
+	case partitionkey.Key:
 		k = x
-	case *Key:
+	case *partitionkey.Key:
 		k = *x
 	default:
 		return true
@@ -87,5 +88,5 @@ func (c *core) refMatches(ref Ref, doc []byte) bool {
 		return true
 	}
 	got, err := c.docKey(doc)
-	return err == nil && got.equal(k)
+	return err == nil && got.Equal(k)
 }

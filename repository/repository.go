@@ -16,6 +16,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -112,9 +113,9 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	r.writeBack = opts.WriteBackUpgrades
 	r.pkLevels = len(opts.PartitionKeyPaths)
 	r.pkPaths = slices.Clone(opts.PartitionKeyPaths)
-	r.pkMax = MaxPartitionKeyBytes
+	r.pkMax = partitionkey.MaxValueBytes
 	if opts.LegacyPartitionKey {
-		r.pkMax = MaxLegacyPartitionKeyBytes
+		r.pkMax = partitionkey.MaxLegacyValueBytes
 	}
 	r.policy = opts.UpdatePolicy
 	if r.policy.MaxAttempts == 0 {

@@ -35,7 +35,7 @@ const tokenDomain = "cosmoskit-go/repository page token v2\x00"
 // and the repository reflects into no other module's types), so such tokens bind the text,
 // parameters and the fact that the scope is an SDK key, not its values: the service still runs
 // the query in the partition key given, so a token can at most move the position within it.
-// Scope per-tenant queries with KeyOf to have tokens bound to the tenant.
+// Scope per-tenant queries with partitionkey.Of to have tokens bound to the tenant.
 func bindToken(q *Query, rq *rendered) tokenBinding {
 	h := sha256.New()
 	field := func(b []byte) {
@@ -48,7 +48,7 @@ func bindToken(q *Query, rq *rendered) tokenBinding {
 	switch {
 	case q.hasPK:
 		if _, k, typed, err := resolve(q.pk); typed && err == nil {
-			vals, err := json.Marshal(k.vals[:k.n]) // strings, finite float64s, bools, nulls
+			vals, err := json.Marshal(k.Values()) // strings, finite float64s, bools, nulls
 			if err != nil {
 				vals = []byte(err.Error())
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -28,9 +29,9 @@ func TestTokenBoundToPartitionKey(t *testing.T) {
 				t.Fatalf("first page of A = %+v, %v", p, err)
 			}
 			e.srv.ResetRequests()
-			for _, other := range []repository.PartitionKey{pk("B"), repository.KeyOf(""), repository.KeyOf(nil)} {
+			for _, other := range []repository.PartitionKey{pk("B"), partitionkey.Of(""), partitionkey.Of(nil)} {
 				if _, err := orders.Page(ctx, base.Partition(other), 2, p.Next); !errors.Is(err, cosmoserr.ErrInvalidToken) {
-					t.Fatalf("A's token on %v = %v, want ErrInvalidToken", other.(repository.Key).Values(), err)
+					t.Fatalf("A's token on %v = %v, want ErrInvalidToken", other.(partitionkey.Key).Values(), err)
 				}
 			}
 			if _, err := orders.Page(ctx, base.CrossPartition(), 2, p.Next); !errors.Is(err, cosmoserr.ErrInvalidToken) {

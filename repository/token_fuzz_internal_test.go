@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
 // FuzzDecodeToken: whatever an end user sends as a page token, decodeToken either refuses it with
 // cosmoserr.ErrInvalidToken or returns a continuation that can travel as an HTTP header value; and a token
 // Page made for a printable continuation decodes back to it.
 func FuzzDecodeToken(f *testing.F) {
-	q := SQL("SELECT * FROM c WHERE c.type = @type").Partition(KeyOf("c1"))
+	q := SQL("SELECT * FROM c WHERE c.type = @type").Partition(partitionkey.Of("c1"))
 	rq, err := q.render("order", 1, nil)
 	if err != nil {
 		f.Fatal(err)

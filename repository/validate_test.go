@@ -9,6 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -131,13 +132,13 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 	if err := docs.Delete(ctx, pk("p"), strings.Repeat("a", 1024)); !errors.Is(err, cosmoserr.ErrInvalidID) {
 		t.Fatalf("Delete(long id) = %v", err)
 	}
-	if _, err := docs.Get(ctx, repository.KeyOf("p", "extra"), "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+	if _, err := docs.Get(ctx, partitionkey.Of("p", "extra"), "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with 2 key components = %v", err)
 	}
-	if _, err := docs.Get(ctx, repository.Key{}, "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+	if _, err := docs.Get(ctx, partitionkey.Key{}, "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with an empty key = %v", err)
 	}
-	if _, err := docs.Get(ctx, repository.KeyOf(strings.Repeat("p", 2049)), "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+	if _, err := docs.Get(ctx, partitionkey.Of(strings.Repeat("p", 2049)), "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with a long key = %v", err)
 	}
 	if _, err := docs.Get(ctx, nil, "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {

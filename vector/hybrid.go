@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -48,7 +49,7 @@ func (s *Searcher) renderRanked(q *Query, t TextRank, vector bool, ix Index, con
 		return nil, invalid(cosmoserr.ErrValidation, "TextRank.Path", "%q: a path of letters, digits and _ segments starting with /", t.Path)
 	}
 	if len(t.Terms) == 0 || len(t.Terms) > MaxTerms {
-		return nil, invalid(cosmoserr.ErrValidation, "TextRank.Terms", "has %d terms: must be 1 to %d", len(t.Terms), MaxTerms)
+		return nil, invalid(cosmoserr.ErrValidation, "TextRank.Terms", "has %s: must be 1 to %d", plural.Count(len(t.Terms), "term", "terms"), MaxTerms)
 	}
 	for i, term := range t.Terms {
 		if strings.IndexFunc(term, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
@@ -76,7 +77,7 @@ func (s *Searcher) renderRanked(q *Query, t TextRank, vector bool, ix Index, con
 			dist = "VectorDistance(" + path + ", @vector, true)"
 		}
 		if len(t.Weights) != 0 && len(t.Weights) != 2 {
-			return nil, invalid(cosmoserr.ErrValidation, "TextRank.Weights", "has %d weights: give none or two (vector, text)", len(t.Weights))
+			return nil, invalid(cosmoserr.ErrValidation, "TextRank.Weights", "has %s: give none or two (vector, text)", plural.Count(len(t.Weights), "weight", "weights"))
 		}
 		for i, w := range t.Weights {
 			if math.IsNaN(w) || math.IsInf(w, 0) {

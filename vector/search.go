@@ -15,7 +15,8 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
 // DefaultMaxK is Options.MaxK when unset.
@@ -102,11 +103,11 @@ type Query struct {
 	// @p<n> (the search's own and the repository filter's).
 	Where  string
 	Params []azcosmos.QueryParameter
-	// PartitionKey scopes the search: repository.KeyOf with every component of the container's
+	// PartitionKey scopes the search: partitionkey.Of with every component of the container's
 	// key (one query to one partition) or a prefix of a hierarchical key (only the physical
-	// partitions holding it), checked as KeyOf checks it. Default (the zero Key): every partition
+	// partitions holding it), checked as partitionkey.Of checks it. Default (the zero Key): every partition
 	// (cross-partition, merged to the global top K).
-	PartitionKey repository.Key
+	PartitionKey partitionkey.Key
 	// Fields are the top-level properties each hit returns. Default: "id" and the partition key
 	// properties for a Searcher; the JSON fields of T for a Repo[T]. The embedding is never
 	// returned unless IncludeEmbedding is set.
@@ -165,7 +166,7 @@ func sqlPath(p string) (string, error) {
 // checkVector validates v against the policy.
 func checkVector(v []float32, ix Index) error {
 	if len(v) != ix.Dimensions {
-		return invalid(cosmoserr.ErrInvalidVector, "Vector", "has %d dimensions, the policy of %s has %d", len(v), ix.Path, ix.Dimensions)
+		return invalid(cosmoserr.ErrInvalidVector, "Vector", "has %s, the policy of %s has %d", plural.Count(len(v), "dimension", "dimensions"), ix.Path, ix.Dimensions)
 	}
 	for i, x := range v {
 		f := float64(x)
@@ -259,12 +260,12 @@ func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter
 	params = append(params, q.Params...)
 	pl := &plan{}
 	if err := q.PartitionKey.Err(); err != nil {
-		return nil, nil, "", invalid(cosmoserr.ErrValidation, "PartitionKey", "%v", err)
+		return nil, nil, "", err // partitionkey.Of's refusal: cosmoserr.ErrInvalidPartitionKey naming the value
 	}
 	if n := q.PartitionKey.Len(); n > 0 {
 		paths := ix.PartitionKeyPaths
 		if n > len(paths) {
-			return nil, nil, "", invalid(cosmoserr.ErrValidation, "PartitionKey", "has %d components, the container's key %d", n, len(paths))
+			return nil, nil, "", invalid(cosmoserr.ErrInvalidPartitionKey, "PartitionKey", "has %s, the container's key has %s", plural.Count(n, "value", "values"), plural.Count(len(paths), "level", "levels"))
 		}
 		if n == len(paths) {
 			pk := q.PartitionKey.SDK()

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -45,8 +45,8 @@ func TestBadQueriesSendNothing(t *testing.T) {
 		{"comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 --"}, cosmoserr.ErrValidation},
 		{"block comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 /* x */"}, cosmoserr.ErrValidation},
 		{"separator", vector.Query{Vector: ok, K: 1, Where: "c.x = 1;"}, cosmoserr.ErrValidation},
-		{"key", vector.Query{Vector: ok, K: 1, PartitionKey: repository.KeyOf("a", "b")}, cosmoserr.ErrValidation},
-		{"nan key", vector.Query{Vector: ok, K: 1, PartitionKey: repository.KeyOf(math.NaN())}, cosmoserr.ErrValidation},
+		{"key", vector.Query{Vector: ok, K: 1, PartitionKey: partitionkey.Of("a", "b")}, cosmoserr.ErrValidation},
+		{"nan key", vector.Query{Vector: ok, K: 1, PartitionKey: partitionkey.Of(math.NaN())}, cosmoserr.ErrValidation},
 		{"field", vector.Query{Vector: ok, K: 1, Fields: []string{"a.b"}}, cosmoserr.ErrValidation},
 	}
 	for _, tc := range cases {
