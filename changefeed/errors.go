@@ -7,6 +7,8 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 )
 
+// invalid is the package's refusal of an argument or option (an exported field name is prefixed
+// "Options."): a *cosmoserr.ValidationError of Kind cosmoserr.ErrValidation.
 func invalid(field, problem string) error {
 	if len(field) > 0 && field[0] >= 'A' && field[0] <= 'Z' {
 		field = "Options." + field
