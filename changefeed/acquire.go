@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // balanceLoop runs a balancing round every LeaseAcquireInterval (and at once when kicked, after a
@@ -86,13 +88,13 @@ func (p *Processor) acquire(ctx context.Context, l *lease, ok func(*lease) bool)
 	// would stay owned (until it expires) by an instance that never learnt it won it.
 	nl, err := p.store.update(p.hardCtx, l, func(cur *lease) error {
 		if !ok(cur) {
-			return fmt.Errorf("%w: another instance took lease %s first", ErrLeaseLost, cur.LeaseToken)
+			return fmt.Errorf("%w: another instance took lease %s first", cosmoserr.ErrLeaseLost, cur.LeaseToken)
 		}
 		cur.Owner = &me
 		return nil
 	})
 	if err != nil {
-		if !errors.Is(err, ErrLeaseLost) && ctx.Err() == nil {
+		if !errors.Is(err, cosmoserr.ErrLeaseLost) && ctx.Err() == nil {
 			p.report(l.LeaseToken, fmt.Errorf("changefeed: acquiring lease: %w", err))
 		}
 		return

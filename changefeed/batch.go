@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Handler handles one batch of changes from one lease. Delivery is at least once: a batch is
@@ -42,12 +43,12 @@ type Batch struct {
 
 // Checkpoint records that this batch and every earlier one of its lease are handled, so they are
 // not delivered again. It is for Options.ManualCheckpoint (elsewhere it returns
-// ErrNotCheckpointable); it may be called after the handler returned, while the lease is still
-// owned by this instance (else an error matching ErrLeaseLost). A checkpoint older than one
+// cosmoserr.ErrNotCheckpointable); it may be called after the handler returned, while the lease is still
+// owned by this instance (else an error matching cosmoserr.ErrLeaseLost). A checkpoint older than one
 // already written does nothing.
 func (b Batch) Checkpoint(ctx context.Context) error {
 	if b.cp == nil || b.p == nil || !b.p.opts.ManualCheckpoint {
-		return fmt.Errorf("%w: Options.ManualCheckpoint is off", ErrNotCheckpointable)
+		return fmt.Errorf("%w: Options.ManualCheckpoint is off", cosmoserr.ErrNotCheckpointable)
 	}
 	return b.p.checkpoint(ctx, b.cp, b.etag, b.seq)
 }

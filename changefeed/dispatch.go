@@ -3,11 +3,12 @@ package changefeed
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"strings"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -119,13 +120,13 @@ func (d *Dispatcher) handle(ctx context.Context, b Batch) error {
 }
 
 // key reads a change's id and partition key at DispatchOptions.PartitionKeyPaths.
-func (d *Dispatcher) key(doc []byte) (string, repository.Key, error) {
+func (d *Dispatcher) key(doc []byte) (string, partitionkey.Key, error) {
 	if len(d.opts.PartitionKeyPaths) == 0 {
-		return "", repository.Key{}, errors.New("DispatchOptions.PartitionKeyPaths is not set")
+		return "", partitionkey.Key{}, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "DispatchOptions.PartitionKeyPaths", Reason: "is not set"}
 	}
 	var m map[string]any
 	if err := json.Unmarshal(doc, &m); err != nil {
-		return "", repository.Key{}, err
+		return "", partitionkey.Key{}, err
 	}
 	id, _ := m["id"].(string)
 	vals := make([]any, 0, len(d.opts.PartitionKeyPaths))
@@ -138,10 +139,10 @@ func (d *Dispatcher) key(doc []byte) (string, repository.Key, error) {
 		switch v.(type) {
 		case string, float64, bool, nil:
 		default:
-			return "", repository.Key{}, fmt.Errorf("the value at partition key path %s is not a string, number, boolean or null", path)
+			return "", partitionkey.Key{}, &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidPartitionKey, Field: path, Reason: "is not a string, number, boolean or null"}
 		}
 		vals = append(vals, v)
 	}
-	pk := repository.KeyOf(vals...)
+	pk := partitionkey.Of(vals...)
 	return id, pk, pk.Err()
 }

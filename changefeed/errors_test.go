@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // A handler that fails twice on a batch sees the same batch again, and nothing after it is
@@ -75,7 +76,7 @@ func TestHandlerErrorRedeliversTheSameBatch(t *testing.T) {
 		t.Errorf("checkpoint moved while the batch failed: %q", cpDuring)
 	}
 	var he *changefeed.HandlerError
-	if len(failures) < 2 || !errors.As(failures[0], &he) || he.Attempt != 1 || !errors.Is(failures[1], changefeed.ErrHandler) {
+	if len(failures) < 2 || !errors.As(failures[0], &he) || he.Attempt != 1 || !errors.Is(failures[1], cosmoserr.ErrHandler) {
 		t.Errorf("OnError got %v, want two *HandlerError", failures)
 	}
 }
@@ -151,7 +152,7 @@ func TestPoisonBatch(t *testing.T) {
 				if len(handled) != 5 {
 					t.Errorf("handled %d, want only the 5 before the poison batch", len(handled))
 				}
-				if !errors.Is(errs[len(errs)-1], changefeed.ErrPoisonBatch) {
+				if !errors.Is(errs[len(errs)-1], cosmoserr.ErrPoisonBatch) {
 					t.Errorf("last OnError = %v, want a PoisonError", errs[len(errs)-1])
 				}
 				mu.Unlock()

@@ -7,10 +7,9 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // Estimator estimates how far a processor's leases are behind: per lease, it counts the changes
@@ -152,7 +151,7 @@ func (e *Estimator) lag(ctx context.Context, r azcosmos.FeedRange, etag string, 
 		}
 		resp, err := e.monitored.ReadChangeFeed(ctx, &opts)
 		if err != nil {
-			return 0, diagnostics.FromError(diagnostics.OpReadChangeFeed, err)
+			return 0, cosmoserr.FromError(cosmoserr.OpReadChangeFeed, err)
 		}
 		ranges, err := parseToken(resp.ContinuationToken)
 		if err != nil {

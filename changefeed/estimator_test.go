@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // The estimator counts the changes after each lease's checkpoint: all 50 while the handler
@@ -56,7 +57,7 @@ func TestEstimator(t *testing.T) {
 		return err == nil && n == 0
 	})
 	stop(t, p)
-	if _, err := changefeed.NewEstimator(e.monitored, changefeed.EstimatorOptions{Leases: changefeed.Leases(e.leases)}); !errors.Is(err, changefeed.ErrValidation) {
+	if _, err := changefeed.NewEstimator(e.monitored, changefeed.EstimatorOptions{Leases: changefeed.Leases(e.leases)}); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Errorf("NewEstimator without a name: %v", err)
 	}
 }

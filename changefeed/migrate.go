@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -18,7 +19,7 @@ import (
 // rewritten documents come by again at the current version and are left alone.
 //
 // opts.PartitionKeyPaths is required (to find each document's partition key). A document that
-// cannot be upgraded (repository.ErrUnknownSchemaVersion, e.g. no version and no
+// cannot be upgraded (cosmoserr.ErrUnknownSchemaVersion, e.g. no version and no
 // UnversionedAs) fails its batch: use Options.MaxDeliveries and OnPoison to set such documents
 // aside. Deleted documents are skipped.
 func MigrateHandler[T any](repo *repository.Repository[T], opts DispatchOptions) (Handler, error) {
@@ -26,7 +27,7 @@ func MigrateHandler[T any](repo *repository.Repository[T], opts DispatchOptions)
 		return nil, invalid("repo", "nil")
 	}
 	if len(opts.PartitionKeyPaths) == 0 {
-		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "opts.PartitionKeyPaths", Reason: "required to find each document's partition key"}
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "opts.PartitionKeyPaths", Reason: "required to find each document's partition key"}
 	}
 	d := &Dispatcher{opts: opts}
 	current := repo.SchemaVersion()
@@ -46,7 +47,7 @@ func MigrateHandler[T any](repo *repository.Repository[T], opts DispatchOptions)
 			if err != nil {
 				return err
 			}
-			if _, err := repo.Update(ctx, pk, id, func(*T) error { return nil }); err != nil && !errors.Is(err, repository.ErrNotFound) {
+			if _, err := repo.Update(ctx, pk, id, func(*T) error { return nil }); err != nil && !errors.Is(err, cosmoserr.ErrNotFound) {
 				return err
 			}
 		}

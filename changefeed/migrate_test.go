@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -45,7 +46,7 @@ func TestMigrateHandler(t *testing.T) {
 	if _, err := orders.Create(ctx, order{ID: "new", PK: "c1", Total: 5}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := changefeed.MigrateHandler(orders, changefeed.DispatchOptions{}); !errors.Is(err, changefeed.ErrValidation) {
+	if _, err := changefeed.MigrateHandler(orders, changefeed.DispatchOptions{}); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Errorf("MigrateHandler without partition key paths: %v", err)
 	}
 	h, err := changefeed.MigrateHandler(orders, changefeed.DispatchOptions{PartitionKeyPaths: []string{"/pk"}})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 )
 
@@ -87,11 +88,11 @@ func TestManualCheckpoint(t *testing.T) {
 			t.Errorf("%s delivered %d times after the handover, want %d", id(i), tl.seen[id(i)], want)
 		}
 	}
-	if err := second.Checkpoint(context.Background()); !errors.Is(err, changefeed.ErrLeaseLost) {
-		t.Errorf("Checkpoint after the lease moved: %v, want ErrLeaseLost", err)
+	if err := second.Checkpoint(context.Background()); !errors.Is(err, cosmoserr.ErrLeaseLost) {
+		t.Errorf("Checkpoint after the lease moved: %v, want cosmoserr.ErrLeaseLost", err)
 	}
 	// Outside manual mode Checkpoint is refused.
-	if err := (changefeed.Batch{}).Checkpoint(context.Background()); !errors.Is(err, changefeed.ErrNotCheckpointable) {
+	if err := (changefeed.Batch{}).Checkpoint(context.Background()); !errors.Is(err, cosmoserr.ErrNotCheckpointable) {
 		t.Errorf("Checkpoint outside manual mode: %v", err)
 	}
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // LeaseContainer says where a processor keeps its leases: a ready container (Leases) or one
@@ -42,7 +41,7 @@ func (lc LeaseContainer) open(ctx context.Context) (*azcosmos.ContainerClient, e
 	if lc.c != nil {
 		props, err := lc.c.Read(ctx, nil)
 		if err != nil {
-			return nil, diagnostics.FromError(diagnostics.OpReadContainer, err)
+			return nil, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 		}
 		if paths := props.ContainerProperties.PartitionKeyDefinition.Paths; len(paths) != 1 || paths[0] != "/id" {
 			return nil, invalid("Leases", fmt.Sprintf("container %s is partitioned by %v; a lease container must be partitioned by /id", lc.c.ID(), paths))

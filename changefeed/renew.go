@@ -48,7 +48,7 @@ func (p *Processor) release(ctx context.Context, o *owned) error {
 	o.stopRenew() // and cancel a renewal in flight, which holds o.mu
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.lost.Store(true) // manual checkpoints of its batches now fail with ErrLeaseLost
+	o.lost.Store(true) // manual checkpoints of its batches now fail with cosmoserr.ErrLeaseLost
 	me := p.instance
 	_, err := p.store.update(ctx, o.l, func(cur *lease) error {
 		if cur.owner() != me {
@@ -86,7 +86,7 @@ func (p *Processor) renew(o *owned) {
 }
 
 // touch writes lease o (renewing its timestamp) with change applied, if this instance still owns
-// it. A lost lease is marked lost (see lose) and an error matching ErrLeaseLost returned.
+// it. A lost lease is marked lost (see lose) and an error matching cosmoserr.ErrLeaseLost returned.
 func (p *Processor) touch(ctx context.Context, o *owned, change func(*lease)) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -110,7 +110,7 @@ func TestStopReturnsAtItsDeadline(t *testing.T) {
 		t.Fatal("Stop did not return at its deadline while a handler ignored cancellation")
 	}
 	if err := p.Start(context.Background()); !errors.Is(err, cosmoserr.ErrStarted) {
-		t.Errorf("Start while the previous run is still stopping = %v, want ErrStarted", err)
+		t.Errorf("Start while the previous run is still stopping = %v, want cosmoserr.ErrStarted", err)
 	}
 	close(release)
 	stop(t, p) // waits for the handler

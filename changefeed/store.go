@@ -13,7 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -41,8 +41,8 @@ func statusOf(err error) int {
 
 // wrap turns an SDK error into the diagnostics error model.
 func (s *store) wrap(op string, err error) error {
-	e := diagnostics.FromError(op, err)
-	var de *diagnostics.Error
+	e := cosmoserr.FromError(op, err)
+	var de *cosmoserr.Error
 	if errors.As(e, &de) && de.Container == "" {
 		de.Container = s.c.ID()
 	}
@@ -61,7 +61,7 @@ func (s *store) list(ctx context.Context) ([]*lease, error) {
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return nil, s.wrap(diagnostics.OpQueryItems, err)
+			return nil, s.wrap(cosmoserr.OpQueryItems, err)
 		}
 		for _, raw := range page.Items {
 			l, ok, err := decodeLease(raw)
@@ -87,7 +87,7 @@ func (s *store) list(ctx context.Context) ([]*lease, error) {
 func (s *store) read(ctx context.Context, id string) (*lease, error) {
 	resp, err := s.c.ReadItem(ctx, pkOf(id), id, nil)
 	if err != nil {
-		return nil, s.wrap(diagnostics.OpReadItem, err)
+		return nil, s.wrap(cosmoserr.OpReadItem, err)
 	}
 	l, ok, err := decodeLease(resp.Value)
 	if err != nil || !ok {
@@ -108,7 +108,7 @@ func (s *store) create(ctx context.Context, l *lease) (created bool, err error) 
 		return false, nil
 	}
 	if err != nil {
-		return false, s.wrap(diagnostics.OpCreateItem, err)
+		return false, s.wrap(cosmoserr.OpCreateItem, err)
 	}
 	l.ETag = resp.ETag
 	return true, nil
@@ -116,8 +116,8 @@ func (s *store) create(ctx context.Context, l *lease) (created bool, err error) 
 
 // update replaces lease l with mutate applied, with If-Match on its etag. When another writer got
 // there first (412), it re-reads the lease and applies mutate to the fresh copy, up to
-// updateAttempts times; mutate returns an error (usually ErrLeaseLost) to give up. A deleted lease
-// is ErrLeaseLost. The returned lease carries the new etag.
+// updateAttempts times; mutate returns an error (usually cosmoserr.ErrLeaseLost) to give up. A deleted lease
+// is cosmoserr.ErrLeaseLost. The returned lease carries the new etag.
 func (s *store) update(ctx context.Context, l *lease, mutate func(*lease) error) (*lease, error) {
 	cur := l.clone()
 	for attempt := 1; ; attempt++ {
@@ -136,26 +136,26 @@ func (s *store) update(ctx context.Context, l *lease, mutate func(*lease) error)
 		switch statusOf(err) {
 		case 0:
 			if err != nil {
-				return cur, s.wrap(diagnostics.OpReplaceItem, err)
+				return cur, s.wrap(cosmoserr.OpReplaceItem, err)
 			}
 			next.ETag = resp.ETag
 			return next, nil
 		case http.StatusNotFound:
-			return cur, fmt.Errorf("%w: lease %s was deleted", ErrLeaseLost, l.LeaseToken)
+			return cur, fmt.Errorf("%w: lease %s was deleted", cosmoserr.ErrLeaseLost, l.LeaseToken)
 		case http.StatusPreconditionFailed:
 			if attempt >= updateAttempts {
-				return cur, fmt.Errorf("%w: lease %s kept changing under %d attempts", ErrLeaseLost, l.LeaseToken, attempt)
+				return cur, fmt.Errorf("%w: lease %s kept changing under %d attempts", cosmoserr.ErrLeaseLost, l.LeaseToken, attempt)
 			}
 			fresh, rerr := s.read(ctx, l.ID)
 			if statusOf(rerr) == http.StatusNotFound {
-				return cur, fmt.Errorf("%w: lease %s was deleted", ErrLeaseLost, l.LeaseToken)
+				return cur, fmt.Errorf("%w: lease %s was deleted", cosmoserr.ErrLeaseLost, l.LeaseToken)
 			}
 			if rerr != nil {
 				return cur, rerr
 			}
 			cur = fresh
 		default:
-			return cur, s.wrap(diagnostics.OpReplaceItem, err)
+			return cur, s.wrap(cosmoserr.OpReplaceItem, err)
 		}
 	}
 }
@@ -167,15 +167,15 @@ func (s *store) remove(ctx context.Context, l *lease) error {
 	switch statusOf(err) {
 	case 0:
 		if err != nil {
-			return s.wrap(diagnostics.OpDeleteItem, err)
+			return s.wrap(cosmoserr.OpDeleteItem, err)
 		}
 		return nil
 	case http.StatusNotFound:
 		return nil
 	case http.StatusPreconditionFailed:
-		return fmt.Errorf("%w: lease %s changed before it could be deleted", ErrLeaseLost, l.LeaseToken)
+		return fmt.Errorf("%w: lease %s changed before it could be deleted", cosmoserr.ErrLeaseLost, l.LeaseToken)
 	}
-	return s.wrap(diagnostics.OpDeleteItem, err)
+	return s.wrap(cosmoserr.OpDeleteItem, err)
 }
 
 // lockDoc is the .lock document of a lease store while one instance creates its leases, as .NET
@@ -204,7 +204,7 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 	if _, err := s.c.ReadItem(ctx, pkOf(s.ids.info()), s.ids.info(), nil); err == nil {
 		return true, nil
 	} else if statusOf(err) != http.StatusNotFound {
-		return false, s.wrap(diagnostics.OpReadItem, err)
+		return false, s.wrap(cosmoserr.OpReadItem, err)
 	}
 	lock := lockDoc{ID: s.ids.lock(), TTL: int(lockTTL / time.Second)}
 	b, _ := json.Marshal(lock)
@@ -222,7 +222,7 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 		}
 		return false, nil
 	} else if err != nil {
-		return false, s.wrap(diagnostics.OpCreateItem, err)
+		return false, s.wrap(cosmoserr.OpCreateItem, err)
 	}
 	defer func() {
 		_, _ = s.c.DeleteItem(context.WithoutCancel(ctx), pkOf(lock.ID), lock.ID, nil)
@@ -238,7 +238,7 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 	if !migrated {
 		ranges, err := monitored.ReadFeedRanges(ctx, nil)
 		if err != nil {
-			return false, s.wrap(diagnostics.OpReadPartitionKeyRanges, err)
+			return false, s.wrap(cosmoserr.OpReadPartitionKeyRanges, err)
 		}
 		for _, r := range ranges {
 			id, err := rangeID(ctx, monitored, r)
@@ -252,7 +252,7 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 	}
 	b, _ = json.Marshal(infoDoc{ID: s.ids.info()})
 	if _, err := s.c.CreateItem(ctx, pkOf(s.ids.info()), b, nil); err != nil && statusOf(err) != http.StatusConflict {
-		return false, s.wrap(diagnostics.OpCreateItem, err)
+		return false, s.wrap(cosmoserr.OpCreateItem, err)
 	}
 	return true, nil
 }
@@ -268,7 +268,7 @@ func (s *store) migrate(ctx context.Context, legacy ids) (bool, error) {
 	if _, err := s.c.ReadItem(ctx, pkOf(legacy.info()), legacy.info(), nil); statusOf(err) == http.StatusNotFound {
 		return false, nil
 	} else if err != nil {
-		return false, s.wrap(diagnostics.OpReadItem, err)
+		return false, s.wrap(cosmoserr.OpReadItem, err)
 	}
 	old := &store{c: s.c, ids: legacy, now: s.now}
 	leases, err := old.list(ctx)
@@ -282,11 +282,11 @@ func (s *store) migrate(ctx context.Context, legacy ids) (bool, error) {
 	}
 	for _, l := range leases {
 		if _, err := s.c.DeleteItem(ctx, pkOf(l.ID), l.ID, nil); err != nil && statusOf(err) != http.StatusNotFound {
-			return false, s.wrap(diagnostics.OpDeleteItem, err)
+			return false, s.wrap(cosmoserr.OpDeleteItem, err)
 		}
 	}
 	if _, err := s.c.DeleteItem(ctx, pkOf(legacy.info()), legacy.info(), nil); err != nil && statusOf(err) != http.StatusNotFound {
-		return false, s.wrap(diagnostics.OpDeleteItem, err)
+		return false, s.wrap(cosmoserr.OpDeleteItem, err)
 	}
 	return true, nil
 }
@@ -319,7 +319,7 @@ func rangeID(ctx context.Context, c *azcosmos.ContainerClient, fr azcosmos.FeedR
 	var resp *http.Response
 	now := time.Now().Add(time.Minute)
 	if _, err := c.ReadChangeFeed(policy.WithCaptureResponse(ctx, &resp), &azcosmos.ChangeFeedOptions{FeedRange: &fr, StartFrom: &now, MaxItemCount: 1}); err != nil {
-		return "", diagnostics.FromError(diagnostics.OpReadChangeFeed, err)
+		return "", cosmoserr.FromError(cosmoserr.OpReadChangeFeed, err)
 	}
 	if resp == nil || resp.Request == nil || resp.Request.Header.Get(wire.HeaderPKRangeID) == "" {
 		return "", fmt.Errorf("changefeed: cannot learn the id of partition key range [%s, %s)", fr.MinInclusive, fr.MaxExclusive)
@@ -332,7 +332,7 @@ func rangeID(ctx context.Context, c *azcosmos.ContainerClient, fr azcosmos.FeedR
 func openStore(ctx context.Context, lc, monitored *azcosmos.ContainerClient, name, host string) (*store, ids, error) {
 	resp, err := monitored.Read(ctx, nil)
 	if err != nil {
-		return nil, ids{}, diagnostics.FromError(diagnostics.OpReadContainer, err)
+		return nil, ids{}, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}
 	rid := resp.ContainerProperties.ResourceID
 	st := &store{c: lc, now: time.Now}
@@ -359,7 +359,7 @@ func (s *store) findHost(ctx context.Context, name, rid, requested string) (stri
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return "", s.wrap(diagnostics.OpQueryItems, err)
+			return "", s.wrap(cosmoserr.OpQueryItems, err)
 		}
 		for _, raw := range page.Items {
 			var d infoDoc

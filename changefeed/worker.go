@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 )
 
@@ -68,7 +67,7 @@ func (p *Processor) process(o *owned) exitReason {
 		}
 		resp, err := p.monitored.ReadChangeFeed(o.ctx, &cfo)
 		if err != nil {
-			if !fail(fmt.Errorf("changefeed: reading lease %s: %w", o.tok, diagnostics.FromError(diagnostics.OpReadChangeFeed, err))) {
+			if !fail(fmt.Errorf("changefeed: reading lease %s: %w", o.tok, cosmoserr.FromError(cosmoserr.OpReadChangeFeed, err))) {
 				return p.why(o)
 			}
 			continue
@@ -123,7 +122,7 @@ func (p *Processor) process(o *owned) exitReason {
 		}
 		if next != "" && next != cur && (!p.opts.ManualCheckpoint || clean) {
 			if err := p.checkpoint(p.hardCtx, o, next, seq); err != nil {
-				if errors.Is(err, ErrLeaseLost) {
+				if errors.Is(err, cosmoserr.ErrLeaseLost) {
 					return exitLost
 				}
 				if p.hardCtx.Err() == nil {

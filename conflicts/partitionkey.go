@@ -23,7 +23,7 @@ func (r *Reader) partitionKeyOf(ctx context.Context, content []byte) (string, er
 	dec := json.NewDecoder(bytes.NewReader(content))
 	dec.UseNumber() // a numeric key is sent back as written: no float64 rounding beyond 2^53
 	if err := dec.Decode(&doc); err != nil {
-		return "", &ValidationError{Kind: ErrInvalidArgument, Field: "Conflict.Content", Reason: "is not a JSON object: " + err.Error()}
+		return "", &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Conflict.Content", Reason: "is not a JSON object"}
 	}
 	return headerValue(paths, doc), nil
 }

@@ -46,31 +46,31 @@ type Reader struct {
 // credential (key or Microsoft Entra ID token), transport and policies. It does no I/O. opts may
 // be nil.
 //
-// Errors: a *ValidationError (ErrValidation) for an empty id or a negative page size;
-// ErrNoCredential for a client made by cosmoskit.NewFromClient; cosmoskit.ErrClosed for a closed
+// Errors: a *cosmoserr.ValidationError (cosmoserr.ErrValidation) for an empty id or a negative page size;
+// cosmoserr.ErrNoCredential for a client made by cosmoskit.NewFromClient; cosmoserr.ErrClosed for a closed
 // client.
 func New(client *cosmoskit.Client, database, container string, opts *Options) (*Reader, error) {
 	switch {
 	case client == nil:
-		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "client", Reason: "is nil"}
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "client", Reason: "is nil"}
 	case database == "":
-		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "database", Reason: "is required"}
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "database", Reason: "is required"}
 	case container == "":
-		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "container", Reason: "is required"}
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "container", Reason: "is required"}
 	}
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	if o.PageSize < 0 {
-		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "Options.PageSize", Reason: fmt.Sprintf("is %d; use 0 for the service's page size, or a positive number", o.PageSize)}
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.PageSize", Reason: fmt.Sprintf("is %d; use 0 for the service's page size, or a positive number", o.PageSize)}
 	}
 	a, err := clientaccess.Of(client)
 	if err != nil {
 		return nil, err
 	}
 	if a.Auth == nil {
-		return nil, ErrNoCredential
+		return nil, cosmoserr.ErrNoCredential
 	}
 	// The client's azcore options: its transport (cosmoskit's loopback or pinned-certificate
 	// client, or the caller's), retry settings, telemetry and policies. Where the client has no
@@ -183,7 +183,7 @@ func (r *Reader) page(ctx context.Context, cont string) (feedPage, string, error
 // Read returns the conflict with id (cosmoserr.ErrNotFound when there is none).
 func (r *Reader) Read(ctx context.Context, id string) (Conflict, error) {
 	if id == "" {
-		return Conflict{}, &ValidationError{Kind: ErrInvalidArgument, Field: "id", Reason: "is required"}
+		return Conflict{}, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "id", Reason: "is required"}
 	}
 	link := r.collLink() + "/conflicts/" + id
 	resp, err := r.send(ctx, cosmoserr.OpReadConflict, http.MethodGet, r.collPath()+"/conflicts/"+url.PathEscape(id), resource{"conflicts", link}, nil, http.StatusOK)
@@ -205,7 +205,7 @@ func (r *Reader) Read(ctx context.Context, id string) (Conflict, error) {
 // Whether the service requires the partition key is unverified; cosmostest accepts both.
 func (r *Reader) Delete(ctx context.Context, c Conflict) error {
 	if c.ID == "" {
-		return &ValidationError{Kind: ErrInvalidArgument, Field: "Conflict.ID", Reason: "is required: pass a Conflict from All or Read"}
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Conflict.ID", Reason: "is required: pass a Conflict from All or Read"}
 	}
 	hdr := map[string]string{}
 	if len(c.Content) > 0 {

@@ -71,20 +71,20 @@ func TestNewRefuses(t *testing.T) {
 		"negative pages": {c, "db", "c", &conflicts.Options{PageSize: -1}, "Options.PageSize"},
 	} {
 		_, err := conflicts.New(tc.client, tc.db, tc.coll, tc.opts)
-		var ve *conflicts.ValidationError
-		if !errors.Is(err, conflicts.ErrValidation) || !errors.As(err, &ve) || ve.Field != tc.wantField {
+		var ve *cosmoserr.ValidationError
+		if !errors.Is(err, cosmoserr.ErrValidation) || !errors.As(err, &ve) || ve.Field != tc.wantField {
 			t.Errorf("%s: %v, want a ValidationError for %s", name, err, tc.wantField)
 		}
 	}
-	if _, err := conflicts.New(cosmoskit.NewFromClient(c.Cosmos()), "db", "c", nil); !errors.Is(err, conflicts.ErrNoCredential) {
+	if _, err := conflicts.New(cosmoskit.NewFromClient(c.Cosmos()), "db", "c", nil); !errors.Is(err, cosmoserr.ErrNoCredential) {
 		t.Errorf("NewFromClient: %v, want ErrNoCredential", err)
 	}
-	closed, err := cosmoskit.New(cosmoskit.Config{Endpoint: c.Endpoint(), Key: cosmostest.EmulatorKey, Logger: quiet})
+	closed, err := cosmoskit.New(cosmoskit.Config{Endpoint: c.Endpoint(), Key: cosmoskit.EmulatorKey, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	closed.Close()
-	if _, err := conflicts.New(closed, "db", "c", nil); !errors.Is(err, cosmoskit.ErrClosed) {
+	if _, err := conflicts.New(closed, "db", "c", nil); !errors.Is(err, cosmoserr.ErrClosed) {
 		t.Errorf("closed client: %v, want ErrClosed", err)
 	}
 	r, err := conflicts.New(c, "db", "c", &conflicts.Options{PageSize: 7})
@@ -119,7 +119,7 @@ func TestEmptyFeed(t *testing.T) {
 	if err := r.Delete(ctx, conflicts.Conflict{ID: "nope"}); !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Errorf("Delete unknown: %v, want ErrNotFound", err)
 	}
-	if err := r.Delete(ctx, conflicts.Conflict{}); !errors.Is(err, conflicts.ErrValidation) {
+	if err := r.Delete(ctx, conflicts.Conflict{}); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Errorf("Delete without id: %v, want ErrValidation", err)
 	}
 	missing, err := conflicts.New(c, "db", "missing", nil)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -33,11 +34,11 @@ func link(database, container string) string { return "dbs/" + database + "/coll
 // it again adds tokens: for another container, or merged with the first for the same one.
 //
 // The token is checked at once, since it may be an end user's cookie: a malformed token, or one
-// longer than 16 KiB, is a *ValidationError matching ErrInvalidSessionToken, and the returned
+// longer than 16 KiB, is a *cosmoserr.ValidationError matching cosmoserr.ErrInvalidSessionToken, and the returned
 // context makes every item, query and feed request fail with that error before anything is sent
 // (so a caller that ignores the error does not read without it; account reads and database or
 // container deletes still pass). An empty token is no token: ctx is returned as
-// is. Empty database or container ids are a *ValidationError too.
+// is. Empty database or container ids are a *cosmoserr.ValidationError too.
 //
 // A token is scoped to one container because its range ids and LSNs mean nothing elsewhere: sent
 // to another container it would make reads wait for LSNs that container never reaches.
@@ -46,9 +47,9 @@ func WithSessionToken(ctx context.Context, database, container, token string) (c
 	var err error
 	switch {
 	case database == "":
-		err = &ValidationError{Kind: ErrValidation, Field: "database", Reason: "is empty"}
+		err = &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "database", Reason: "is empty"}
 	case container == "":
-		err = &ValidationError{Kind: ErrValidation, Field: "container", Reason: "is empty"}
+		err = &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "container", Reason: "is empty"}
 	case token == "":
 		return ctx, nil
 	}
@@ -56,7 +57,7 @@ func WithSessionToken(ctx context.Context, database, container, token string) (c
 	if err == nil {
 		var perr error
 		if ts, perr = wire.ParseSessionTokens(token); perr != nil {
-			err = &ValidationError{Kind: ErrInvalidSessionToken, Field: "token",
+			err = &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidSessionToken, Field: "token",
 				Reason: "is not a session token in the service's format (<range>:<version>#<lsn>[#<region>=<lsn>...], comma-separated, at most 16 KiB)"}
 		}
 	}
@@ -92,14 +93,14 @@ type level struct {
 // WithLevel returns a context whose reads (point reads, queries, read many, change feed) ask for
 // consistency level l (the x-ms-consistency-level header), e.g. Eventual for a dashboard that
 // may lag. A request may only relax the account's level: the service refuses a stronger one,
-// which the policy reports as a *LevelError matching ErrLevelTooStrong. A level the request sets
+// which the policy reports as a *LevelError matching cosmoserr.ErrLevelTooStrong. A level the request sets
 // itself (ItemOptions.ConsistencyLevel) wins. A level that is not one of
-// azcosmos.ConsistencyLevelValues() is a *ValidationError matching ErrInvalidLevel, and the
+// azcosmos.ConsistencyLevelValues() is a *cosmoserr.ValidationError matching cosmoserr.ErrInvalidLevel, and the
 // returned context refuses every item, query and feed request with it before anything is sent
 // (account reads and database or container deletes still pass).
 func WithLevel(ctx context.Context, l azcosmos.ConsistencyLevel) (context.Context, error) {
 	if !slices.Contains(azcosmos.ConsistencyLevelValues(), l) {
-		err := &ValidationError{Kind: ErrInvalidLevel, Field: "level",
+		err := &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidLevel, Field: "level",
 			Reason: "is not one of Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual"}
 		return context.WithValue(ctx, levelKey{}, level{err: err}), err
 	}

@@ -10,7 +10,7 @@
 //   - [WithSessionToken] sends such a token (checked before anything is sent: it may be an end
 //     user's input), merged with the client's own;
 //   - [WithLevel] relaxes the consistency level of reads (Eventual for a dashboard), never
-//     strengthens it (the service refuses; [ErrLevelTooStrong]).
+//     strengthens it (the service refuses; [cosmoserr.ErrLevelTooStrong]).
 //
 // # Where it works
 //
@@ -21,7 +21,7 @@
 // built without cosmoskit needs it in azcosmos.ClientOptions.PerCallPolicies; without it the
 // context options of this package do nothing (nothing else reads them).
 //
-// Errors: a bad token or level is a [*ValidationError] (ErrValidation and its Kind) before any
+// Errors: a bad token or level is a [*cosmoserr.ValidationError] (cosmoserr.ErrValidation and its Kind) before any
 // request; the service's refusal of a stronger level is a [*LevelError]; a read whose token is
 // ahead of every region it reached, after the retries of package retry and azcosmos, is
 // cosmoserr.ErrSessionNotAvailable (404/1002).

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cosmoskit/cosmoskit-go/consistency"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -27,7 +28,7 @@ func FuzzWithSessionToken(f *testing.F) {
 		if (err == nil) != (perr == nil) {
 			t.Fatalf("%q: WithSessionToken %v, ParseSessionTokens %v", tok, err, perr)
 		}
-		if err != nil && !errors.Is(err, consistency.ErrInvalidSessionToken) {
+		if err != nil && !errors.Is(err, cosmoserr.ErrInvalidSessionToken) {
 			t.Fatalf("%q: %v", tok, err)
 		}
 	})

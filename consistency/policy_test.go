@@ -159,8 +159,8 @@ func TestMalformedTokenRefused(t *testing.T) {
 	for _, tok := range bad {
 		before := e.log.count()
 		ctx, err := consistency.WithSessionToken(context.Background(), "db", "a", tok)
-		var ve *consistency.ValidationError
-		if !errors.As(err, &ve) || !errors.Is(err, consistency.ErrInvalidSessionToken) || !errors.Is(err, consistency.ErrValidation) {
+		var ve *cosmoserr.ValidationError
+		if !errors.As(err, &ve) || !errors.Is(err, cosmoserr.ErrInvalidSessionToken) || !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("%.20q: err = %v, want a ValidationError matching ErrInvalidSessionToken", tok, err)
 			continue
 		}
@@ -168,7 +168,7 @@ func TestMalformedTokenRefused(t *testing.T) {
 			t.Errorf("%.20q: the error echoes the token", tok)
 		}
 		_, err = a.ReadItem(ctx, pk, "1", nil)
-		if !errors.Is(err, consistency.ErrInvalidSessionToken) {
+		if !errors.Is(err, cosmoserr.ErrInvalidSessionToken) {
 			t.Errorf("%.20q: read with the context: %v, want ErrInvalidSessionToken", tok, err)
 		}
 		if n := e.log.count() - before; n != 0 {
@@ -176,7 +176,7 @@ func TestMalformedTokenRefused(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct{ db, c string }{{"", "a"}, {"db", ""}} {
-		if _, err := consistency.WithSessionToken(context.Background(), tt.db, tt.c, "0:-1#1"); !errors.Is(err, consistency.ErrValidation) {
+		if _, err := consistency.WithSessionToken(context.Background(), tt.db, tt.c, "0:-1#1"); !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("WithSessionToken(%q, %q): %v, want ErrValidation", tt.db, tt.c, err)
 		}
 	}
@@ -219,10 +219,10 @@ func TestWithLevel(t *testing.T) {
 
 	before := e.log.count()
 	ctx, err = consistency.WithLevel(context.Background(), "Linearizable")
-	if !errors.Is(err, consistency.ErrInvalidLevel) || !errors.Is(err, consistency.ErrValidation) {
+	if !errors.Is(err, cosmoserr.ErrInvalidLevel) || !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("err = %v, want ErrInvalidLevel", err)
 	}
-	if _, err := a.ReadItem(ctx, pk, "1", nil); !errors.Is(err, consistency.ErrInvalidLevel) {
+	if _, err := a.ReadItem(ctx, pk, "1", nil); !errors.Is(err, cosmoserr.ErrInvalidLevel) {
 		t.Errorf("read: %v, want ErrInvalidLevel", err)
 	}
 	if n := e.log.count() - before; n != 0 {
@@ -245,14 +245,15 @@ func TestLevelTooStrong(t *testing.T) {
 	}
 	_, err = a.ReadItem(ctx, pk, "1", nil)
 	var le *consistency.LevelError
-	if !errors.As(err, &le) || !errors.Is(err, consistency.ErrLevelTooStrong) {
+	if !errors.As(err, &le) || !errors.Is(err, cosmoserr.ErrLevelTooStrong) {
 		t.Fatalf("err = %v, want a LevelError", err)
 	}
 	if le.Requested != azcosmos.ConsistencyLevelStrong || le.Account != azcosmos.ConsistencyLevelSession {
 		t.Errorf("LevelError %+v", le)
 	}
 	var re *azcore.ResponseError
-	if !errors.As(err, &re) || re.StatusCode != http.StatusBadRequest || !errors.Is(cosmoserr.FromError("", err), cosmoserr.ErrBadRequest) {
+	if !errors.As(err, &re) || re.StatusCode != http.StatusBadRequest || !errors.Is(err, cosmoserr.ErrBadRequest) ||
+		!errors.Is(cosmoserr.FromError("", err), cosmoserr.ErrBadRequest) {
 		t.Errorf("err does not unwrap to the service's 400: %v", err)
 	}
 	if got := p.AccountLevel(e.s.Endpoint()); got != azcosmos.ConsistencyLevelSession {
@@ -278,6 +279,27 @@ func TestAccountNotSession(t *testing.T) {
 	var le *consistency.LevelError
 	if !errors.As(err, &le) || le.Requested != azcosmos.ConsistencyLevelSession || le.Account != azcosmos.ConsistencyLevelEventual {
 		t.Fatalf("a Session read on an Eventual account: %v, want a LevelError", err)
+	}
+}
+
+// TestLevelErrorIsBadRequestOnAPlainClient: the server's own refusal of a level stronger than the
+// account's, read through a plain azcosmos client (no repository, no cosmoserr.FromError), matches
+// cosmoserr.ErrBadRequest and cosmoserr.ErrLevelTooStrong with errors.Is, as documented.
+func TestLevelErrorIsBadRequestOnAPlainClient(t *testing.T) {
+	p := consistency.NewPolicy(consistency.Options{})
+	e := newEnv(t, p, nil, cosmostest.WithDefaultConsistency("Eventual"))
+	a := e.container(t, "a")
+	upsert(t, context.Background(), a, "1", "x")
+	ctx, err := consistency.WithLevel(context.Background(), azcosmos.ConsistencyLevelStrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.ReadItem(ctx, pk, "1", nil)
+	if !errors.Is(err, cosmoserr.ErrBadRequest) || !errors.Is(err, cosmoserr.ErrLevelTooStrong) {
+		t.Fatalf("a Strong read on an Eventual account: %v, want ErrBadRequest and ErrLevelTooStrong", err)
+	}
+	if errors.Is(err, cosmoserr.ErrValidation) || errors.Is(err, cosmoserr.ErrNotFound) {
+		t.Errorf("%v matches a sentinel it is not", err)
 	}
 }
 

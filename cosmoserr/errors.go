@@ -1,9 +1,13 @@
 // Package cosmoserr holds the error model every cosmoskit package returns: the typed [*Error] of a
 // failed Cosmos DB call, the sentinels it matches with errors.Is (ErrNotFound, ErrConflict, ...),
 // and [IsRetryable] and [IsTimeout], which classify any error. It imports neither OpenTelemetry
-// nor azidentity, so code that wraps a plain *azcosmos.ContainerClient can use it alone. Packages
-// cosmoskit, diagnostics and repository re-export the same values: errors.Is works whichever
-// name the caller imports.
+// nor azidentity, so code that wraps a plain *azcosmos.ContainerClient can use it alone.
+//
+// It is the one home of every error value cosmoskit returns: the sentinels of service answers,
+// the Kinds of [*ValidationError] (every refusal before a request is sent, whichever package
+// refused it), the operation names and the classifiers. No other package declares or re-exports
+// them; packages keep only error types that carry their own data (repository.BatchError,
+// changefeed.HandlerError, crosspartition.UnsupportedError, ...), and those match these sentinels.
 package cosmoserr
 
 import (
@@ -28,8 +32,7 @@ import (
 )
 
 // Sentinel errors. An [*Error] matches one of them with errors.Is by its status code, so callers
-// never compare status codes themselves. Packages cosmoskit, diagnostics and repository re-export
-// these same values.
+// never compare status codes themselves.
 var (
 	// ErrBadRequest matches status 400 (a malformed request or query).
 	ErrBadRequest = errors.New("cosmoskit: bad request")
@@ -55,13 +58,6 @@ var (
 	// query: tampered, truncated, or from another query, parameters, scope or container. It is
 	// found before anything is sent. repository and crosspartition return it.
 	ErrInvalidToken = errors.New("cosmoskit: invalid continuation token")
-	// ErrCircuitOpen was returned without a network call when every region a request could go
-	// to had an open circuit breaker.
-	//
-	// Deprecated: the breakers reorder regions but never refuse every one (when all are open,
-	// the least recently opened is tried half-open), so no error matches it any more. It is kept
-	// so that code testing for it still compiles.
-	ErrCircuitOpen = errors.New("cosmoskit: circuit breaker open")
 )
 
 // sentinels maps each wire.Kind to its sentinel: the one status rule (wire.KindOf) for every

@@ -9,6 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 )
 
@@ -18,14 +19,14 @@ func init() { clientaccess.Register(accessOf) }
 
 // accessOf is the clientaccess lookup: a Client from New hands over its endpoint, an authorizer
 // holding its credential, and its azcore options; one from NewFromClient has no credential of
-// cosmoskit's (Auth nil); a closed Client is ErrClosed.
+// cosmoskit's (Auth nil); a closed Client is cosmoserr.ErrClosed.
 func accessOf(v any) (clientaccess.Access, error) {
 	c, ok := v.(*Client)
 	if !ok || c == nil {
 		return clientaccess.Access{}, clientaccess.ErrNoAccess
 	}
 	if c.closed.Load() {
-		return clientaccess.Access{}, ErrClosed
+		return clientaccess.Access{}, cosmoserr.ErrClosed
 	}
 	if c.entry == nil {
 		return clientaccess.Access{Endpoint: c.Endpoint()}, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/consistency"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -30,10 +31,10 @@ type Client struct {
 // for the life of the process, as the SDK's guidance asks (one client per account, never one per
 // request): the first New builds it, later ones take a reference, and the last Close closes it.
 //
-// Errors: a *ConfigError (matching ErrInvalidConfig) says which field is wrong and how to fix it;
-// ErrConfigConflict means a client for the account is already open with a setting that differs
+// Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidConfig) says which field is wrong and how to fix it;
+// cosmoserr.ErrConfigConflict means a client for the account is already open with a setting that differs
 // (every field but the credentials, which pick the client, and Database, which New does not use:
-// ClientOptions by content, funcs, interfaces and pointers by identity; see ErrConfigConflict). New
+// ClientOptions by content, funcs, interfaces and pointers by identity; see cosmoserr.ErrConfigConflict). New
 // does no network I/O: a wrong key or unreachable endpoint shows up on the first request.
 func New(cfg Config) (*Client, error) {
 	r, err := resolve(cfg)
@@ -50,7 +51,7 @@ func New(cfg Config) (*Client, error) {
 // NewFromClient returns a Client around an existing azcosmos client, for code that already builds its
 // own. The caller keeps ownership: Close on this Client does not close c. PreferredRegions is empty
 // (the SDK does not expose it) and ExcludedRegions starts empty. If c is nil, the Client's methods
-// return ErrClosed.
+// return cosmoserr.ErrClosed.
 func NewFromClient(c *azcosmos.Client) *Client {
 	empty := []string{}
 	cl := &Client{cosmos: c, excluded: new(atomic.Pointer[[]string]), containers: new(sync.Map)}
@@ -77,20 +78,20 @@ func (c *Client) Endpoint() string {
 }
 
 // Database returns a handle on database id. It does no I/O; use EnsureDatabase to create it. Errors:
-// ErrClosed, or the SDK's error for an empty id.
+// cosmoserr.ErrClosed, or the SDK's error for an empty id.
 func (c *Client) Database(id string) (*azcosmos.DatabaseClient, error) {
 	if c.closed.Load() {
-		return nil, ErrClosed
+		return nil, cosmoserr.ErrClosed
 	}
 	return c.cosmos.NewDatabase(id)
 }
 
 // Container returns a handle on container id in database db, cached per (db, id) so repeated calls are
-// cheap. It does no I/O; use EnsureContainer to create it. Errors: ErrClosed, or the SDK's error for
+// cheap. It does no I/O; use EnsureContainer to create it. Errors: cosmoserr.ErrClosed, or the SDK's error for
 // an empty id.
 func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
 	if c.closed.Load() {
-		return nil, ErrClosed
+		return nil, cosmoserr.ErrClosed
 	}
 	k := db + "\x00" + id
 	if v, ok := c.containers.Load(k); ok {
@@ -151,7 +152,7 @@ func (c *Client) ExcludedRegions() []string { return slices.Clone(*c.excluded.Lo
 
 // SetExcludedRegions replaces the excluded regions for every Client of this account, at runtime and
 // race-free: the retry policy routes requests that start afterwards around them (per-request
-// exclusions: retry.WithExcludedRegions). Entries must be non-empty and distinct (a *ConfigError
+// exclusions: retry.WithExcludedRegions). Entries must be non-empty and distinct (a *cosmoserr.ValidationError
 // otherwise); no regions clears the list. With DisableRetry the list is only recorded.
 func (c *Client) SetExcludedRegions(regions ...string) error {
 	checked, err := checkRegions(&Config{}, "ExcludedRegions", regions)
@@ -174,7 +175,7 @@ func (c *Client) SetExcludedRegions(regions ...string) error {
 
 // Close releases this handle. The shared azcosmos client is closed when the last Client for its
 // account and identity is closed. Close is idempotent (like azcosmos.Client.Close, it returns
-// nothing); after it, the Client's methods return ErrClosed.
+// nothing); after it, the Client's methods return cosmoserr.ErrClosed.
 func (c *Client) Close() {
 	c.closeOnce.Do(func() {
 		c.closed.Store(true)

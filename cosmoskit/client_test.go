@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
@@ -118,7 +119,7 @@ func TestNewFromClient(t *testing.T) {
 		t.Fatalf("Container: %p, %v; want the cached handle %p", again, err, cc)
 	}
 	c.Close()
-	if _, err := c.Container("db", "c"); !errors.Is(err, cosmoskit.ErrClosed) {
+	if _, err := c.Container("db", "c"); !errors.Is(err, cosmoserr.ErrClosed) {
 		t.Fatalf("after Close: %v, want ErrClosed", err)
 	}
 	// The caller's client is still open.
@@ -130,7 +131,7 @@ func TestNewFromClient(t *testing.T) {
 		t.Fatalf("the wrapped client was closed by Client.Close: %v", err)
 	}
 
-	if _, err := cosmoskit.NewFromClient(nil).Database("db"); !errors.Is(err, cosmoskit.ErrClosed) {
+	if _, err := cosmoskit.NewFromClient(nil).Database("db"); !errors.Is(err, cosmoserr.ErrClosed) {
 		t.Fatalf("NewFromClient(nil): %v, want ErrClosed", err)
 	}
 }

@@ -164,23 +164,24 @@ type Config struct {
 	origins map[string]string
 }
 
-// Validate reports the first problem New would find in c, as a *ConfigError (matching
-// ErrInvalidConfig), without building a client: for a startup or CI configuration check.
+// Validate reports the first problem New would find in c, as a *cosmoserr.ValidationError
+// (matching cosmoserr.ErrInvalidConfig), without building a client: for a startup or CI configuration check.
 func (c Config) Validate() error {
 	_, err := resolve(c)
 	return err
 }
 
-// field returns the field name for a ConfigError, with the environment variable it came from.
+// field returns the field name for a refusal of c ("Config.<name>"), with the environment
+// variable it came from.
 func (c *Config) field(name string) string {
 	base := name
 	if i := strings.IndexByte(base, '['); i >= 0 {
 		base = base[:i]
 	}
 	if v, ok := c.origins[base]; ok {
-		return name + " (from " + v + ")"
+		return "Config." + name + " (from " + v + ")"
 	}
-	return name
+	return "Config." + name
 }
 
 const redacted = "REDACTED"

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // testKey is a syntactically valid account key that is not the emulator's.
@@ -71,15 +72,15 @@ func TestResolveRejectsBadConfig(t *testing.T) {
 			if err == nil {
 				t.Fatal("New succeeded, want an error")
 			}
-			if !errors.Is(err, ErrInvalidConfig) {
-				t.Errorf("errors.Is(err, ErrInvalidConfig) = false for %v", err)
+			if !errors.Is(err, cosmoserr.ErrInvalidConfig) {
+				t.Errorf("errors.Is(err, cosmoserr.ErrInvalidConfig) = false for %v", err)
 			}
-			var ce *ConfigError
-			if !errors.As(err, &ce) {
-				t.Fatalf("error %T is not a *ConfigError: %v", err, err)
+			var ce *cosmoserr.ValidationError
+			if !errors.As(err, &ce) || ce.Kind != cosmoserr.ErrInvalidConfig {
+				t.Fatalf("error %T is not a *cosmoserr.ValidationError of Kind ErrInvalidConfig: %v", err, err)
 			}
-			if ce.Field != tt.wantField {
-				t.Errorf("Field = %q, want %q", ce.Field, tt.wantField)
+			if want := "Config." + strings.ReplaceAll(tt.wantField, ", ", ", Config."); ce.Field != want {
+				t.Errorf("Field = %q, want %q", ce.Field, want)
 			}
 			if !strings.Contains(err.Error(), tt.wantText) {
 				t.Errorf("error %q does not contain %q", err, tt.wantText)

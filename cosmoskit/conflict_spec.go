@@ -53,7 +53,7 @@ type ConflictResolutionSpec struct {
 }
 
 // policy validates s and returns the policy sent, with the defaults written out (so that it reads
-// back equal), or a *SpecError naming the field.
+// back equal), or a refusal naming the field.
 func (s ConflictResolutionSpec) policy(bad func(field, format string, args ...any) error) (*azcosmos.ConflictResolutionPolicy, error) {
 	switch s.Mode {
 	case "", azcosmos.ConflictResolutionModeLastWriteWins:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 )
 
 // Defaults and limits applied by ContainerSpec.
@@ -139,11 +140,11 @@ type DatabaseOptions struct {
 	AutoscaleMaxThroughput int32
 }
 
-// Properties returns the container properties EnsureContainer sends for s, or a *SpecError (matching
-// ErrInvalidSpec) describing the first problem. It does no I/O.
+// Properties returns the container properties EnsureContainer sends for s, or a *cosmoserr.ValidationError
+// (matching cosmoserr.ErrInvalidSpec) describing the first problem. It does no I/O.
 func (s ContainerSpec) Properties() (azcosmos.ContainerProperties, error) {
 	bad := func(field, format string, args ...any) error {
-		return &SpecError{Container: s.ID, Field: field, Problem: fmt.Sprintf(format, args...)}
+		return specError("ContainerSpec."+field, fmt.Sprintf(format, args...))
 	}
 	if err := checkResourceID(s.ID); err != "" {
 		return azcosmos.ContainerProperties{}, bad("ID", "%s", err)
@@ -314,7 +315,7 @@ func (s ContainerSpec) Properties() (azcosmos.ContainerProperties, error) {
 	}
 	props.ConflictResolutionPolicy = crp
 
-	if _, err := throughput(s.ID, s.ManualThroughput, s.AutoscaleMaxThroughput); err != nil {
+	if _, err := throughput("ContainerSpec", s.ManualThroughput, s.AutoscaleMaxThroughput); err != nil {
 		return props, err
 	}
 	return props, nil
@@ -370,7 +371,7 @@ func (s ContainerSpec) indexingPolicy(bad func(field, format string, args ...any
 	for i, ci := range s.CompositeIndexes {
 		field := fmt.Sprintf("CompositeIndexes[%d]", i)
 		if len(ci) < 2 || len(ci) > maxCompositePaths {
-			return nil, bad(field, "has %d paths; a composite index has 2 to %d", len(ci), maxCompositePaths)
+			return nil, bad(field, "has %s; a composite index has 2 to %d", plural.Count(len(ci), "path", "paths"), maxCompositePaths)
 		}
 		out := make([]azcosmos.CompositeIndex, len(ci))
 		for j, c := range ci {
@@ -391,10 +392,10 @@ func (s ContainerSpec) indexingPolicy(bad func(field, format string, args ...any
 	return ip, nil
 }
 
-// throughput returns the offer for a manual/autoscale pair, or a *SpecError.
-func throughput(id string, manual, autoscale int32) (*azcosmos.ThroughputProperties, error) {
+// throughput returns the offer for a manual/autoscale pair of spec (a type name), or its refusal.
+func throughput(spec string, manual, autoscale int32) (*azcosmos.ThroughputProperties, error) {
 	bad := func(field, format string, args ...any) error {
-		return &SpecError{Container: id, Field: field, Problem: fmt.Sprintf(format, args...)}
+		return specError(spec+"."+field, fmt.Sprintf(format, args...))
 	}
 	switch {
 	case manual != 0 && autoscale != 0:

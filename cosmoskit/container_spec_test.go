@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 func TestContainerSpecRejects(t *testing.T) {
@@ -64,15 +65,15 @@ func TestContainerSpecRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.spec.Properties()
-			if !errors.Is(err, ErrInvalidSpec) {
-				t.Fatalf("Properties() = %v, want ErrInvalidSpec", err)
+			if !errors.Is(err, cosmoserr.ErrInvalidSpec) {
+				t.Fatalf("Properties() = %v, want cosmoserr.ErrInvalidSpec", err)
 			}
-			var se *SpecError
-			if !errors.As(err, &se) {
-				t.Fatalf("error %T is not a *SpecError", err)
+			var se *cosmoserr.ValidationError
+			if !errors.As(err, &se) || se.Kind != cosmoserr.ErrInvalidSpec {
+				t.Fatalf("error %T is not a *cosmoserr.ValidationError of Kind ErrInvalidSpec", err)
 			}
-			if se.Field != tt.wantField || !strings.Contains(se.Problem, tt.wantText) {
-				t.Errorf("got Field %q Problem %q; want Field %q and %q in the problem", se.Field, se.Problem, tt.wantField, tt.wantText)
+			if want := "ContainerSpec." + tt.wantField; se.Field != want || !strings.Contains(se.Reason, tt.wantText) {
+				t.Errorf("got Field %q Reason %q; want Field %q and %q in the reason", se.Field, se.Reason, want, tt.wantText)
 			}
 		})
 	}

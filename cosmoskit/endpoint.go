@@ -5,14 +5,17 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // EmulatorEndpoint is the Azure Cosmos DB emulator's default endpoint.
 const EmulatorEndpoint = "https://localhost:8081/"
 
 // EmulatorKey is the well-known account key of the Azure Cosmos DB emulator (and of cosmostest by
-// default). It is public; New refuses it for any endpoint that is not loopback.
-const EmulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
+// default); this is its one public name (the value lives in internal/wire, which cosmostest uses).
+// It is public; New refuses it for any endpoint that is not loopback.
+const EmulatorKey = wire.EmulatorKey
 
 // IsLoopbackEndpoint reports whether endpoint is a URL whose host is a loopback address: "localhost",
 // an address in 127.0.0.0/8, or ::1. Only such endpoints get cosmoskit's emulator conveniences (relaxed
@@ -55,7 +58,7 @@ type endpointInfo struct {
 }
 
 // parseEndpoint validates and normalizes an account endpoint. Problems are returned as text for a
-// ConfigError; the endpoint itself may appear in messages (it is not a secret).
+// refusal; the endpoint itself may appear in messages (it is not a secret).
 func parseEndpoint(raw string) (endpointInfo, string) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {

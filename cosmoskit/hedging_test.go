@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -54,7 +55,7 @@ func TestClientHedgingAppliesToRepositoryReads(t *testing.T) {
 		ResourceType: cosmostest.ResourceDocument, Delay: 500 * time.Millisecond})
 	s.ResetRequests()
 	start := time.Now()
-	got, err := repo.Get(ctx, repository.KeyOf("a"), "1")
+	got, err := repo.Get(ctx, partitionkey.Of("a"), "1")
 	took := time.Since(start)
 	if err != nil || got.N != 1 {
 		t.Fatalf("Get = %+v, %v", got, err)

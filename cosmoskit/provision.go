@@ -18,17 +18,17 @@ import (
 // databases (403, e.g. a Microsoft Entra data-plane role), an existing database is still returned.
 // opts may be nil (no shared throughput).
 //
-// Errors: a *SpecError (ErrInvalidSpec) for a bad id or throughput, before any request; ErrClosed;
-// otherwise an *Error (matching ErrUnauthorized and the other sentinels, and unwrapping to the SDK's
+// Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec) for a bad id or throughput, before any request; cosmoserr.ErrClosed;
+// otherwise an *Error (matching cosmoserr.ErrUnauthorized and the other sentinels, and unwrapping to the SDK's
 // *azcore.ResponseError), wrapped with the database id.
 func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOptions) (*azcosmos.DatabaseClient, error) {
 	if msg := checkResourceID(id); msg != "" {
-		return nil, &SpecError{Container: id, Field: "database id", Problem: msg}
+		return nil, specError("id", msg)
 	}
 	if opts == nil {
 		opts = &DatabaseOptions{}
 	}
-	tp, err := throughput(id, opts.ManualThroughput, opts.AutoscaleMaxThroughput)
+	tp, err := throughput("DatabaseOptions", opts.ManualThroughput, opts.AutoscaleMaxThroughput)
 	if err != nil {
 		return nil, err
 	}
@@ -49,20 +49,20 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOp
 }
 
 // EnsureContainer creates database db (without throughput) and then the container described by spec,
-// each only if missing, and returns the container's handle. The spec is validated first: a *SpecError
-// (ErrInvalidSpec) is returned before any request.
+// each only if missing, and returns the container's handle. The spec is validated first: a
+// *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec) is returned before any request.
 //
 // If the container exists (409 Conflict, or 403 for an identity that may not create containers), it
 // is read back and returned without changes, unless its partition key, vector embeddings or
 // conflict resolution policy differ from the spec; those cannot be changed, so EnsureContainer returns an error matching
-// ErrContainerMismatch. Other failures are an *Error naming the operation, database and container
+// cosmoserr.ErrContainerMismatch. Other failures are an *Error naming the operation, database and container
 // (unwrapping to the SDK's *azcore.ResponseError).
 func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerSpec) (*azcosmos.ContainerClient, error) {
 	props, err := spec.Properties()
 	if err != nil {
 		return nil, err
 	}
-	tp, err := throughput(spec.ID, spec.ManualThroughput, spec.AutoscaleMaxThroughput)
+	tp, err := throughput("ContainerSpec", spec.ManualThroughput, spec.AutoscaleMaxThroughput)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 			props.ConflictResolutionPolicy = nil
 		}
 		if msg := mismatch(props, *resp.ContainerProperties); msg != "" {
-			return nil, fmt.Errorf("%w: container %q in database %q: %s", ErrContainerMismatch, spec.ID, db, msg)
+			return nil, fmt.Errorf("%w: container %q in database %q: %s", cosmoserr.ErrContainerMismatch, spec.ID, db, msg)
 		}
 	}
 	return cc, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
@@ -105,7 +106,7 @@ func TestEnsureContainerRefusesAnExistingContainerWithAnotherPartitionKey(t *tes
 		t.Fatal(err)
 	}
 	_, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "items", PartitionKeyPaths: []string{"/b"}})
-	if !errors.Is(err, cosmoskit.ErrContainerMismatch) {
+	if !errors.Is(err, cosmoserr.ErrContainerMismatch) {
 		t.Fatalf("EnsureContainer = %v, want ErrContainerMismatch", err)
 	}
 }
@@ -135,7 +136,7 @@ func TestEnsureContainerConflictResolution(t *testing.T) {
 		t.Fatalf("a spec that does not declare a policy must accept the existing /version one: %v", err)
 	}
 	spec.ConflictResolution = cosmoskit.ConflictResolutionSpec{Mode: azcosmos.ConflictResolutionModeCustom}
-	if _, err := c.EnsureContainer(ctx, "db", spec); !errors.Is(err, cosmoskit.ErrContainerMismatch) || !strings.Contains(err.Error(), "conflict resolution policy") {
+	if _, err := c.EnsureContainer(ctx, "db", spec); !errors.Is(err, cosmoserr.ErrContainerMismatch) || !strings.Contains(err.Error(), "conflict resolution policy") {
 		t.Fatalf("another policy: %v, want ErrContainerMismatch naming the policy", err)
 	}
 	custom := cosmoskit.ContainerSpec{ID: "custom", PartitionKeyPaths: []string{"/pk"}, ConflictResolution: cosmoskit.ConflictResolutionSpec{Mode: azcosmos.ConflictResolutionModeCustom}}
@@ -160,7 +161,7 @@ func TestEnsureContainerInvalidSpecSendsNothing(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s.ResetRequests()
 			_, err := c.EnsureContainer(ctx, "db", spec)
-			if !errors.Is(err, cosmoskit.ErrInvalidSpec) {
+			if !errors.Is(err, cosmoserr.ErrInvalidSpec) {
 				t.Fatalf("EnsureContainer = %v, want ErrInvalidSpec", err)
 			}
 			if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
@@ -226,7 +227,7 @@ func TestEnsureDatabaseSharedThroughput(t *testing.T) {
 	if _, err := c.EnsureDatabase(ctx, "shared", nil); err != nil {
 		t.Fatalf("second EnsureDatabase: %v", err)
 	}
-	if _, err := c.EnsureDatabase(ctx, "x", &cosmoskit.DatabaseOptions{ManualThroughput: 450}); !errors.Is(err, cosmoskit.ErrInvalidSpec) {
+	if _, err := c.EnsureDatabase(ctx, "x", &cosmoskit.DatabaseOptions{ManualThroughput: 450}); !errors.Is(err, cosmoserr.ErrInvalidSpec) {
 		t.Errorf("450 RU/s: %v, want ErrInvalidSpec", err)
 	}
 }
@@ -244,7 +245,7 @@ func TestDisableEndpointDiscoveryPinsTheHost(t *testing.T) {
 	}
 
 	_, err = cosmoskit.New(cosmoskit.Config{Endpoint: "https://myaccount.documents.azure.com/", Key: "a2V5", DisableEndpointDiscovery: true, Logger: quiet})
-	if !errors.Is(err, cosmoskit.ErrInvalidConfig) {
+	if !errors.Is(err, cosmoserr.ErrInvalidConfig) {
 		t.Fatalf("DisableEndpointDiscovery on a real account: %v, want ErrInvalidConfig", err)
 	}
 }
@@ -260,7 +261,7 @@ func TestEnsureContainerRefusesAnExistingContainerWithOtherVectors(t *testing.T)
 		t.Fatalf("same spec again: %v", err)
 	}
 	spec.Vectors[0].Dimensions = 16
-	if _, err := c.EnsureContainer(ctx, "db", spec); !errors.Is(err, cosmoskit.ErrContainerMismatch) {
+	if _, err := c.EnsureContainer(ctx, "db", spec); !errors.Is(err, cosmoserr.ErrContainerMismatch) {
 		t.Fatalf("other dimensions: %v, want ErrContainerMismatch", err)
 	}
 }
@@ -272,7 +273,7 @@ func TestEnsureContainerErrorNamesEachThingOnce(t *testing.T) {
 	s, c := newKit(t)
 	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceContainer, Status: 400, Times: 1})
 	_, err := c.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
-	var e *cosmoskit.Error
+	var e *cosmoserr.Error
 	if !errors.As(err, &e) || e.ActivityID == "" {
 		t.Fatalf("EnsureContainer = %v", err)
 	}
@@ -280,7 +281,7 @@ func TestEnsureContainerErrorNamesEachThingOnce(t *testing.T) {
 	if err.Error() != want {
 		t.Errorf("Error()\n got %s\nwant %s", err.Error(), want)
 	}
-	if !errors.Is(err, cosmoskit.ErrBadRequest) {
+	if !errors.Is(err, cosmoserr.ErrBadRequest) {
 		t.Error("not ErrBadRequest")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/consistency"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/retry"
@@ -62,7 +63,7 @@ var newAzClient = func(r *resolved, opts *azcosmos.ClientOptions) (*azcosmos.Cli
 	case authKey:
 		cred, err := azcosmos.NewKeyCredential(r.key)
 		if err != nil {
-			return nil, &ConfigError{Field: "Key", Problem: "is not a valid account key"}
+			return nil, configError("Config.Key", "is not a valid account key", nil)
 		}
 		return azcosmos.NewClientWithKey(r.ep.url, cred, opts)
 	case authToken:
@@ -91,7 +92,7 @@ func acquire(r *resolved) (*entry, error) {
 	defer registry.mu.Unlock()
 	if e, ok := registry.entries[k]; ok {
 		if d := e.settings.diff(s); d != "" {
-			return nil, fmt.Errorf("%w: %s: %s; configure the account's clients alike, or Close the open one first", ErrConfigConflict, r.ep.url, d)
+			return nil, fmt.Errorf("%w: %s: %s; configure the account's clients alike, or Close the open one first", cosmoserr.ErrConfigConflict, r.ep.url, d)
 		}
 		e.refs++
 		return e, nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // countConstructions replaces newAzClient with a counting wrapper for the duration of the test. Tests
@@ -81,8 +82,8 @@ func TestNewSharesOneClientAcrossConcurrentCallers(t *testing.T) {
 	if _, err := clients[0].Container("db", "c"); err != nil {
 		t.Fatalf("open handle: %v", err)
 	}
-	if _, err := clients[1].Container("db", "c"); !errors.Is(err, ErrClosed) {
-		t.Fatalf("closed handle: Container error = %v, want ErrClosed", err)
+	if _, err := clients[1].Container("db", "c"); !errors.Is(err, cosmoserr.ErrClosed) {
+		t.Fatalf("closed handle: Container error = %v, want cosmoserr.ErrClosed", err)
 	}
 	clients[1].Close() // idempotent: must not release twice
 	if got := openEntries(); got != before+1 {
@@ -192,8 +193,8 @@ func TestNewConflictingSettings(t *testing.T) {
 			cfg := base
 			mutate(&cfg)
 			_, err := New(cfg)
-			if !errors.Is(err, ErrConfigConflict) {
-				t.Fatalf("New = %v, want ErrConfigConflict", err)
+			if !errors.Is(err, cosmoserr.ErrConfigConflict) {
+				t.Fatalf("New = %v, want cosmoserr.ErrConfigConflict", err)
 			}
 			assertNoSecret(t, err.Error())
 		})
@@ -232,8 +233,8 @@ func TestExcludedRegionsAreSharedAndSwappable(t *testing.T) {
 	if got := b.ExcludedRegions(); !slices.Equal(got, []string{"West US"}) {
 		t.Errorf("after SetExcludedRegions on a, b sees %q", got)
 	}
-	if err := a.SetExcludedRegions("x", "X"); !errors.Is(err, ErrInvalidConfig) {
-		t.Errorf("duplicate exclusion: %v, want ErrInvalidConfig", err)
+	if err := a.SetExcludedRegions("x", "X"); !errors.Is(err, cosmoserr.ErrInvalidConfig) {
+		t.Errorf("duplicate exclusion: %v, want cosmoserr.ErrInvalidConfig", err)
 	}
 	if err := a.SetExcludedRegions(); err != nil || len(b.ExcludedRegions()) != 0 {
 		t.Errorf("clearing: err=%v, regions=%q", err, b.ExcludedRegions())
@@ -343,7 +344,7 @@ func TestConfigValidate(t *testing.T) {
 	if err := (Config{Endpoint: "https://a.documents.azure.com/", Key: testKey}).Validate(); err != nil {
 		t.Fatalf("valid config: %v", err)
 	}
-	if err := (Config{Endpoint: "https://a.documents.azure.com/", Key: EmulatorKey}).Validate(); !errors.Is(err, ErrInvalidConfig) {
-		t.Fatalf("emulator key on a remote endpoint: %v, want ErrInvalidConfig", err)
+	if err := (Config{Endpoint: "https://a.documents.azure.com/", Key: EmulatorKey}).Validate(); !errors.Is(err, cosmoserr.ErrInvalidConfig) {
+		t.Fatalf("emulator key on a remote endpoint: %v, want cosmoserr.ErrInvalidConfig", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
@@ -92,7 +93,7 @@ func TestThrottlingIsRetriedOnceByTheRetryPolicy(t *testing.T) {
 	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond})
 	s.ResetRequests()
 	_, err := cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("a"), "1", nil)
-	if !errors.Is(err, cosmoskit.ErrThrottled) {
+	if !errors.Is(err, cosmoserr.ErrThrottled) {
 		t.Fatalf("storm: %v, want ErrThrottled", err)
 	}
 	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}); n != 10 {

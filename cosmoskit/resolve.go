@@ -80,11 +80,11 @@ func keyIdentity(key string) string {
 // connectionStringForm is the problem reported for a connection string that cannot be parsed.
 const connectionStringForm = "must have the form AccountEndpoint=https://...;AccountKey=...; (copy it from the portal's Keys blade)"
 
-// resolve validates cfg. Every error is a *ConfigError that names the field and never contains a key.
+// resolve validates cfg. Every error is a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidConfig) that names the field and never contains a key.
 func resolve(cfg Config) (*resolved, error) {
 	c := &cfg
 	bad := func(field, problem string) error {
-		return &ConfigError{Field: c.field(field), Problem: problem}
+		return configError(c.field(field), problem, nil)
 	}
 	r := &resolved{cfg: c, logger: cfg.Logger}
 	if r.logger == nil {
@@ -100,10 +100,10 @@ func resolve(cfg Config) (*resolved, error) {
 		set = append(set, c.field("ConnectionString"))
 	}
 	if cfg.Credential != nil {
-		set = append(set, "Credential")
+		set = append(set, c.field("Credential"))
 	}
 	if len(set) > 1 {
-		return nil, &ConfigError{Field: strings.Join(set, ", "), Problem: "set only one of Key, ConnectionString and Credential"}
+		return nil, configError(strings.Join(set, ", "), "set only one of Key, ConnectionString and Credential", nil)
 	}
 
 	// Endpoint, possibly from the connection string.
@@ -123,8 +123,8 @@ func resolve(cfg Config) (*resolved, error) {
 				return nil, bad("Endpoint", problem)
 			}
 			if info.key != csInfo.key {
-				return nil, &ConfigError{Field: c.field("Endpoint") + ", " + c.field("ConnectionString"),
-					Problem: fmt.Sprintf("name different accounts (%s and %s); set only one of them", info.url, csInfo.url)}
+				return nil, configError(c.field("Endpoint")+", "+c.field("ConnectionString"),
+					fmt.Sprintf("name different accounts (%s and %s); set only one of them", info.url, csInfo.url), nil)
 			}
 		}
 		endpoint = csEndpoint
@@ -163,7 +163,7 @@ func resolve(cfg Config) (*resolved, error) {
 			field = "Key"
 		}
 		if _, err := base64.StdEncoding.DecodeString(r.key); err != nil {
-			return nil, &ConfigError{Field: c.field(field), Problem: "is not a base64 account key; copy the primary or secondary key from the portal's Keys blade", Err: err}
+			return nil, configError(c.field(field), "is not a base64 account key; copy the primary or secondary key from the portal's Keys blade", err)
 		}
 		if r.key == EmulatorKey && !info.loopback {
 			return nil, bad(field, fmt.Sprintf("is the public emulator key, which is refused for the non-loopback endpoint %s; use that account's own key or a Credential (the emulator key is accepted only for localhost, 127.0.0.0/8 and ::1)", info.url))
@@ -205,7 +205,7 @@ func resolve(cfg Config) (*resolved, error) {
 
 	// TLS.
 	if cfg.ServerCertificate != nil && cfg.ServerCertificatePEM != nil {
-		return nil, bad("ServerCertificate, ServerCertificatePEM", "set only one of them")
+		return nil, configError(c.field("ServerCertificate")+", "+c.field("ServerCertificatePEM"), "set only one of them", nil)
 	}
 	r.cert = cfg.ServerCertificate
 	if cfg.ServerCertificatePEM != nil {
@@ -215,7 +215,7 @@ func resolve(cfg Config) (*resolved, error) {
 		}
 		cert, err := x509.ParseCertificate(block.Bytes)
 		if err != nil {
-			return nil, &ConfigError{Field: "ServerCertificatePEM", Problem: "is not a valid X.509 certificate", Err: err}
+			return nil, configError(c.field("ServerCertificatePEM"), "is not a valid X.509 certificate", err)
 		}
 		r.cert = cert
 	}
@@ -239,7 +239,7 @@ func resolve(cfg Config) (*resolved, error) {
 			if errors.As(err, &ve) {
 				field = "Retry" + strings.TrimPrefix(ve.Field, "Options")
 			}
-			return nil, &ConfigError{Field: field, Problem: "is not valid", Err: err}
+			return nil, configError(c.field(field), "is not valid", err)
 		}
 	}
 	if r.auth == authToken && !reflect.TypeOf(r.cred).Comparable() {
@@ -263,11 +263,11 @@ func checkRegions(c *Config, field string, regions []string) ([]string, error) {
 	for i, name := range regions {
 		canon := canonicalRegion(name)
 		if canon == "" {
-			return nil, &ConfigError{Field: c.field(fmt.Sprintf("%s[%d]", field, i)), Problem: "is empty; list region names such as \"West US 3\", or leave the list empty"}
+			return nil, configError(c.field(fmt.Sprintf("%s[%d]", field, i)), "is empty; list region names such as \"West US 3\", or leave the list empty", nil)
 		}
 		if j, dup := seen[canon]; dup {
-			return nil, &ConfigError{Field: c.field(fmt.Sprintf("%s[%d]", field, i)),
-				Problem: fmt.Sprintf("%q duplicates %s[%d] %q (region names compare ignoring case and whitespace)", name, field, j, regions[j])}
+			return nil, configError(c.field(fmt.Sprintf("%s[%d]", field, i)),
+				fmt.Sprintf("%q duplicates %s[%d] %q (region names compare ignoring case and whitespace)", name, field, j, regions[j]), nil)
 		}
 		seen[canon] = i
 		out[i] = strings.TrimSpace(name)

@@ -17,6 +17,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
@@ -51,7 +52,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 			return
 		}
 		outputs = append(outputs, err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
-		var de *diagnostics.Error
+		var de *cosmoserr.Error
 		if errors.As(err, &de) {
 			outputs = append(outputs, de.Diagnostics.String(), fmt.Sprintf("%+v", *de))
 		}
@@ -83,9 +84,9 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = cc.CreateItem(ctx, pk, []byte(`{"id":"1","pk":"a"}`), nil)
-	record(diagnostics.FromError(diagnostics.OpCreateItem, err))
+	record(cosmoserr.FromError(cosmoserr.OpCreateItem, err))
 	_, err = cc.ReadItem(ctx, pk, "missing", nil)
-	record(diagnostics.FromError(diagnostics.OpReadItem, err))
+	record(cosmoserr.FromError(cosmoserr.OpReadItem, err))
 	read := cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, RetryAfter: time.Millisecond}
 	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusInternalServerError} {
 		f := read
@@ -97,12 +98,12 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 			t.Fatalf("read with every region answering %d succeeded", status)
 		}
 		record(err)
-		record(diagnostics.FromError(diagnostics.OpReadItem, err))
+		record(cosmoserr.FromError(cosmoserr.OpReadItem, err))
 	}
 	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, ResourceType: cosmostest.ResourceDocument, DropConnection: true, Times: 1})
 	_, err = cc.UpsertItem(ctx, pk, []byte(`{"id":"2","pk":"a"}`), nil)
 	h.Remove()
-	record(diagnostics.FromError(diagnostics.OpUpsertItem, err))
+	record(cosmoserr.FromError(cosmoserr.OpUpsertItem, err))
 	pager := cc.NewQueryItemsPager("SELECT * FROM c WHERE c.id = @id", pk, &azcosmos.QueryOptions{
 		QueryParameters: []azcosmos.QueryParameter{{Name: "@id", Value: "1"}}})
 	for pager.More() {
@@ -117,7 +118,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 		{ConnectionString: "AccountEndpoint=" + s.Endpoint() + ";AccountKey=" + wrongCSKey + ";"},
 	} {
 		_, err := newClient(cfg).EnsureDatabase(ctx, "db", nil)
-		if !errors.Is(err, cosmoskit.ErrUnauthorized) {
+		if !errors.Is(err, cosmoserr.ErrUnauthorized) {
 			t.Fatalf("wrong key: %v, want ErrUnauthorized", err)
 		}
 		record(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
@@ -63,9 +64,9 @@ func TestKeyNeverAppearsInLogsOrErrors(t *testing.T) {
 	if !errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("EnsureDatabase with a wrong key = %v, want a 401 *azcore.ResponseError", err)
 	}
-	var kerr *cosmoskit.Error
-	if !errors.Is(err, cosmoskit.ErrUnauthorized) || !errors.As(err, &kerr) || kerr.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("EnsureDatabase with a wrong key = %v, want a *cosmoskit.Error matching ErrUnauthorized", err)
+	var kerr *cosmoserr.Error
+	if !errors.Is(err, cosmoserr.ErrUnauthorized) || !errors.As(err, &kerr) || kerr.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("EnsureDatabase with a wrong key = %v, want a *cosmoserr.Error matching ErrUnauthorized", err)
 	}
 	if kerr.Diagnostics.String() != "" {
 		out := kerr.Diagnostics.String()

@@ -12,7 +12,7 @@ import (
 
 // settings are the parts of a Config, beyond the account and identity, that shape the client: two
 // New calls for the same account must agree on every one of them, or the second gets
-// ErrConfigConflict naming the fields that differ. They are:
+// cosmoserr.ErrConfigConflict naming the fields that differ. They are:
 //
 //   - PreferredRegions (or ClientOptions.PreferredRegions) and ExcludedRegions, canonical and in order;
 //   - ApplicationName, the server certificate's fingerprint, DisableEndpointDiscovery;
@@ -153,7 +153,7 @@ func (s *settings) flatten(name string, v reflect.Value) {
 }
 
 // diff names the settings of o that differ from s (the open client's), with both values where they
-// may be printed, for ErrConfigConflict; "" when they agree. A slice or map is named once, not
+// may be printed, for cosmoserr.ErrConfigConflict; "" when they agree. A slice or map is named once, not
 // element by element; a value that is set in one config and absent from the other (a nil
 // ClientOptions) is named by its top-level field.
 func (s settings) diff(o settings) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -57,7 +58,7 @@ func baseConflictConfig() Config {
 }
 
 // TestNewConflictsOnEveryBehaviourSetting: a second New for an open account with any option that
-// changes behaviour set differently is ErrConfigConflict naming that field, never a secret; equal
+// changes behaviour set differently is cosmoserr.ErrConfigConflict naming that field, never a secret; equal
 // contents in other values (a copied ClientOptions, an equal *PriorityLevel) are not a conflict.
 func TestNewConflictsOnEveryBehaviourSetting(t *testing.T) {
 	c, err := New(baseConflictConfig())
@@ -120,8 +121,8 @@ func TestNewConflictsOnEveryBehaviourSetting(t *testing.T) {
 				c3.Close()
 				t.Fatalf("New with another %s shared the open client", field)
 			}
-			if !errors.Is(err, ErrConfigConflict) {
-				t.Fatalf("New = %v, want ErrConfigConflict", err)
+			if !errors.Is(err, cosmoserr.ErrConfigConflict) {
+				t.Fatalf("New = %v, want cosmoserr.ErrConfigConflict", err)
 			}
 			if !strings.Contains(err.Error(), field+" ") {
 				t.Errorf("the error does not name %s: %v", field, err)

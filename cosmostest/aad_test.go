@@ -32,7 +32,7 @@ func (j jwtToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.
 // makeJWT builds an unsigned token from a header and claims, as the emulator's test suites do.
 func makeJWT(header, claims string) jwtToken {
 	enc := base64.RawURLEncoding.EncodeToString
-	return jwtToken(enc([]byte(header)) + "." + enc([]byte(claims)) + "." + enc([]byte(cosmostest.EmulatorKey)))
+	return jwtToken(enc([]byte(header)) + "." + enc([]byte(claims)) + "." + enc([]byte(wire.EmulatorKey)))
 }
 
 // TestAADTokenChecks: with WithAADTokens the server accepts what the emulator accepts (a JWT within

@@ -3,10 +3,9 @@ package cosmostest
 import (
 	"log/slog"
 	"time"
-)
 
-// EmulatorKey is the well-known master key of the Cosmos DB emulator, the server's default key.
-const EmulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
+)
 
 // Option configures a Server.
 type Option func(*config)
@@ -32,7 +31,7 @@ type config struct {
 
 func defaultConfig() config {
 	return config{
-		key:         EmulatorKey,
+		key:         wire.EmulatorKey,
 		address:     "127.0.0.1:0",
 		partitions:  1,
 		regions:     []string{"West US"},
@@ -42,7 +41,8 @@ func defaultConfig() config {
 	}
 }
 
-// WithKey sets the master key clients must sign with (base64). Default: EmulatorKey.
+// WithKey sets the master key clients must sign with (base64). Default: the emulator's well-known key
+// (cosmoskit.EmulatorKey; Server.Key returns the key in effect).
 func WithKey(key string) Option { return func(c *config) { c.key = key } }
 
 // WithHTTP serves plain HTTP instead of TLS with a certificate generated at start.

@@ -154,7 +154,7 @@ func (s *Server) Endpoint() string { return s.s.regions[0].url() }
 // theirs, and written to a file by WithCertificateFile.
 func (s *Server) CertificatePEM() []byte { return s.s.certificatePEM() }
 
-// Key returns the master key (default EmulatorKey).
+// Key returns the master key (default: the emulator's well-known key, cosmoskit.EmulatorKey).
 func (s *Server) Key() string { return s.s.cfg.key }
 
 // ConnectionString returns "AccountEndpoint=<Endpoint()>;AccountKey=<Key()>;".

@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 func TestWrongKey(t *testing.T) {
@@ -54,7 +55,7 @@ func TestEndpointScheme(t *testing.T) {
 		if !strings.HasPrefix(s.Endpoint(), tt.prefix) || !strings.HasSuffix(s.Endpoint(), "/") {
 			t.Errorf("endpoint %q, want prefix %q", s.Endpoint(), tt.prefix)
 		}
-		if s.Key() != cosmostest.EmulatorKey {
+		if s.Key() != wire.EmulatorKey {
 			t.Errorf("key %q", s.Key())
 		}
 		if a, b := s.ClientOptions(), s.ClientOptions(); a == b {

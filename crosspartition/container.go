@@ -3,7 +3,6 @@ package crosspartition
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -83,8 +82,9 @@ func (c *Container) Options() Options { return c.opts }
 // Range targeting travels as policy.WithHTTPHeader in the request context, so headers the caller
 // put in ctx that way are not sent with the per-range requests (set them on the client instead).
 // A service error is a *cosmoserr.Error for query_items (errors.Is(err, cosmoserr.ErrNotFound)
-// and errors.As to *azcore.ResponseError work); a refused token or query is this package's own
-// typed error.
+// and errors.As to *azcore.ResponseError work); a refused token or PageSizeHint is a
+// *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidToken for a token), a query this package
+// cannot answer an *UnsupportedError.
 func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
 	var opts azcosmos.QueryOptions
 	if o != nil {
@@ -110,7 +110,7 @@ func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *
 // serviceError returns a service error (an *azcore.ResponseError from any request the query made:
 // plan, routing map or a range's page) as a *cosmoserr.Error for query_items, the one error model
 // of cosmoskit; it still unwraps to the *azcore.ResponseError. The package's own errors
-// (TokenError, UnsupportedError, ...), cancellation and transport errors are returned unchanged.
+// (refusals, UnsupportedError, ...), cancellation and transport errors are returned unchanged.
 func serviceError(err error) error {
 	var re *azcore.ResponseError
 	if err == nil || !errors.As(err, &re) {
@@ -149,7 +149,7 @@ func pageSize(o *azcosmos.QueryOptions) (int, error) {
 	case n == 0 || n == -1:
 		return DefaultPageSize, nil
 	case n < -1:
-		return 0, fmt.Errorf("crosspartition: PageSizeHint %d: must be -1, 0 or positive", n)
+		return 0, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "QueryOptions.PageSizeHint", Reason: "is negative; use a positive page size, or 0 or -1 for the default"}
 	default:
 		return min(int(n), maxBackendPageSize), nil
 	}

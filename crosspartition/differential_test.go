@@ -13,6 +13,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
 
@@ -345,7 +346,7 @@ func TestDifferential(t *testing.T) {
 				read = readOnePager
 			}
 			rows, err := read(t, x, q.Query, ps, size, between)
-			if errors.Is(err, ErrUnsupported) {
+			if errors.Is(err, cosmoserr.ErrUnsupported) {
 				if ok {
 					refused++
 					t.Logf("refused %q: %v", q.Query, err)
@@ -402,7 +403,7 @@ func TestDifferential(t *testing.T) {
 			compared++
 		}
 	}
-	t.Logf("%d queries: %d compared, %d refused (ErrUnsupported), %d refused by the service on one partition and across partitions", len(cases), compared, refused, invalid)
+	t.Logf("%d queries: %d compared, %d refused (cosmoserr.ErrUnsupported), %d refused by the service on one partition and across partitions", len(cases), compared, refused, invalid)
 	if compared+refused < 150 {
 		t.Errorf("only %d queries ran; the table needs at least 150", compared+refused)
 	}

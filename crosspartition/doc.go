@@ -57,8 +57,8 @@
 // types of the values), the rows still to skip and take, the last ORDER BY values and the rows tied
 // with them, so that a range split in between is resumed on its children with the resume filter. A token is bound to the container, the query text and every
 // parameter value, so it cannot be replayed onto another query or another tenant's parameters; a
-// token that is not this query's, tampered, truncated or from another version is a *TokenError
-// (ErrInvalidToken) before any request is sent. It is not encrypted: it carries backend
+// token that is not this query's, tampered, truncated or from another version is a
+// *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidToken) before any request is sent. It is not encrypted: it carries backend
 // continuations and row hashes, no documents.
 //
 // Hybrid search (ORDER BY RANK FullTextScore or RRF) runs the plan's hybridSearchQueryInfo as the
@@ -68,7 +68,7 @@
 //
 // Aggregates, GROUP BY, COUNT(DISTINCT), ORDER BY VectorDistance and ORDER BY RANK read every range
 // before the first result, so they cannot resume: their pages continue within one pager, and their token
-// given to a new pager is a *NotResumableError (ErrNotResumable).
+// given to a new pager is a *NotResumableError (cosmoserr.ErrNotResumable).
 //
 // Sizes: a plain query's token carries 8 bytes per row already returned from the range being read
 // (so that a split of that range is resumed exactly); an ORDER BY token 8 bytes per row tied with
@@ -76,7 +76,7 @@
 //
 // # Refused, never answered wrongly
 //
-// A query this engine cannot answer correctly is an *UnsupportedError (ErrUnsupported) naming the
+// A query this engine cannot answer correctly is an *UnsupportedError (cosmoserr.ErrUnsupported) naming the
 // construct: several aggregates in SELECT VALUE, ORDER BY with GROUP BY or aggregates, ORDER BY
 // VectorDistance or ORDER BY RANK without TOP/LIMIT or above the cap, DISTINCT with TOP
 // or LIMIT when the service's rewrite limits rows before removing duplicates, a parameterised TOP

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // hybridDoc is one document of the hybrid search corpus.
@@ -183,8 +184,8 @@ func TestHybridSearchDifferential(t *testing.T) {
 
 	// Without TOP or LIMIT the candidates are unbounded: refused, as for ORDER BY VectorDistance.
 	_, err = readOnePager(t, x, `SELECT VALUE c.id FROM c ORDER BY RANK FullTextScore(c.text, @a)`, params, 10, nil)
-	if !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("ORDER BY RANK without TOP: %v, want ErrUnsupported", err)
+	if !errors.Is(err, cosmoserr.ErrUnsupported) {
+		t.Fatalf("ORDER BY RANK without TOP: %v, want cosmoserr.ErrUnsupported", err)
 	}
 	// A page's token cannot resume the query in a new pager.
 	p := x.NewQueryItemsPager(`SELECT TOP 10 VALUE c.id FROM c ORDER BY RANK FullTextScore(c.text, @a)`, &azcosmos.QueryOptions{QueryParameters: params, PageSizeHint: 3})
@@ -193,8 +194,8 @@ func TestHybridSearchDifferential(t *testing.T) {
 		t.Fatalf("first page: %v", err)
 	}
 	p = x.NewQueryItemsPager(`SELECT TOP 10 VALUE c.id FROM c ORDER BY RANK FullTextScore(c.text, @a)`, &azcosmos.QueryOptions{QueryParameters: params, PageSizeHint: 3, ContinuationToken: resp.ContinuationToken})
-	if _, err := p.NextPage(context.Background()); !errors.Is(err, ErrNotResumable) {
-		t.Fatalf("resuming hybrid search: %v, want ErrNotResumable", err)
+	if _, err := p.NextPage(context.Background()); !errors.Is(err, cosmoserr.ErrNotResumable) {
+		t.Fatalf("resuming hybrid search: %v, want cosmoserr.ErrNotResumable", err)
 	}
 }
 

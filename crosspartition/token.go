@@ -7,9 +7,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"slices"
-	"strconv"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
@@ -92,59 +92,63 @@ func (t *token) encode() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func bad(reason string) error { return &TokenError{Reason: reason} }
+// bad is the refusal of a continuation token: a *cosmoserr.ValidationError of Kind
+// cosmoserr.ErrInvalidToken that never quotes the token.
+func bad(reason string) error {
+	return &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidToken, Field: "QueryOptions.ContinuationToken", Reason: reason}
+}
 
 // decodeToken parses and validates a token for the query bound as bind; nothing is sent first.
 func decodeToken(s, bind string) (*token, error) {
 	if s == "" {
-		return nil, bad("empty")
+		return nil, bad("is empty")
 	}
 	if len(s) > maxTokenBytes {
-		return nil, bad("too long")
+		return nil, bad("is too long")
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return nil, bad("not a token of this package")
+		return nil, bad("is not a token of this package")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var t token
 	if err := dec.Decode(&t); err != nil || dec.More() {
-		return nil, bad("not a token of this package")
+		return nil, bad("is not a token of this package")
 	}
 	if t.V != tokenVersion {
-		return nil, bad("version " + strconv.Itoa(t.V) + " is not supported")
+		return nil, bad("has a version this package does not support")
 	}
 	if t.Sum != t.checksum() {
-		return nil, bad("corrupted")
+		return nil, bad("is corrupted")
 	}
 	if t.Bind != bind {
-		return nil, bad("it was returned for another query, parameters or container")
+		return nil, bad("was returned for another query, parameters or container")
 	}
 	switch t.Kind {
 	case kindNone:
 		return &t, nil
 	case kindPlain, kindOrderBy:
 	default:
-		return nil, bad("unknown kind")
+		return nil, bad("has an unknown kind")
 	}
 	if t.Page < 1 || t.Page > maxBackendPageSize || t.Skip < 0 || t.Take < -1 || len(t.Ranges) == 0 {
-		return nil, bad("out of range")
+		return nil, bad("is out of range")
 	}
 	for i, r := range t.Ranges {
 		// The id and the backend continuation are sent as request headers: anything but what
 		// the service issues (digits; printable ASCII) is refused here, before a request is built.
 		if !wire.ValidRangeID(r.ID) || !wire.ValidHeaderValue(r.Tok) {
-			return nil, bad("malformed range")
+			return nil, bad("has a malformed range")
 		}
 		if r.N < 0 || r.Drop < 0 || r.Drop > len(t.Groups) || !validEPK(r.Min) || !validEPK(r.Max) || isEnd(r.Min) && r.Min != "" {
-			return nil, bad("malformed range")
+			return nil, bad("has a malformed range")
 		}
 		if !isEnd(r.Max) && epk.Compare(r.Min, r.Max) >= 0 {
-			return nil, bad("empty range")
+			return nil, bad("has an empty range")
 		}
 		if i > 0 && (isEnd(t.Ranges[i-1].Max) || epk.Compare(t.Ranges[i-1].Max, r.Min) > 0) {
-			return nil, bad("overlapping ranges")
+			return nil, bad("has overlapping ranges")
 		}
 		if _, err := hashes(r.Seen); err != nil {
 			return nil, err
@@ -154,7 +158,7 @@ func decodeToken(s, bind string) (*token, error) {
 				continue
 			}
 			if _, err := parseItems(raw); err != nil || t.Kind != kindOrderBy {
-				return nil, bad("malformed order-by values")
+				return nil, bad("has malformed order-by values")
 			}
 		}
 	}
@@ -164,7 +168,7 @@ func decodeToken(s, bind string) (*token, error) {
 		}
 		if len(g.Below) > 0 {
 			if _, err := parseItems(g.Below); err != nil {
-				return nil, bad("malformed order-by values")
+				return nil, bad("has malformed order-by values")
 			}
 		}
 	}
@@ -205,7 +209,7 @@ func hashes(s string) ([]uint64, error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b)%8 != 0 || len(b)/8 > defaultMaxTokenHashes {
-		return nil, bad("malformed row hashes")
+		return nil, bad("has malformed row hashes")
 	}
 	out := make([]uint64, len(b)/8)
 	for i := range out {

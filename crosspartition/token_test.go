@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
 
@@ -60,9 +61,9 @@ func TestTokensAreValidatedBeforeAnyRequest(t *testing.T) {
 		s.ResetRequests()
 		p := x.NewQueryItemsPager(tc.query, &azcosmos.QueryOptions{QueryParameters: tc.params, ContinuationToken: &tc.token})
 		_, err := p.NextPage(context.Background())
-		var te *TokenError
-		if !errors.Is(err, ErrInvalidToken) || !errors.As(err, &te) {
-			t.Errorf("%s: %v, want ErrInvalidToken", tc.name, err)
+		var te *cosmoserr.ValidationError
+		if !errors.Is(err, cosmoserr.ErrInvalidToken) || !errors.As(err, &te) || te.Field != "QueryOptions.ContinuationToken" {
+			t.Errorf("%s: %v, want cosmoserr.ErrInvalidToken", tc.name, err)
 		}
 		if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
 			t.Errorf("%s: %d requests sent before the token was refused", tc.name, n)
@@ -102,8 +103,8 @@ func TestNotResumableShapesSaySo(t *testing.T) {
 	}
 	// ... but its token cannot start another.
 	p = x.NewQueryItemsPager(q, &azcosmos.QueryOptions{ContinuationToken: resp.ContinuationToken})
-	if _, err := p.NextPage(context.Background()); !errors.Is(err, ErrNotResumable) {
-		t.Fatalf("resuming GROUP BY: %v, want ErrNotResumable", err)
+	if _, err := p.NextPage(context.Background()); !errors.Is(err, cosmoserr.ErrNotResumable) {
+		t.Fatalf("resuming GROUP BY: %v, want cosmoserr.ErrNotResumable", err)
 	}
 }
 
@@ -120,8 +121,8 @@ func FuzzDecodeToken(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		tok, err := decodeToken(s, bind)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidToken) {
-				t.Fatalf("error %v is not ErrInvalidToken", err)
+			if !errors.Is(err, cosmoserr.ErrInvalidToken) {
+				t.Fatalf("error %v is not cosmoserr.ErrInvalidToken", err)
 			}
 			return
 		}
@@ -188,9 +189,9 @@ func TestForgedHeaderFieldsAreRefusedBeforeAnyRequest(t *testing.T) {
 		p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{QueryParameters: ps, ContinuationToken: &forged})
 		_, err := p.NextPage(ctx)
 		cancel()
-		var te *TokenError
-		if !errors.Is(err, ErrInvalidToken) || !errors.As(err, &te) {
-			t.Errorf("%s: %v, want ErrInvalidToken", tc.name, err)
+		var te *cosmoserr.ValidationError
+		if !errors.Is(err, cosmoserr.ErrInvalidToken) || !errors.As(err, &te) || te.Field != "QueryOptions.ContinuationToken" {
+			t.Errorf("%s: %v, want cosmoserr.ErrInvalidToken", tc.name, err)
 		}
 		if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
 			t.Errorf("%s: %d requests sent before the token was refused", tc.name, n)

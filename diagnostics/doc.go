@@ -2,8 +2,8 @@
 // OpenTelemetry span and metrics per operation with the current database semantic conventions
 // (request charge, status, sub-status, region included), slog records for failed, slow and
 // expensive calls carrying the SDK's diagnostics string, and a context-scoped request-unit
-// [Meter]. It re-exports the error model of package cosmoserr ([Error], the sentinels,
-// [FromError], [IsRetryable], [IsTimeout]) under the same values.
+// [Meter]. The error model (the typed error, the sentinels, FromError, IsRetryable, IsTimeout)
+// is package cosmoserr's.
 //
 // Install [NewPolicy] as a per-call policy and [NewAttemptPolicy] as a per-retry policy on
 // azcosmos.ClientOptions (package cosmoskit does this for you):
@@ -17,10 +17,11 @@
 // Then:
 //   - [WithMeter] tells a unit of work (an HTTP handler, a job) how many request units and calls
 //     it spent;
-//   - [FromError] turns what azcosmos returns into an [*Error] that matches [ErrNotFound],
-//     [ErrConflict], [ErrPreconditionFailed], [ErrThrottled] and the other sentinels with
+//   - [cosmoserr.FromError] turns what azcosmos returns into a [*cosmoserr.Error] that matches [cosmoserr.ErrNotFound],
+//     [cosmoserr.ErrConflict], [cosmoserr.ErrPreconditionFailed], [cosmoserr.ErrThrottled] and the other sentinels with
 //     errors.Is, still unwraps to *azcore.ResponseError, and carries the activity id, request
-//     charge, retry-after and the SDK's diagnostics; [IsRetryable] and [IsTimeout] classify any error;
+//     charge, retry-after and the SDK's diagnostics; [cosmoserr.IsRetryable] and
+//     [cosmoserr.IsTimeout] classify any error;
 //   - [Policy.StartOperation] spans a logical operation made of several calls.
 //
 // With no providers and no logger the policy only feeds [Meter]s and costs a few allocations per

@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
@@ -78,10 +79,10 @@ func ExampleFromError() {
 	defer stop()
 
 	_, err := container.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("alice"), "nope", nil)
-	err = diagnostics.FromError("", err)
+	err = cosmoserr.FromError("", err)
 
-	fmt.Println(errors.Is(err, diagnostics.ErrNotFound))
-	var e *diagnostics.Error
+	fmt.Println(errors.Is(err, cosmoserr.ErrNotFound))
+	var e *cosmoserr.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Operation, e.Database, e.Container, e.StatusCode, e.SubStatus, e.ActivityID != "")
 	}

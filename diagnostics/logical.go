@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -60,7 +61,7 @@ func (p *Policy) StartOperation(ctx context.Context, name, database, container s
 			span.SetAttributes(attribute.Int(keyThrottles, t))
 		}
 		if err != nil {
-			var e *Error
+			var e *cosmoserr.Error
 			expected := errors.Is(err, context.Canceled)
 			if errors.As(err, &e) && e.StatusCode != 0 {
 				out := outcome{status: e.StatusCode, sub: e.SubStatus}

@@ -113,13 +113,13 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 	d := time.Since(start)
 
 	out := newOutcome(raw, resp, err, st)
-	if op.Name == OpReadAccount && out.status == http.StatusOK && out.resp != nil {
+	if op.Name == cosmoserr.OpReadAccount && out.status == http.StatusOK && out.resp != nil {
 		p.regions.learn(out.resp)
 	}
 	if p.tracer != nil || p.inst != nil {
 		out.regions = p.contactedRegions(st, &out)
 	}
-	if meter != nil && op.Name != OpReadAccount {
+	if meter != nil && op.Name != cosmoserr.OpReadAccount {
 		meter.add(out.charge, out.attempts, out.throttles, out.throttleWait)
 	}
 	if span != nil {
@@ -362,7 +362,7 @@ func splitHost(hostport string) (string, int) {
 }
 
 func isQueryOp(name string) bool {
-	return name == OpQueryItems || name == OpQueryContainers || name == OpQueryDatabases || name == OpQueryOffers
+	return name == cosmoserr.OpQueryItems || name == cosmoserr.OpQueryContainers || name == cosmoserr.OpQueryDatabases || name == cosmoserr.OpQueryOffers
 }
 
 // queryText reads the "query" member of a query request body, never its parameters, and rewinds

@@ -26,6 +26,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/internal/opstate"
@@ -282,9 +283,9 @@ func TestPolicyReadItemSpansAndMetrics(t *testing.T) {
 	}
 
 	// The error the caller gets carries what the service said.
-	err = diagnostics.FromError("", missErr)
-	var de *diagnostics.Error
-	if !errors.As(err, &de) || !errors.Is(err, diagnostics.ErrNotFound) {
+	err = cosmoserr.FromError("", missErr)
+	var de *cosmoserr.Error
+	if !errors.As(err, &de) || !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Fatalf("FromError(404) = %v", err)
 	}
 	if de.Operation != "read_item" || de.Container != "c1" || de.ActivityID == "" || de.Attempts != 1 {
@@ -562,12 +563,12 @@ func TestPolicyThrottled(t *testing.T) {
 		h.upsert(context.Background(), t, "a")
 		throttleReads(h, 0)
 		_, err := h.container.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("p1"), "a", nil)
-		err = diagnostics.FromError("", err)
-		var de *diagnostics.Error
-		if !errors.As(err, &de) || !errors.Is(err, diagnostics.ErrThrottled) {
+		err = cosmoserr.FromError("", err)
+		var de *cosmoserr.Error
+		if !errors.As(err, &de) || !errors.Is(err, cosmoserr.ErrThrottled) {
 			t.Fatalf("err = %v, want ErrThrottled", err)
 		}
-		if de.Attempts != 2 || de.SubStatus != 3200 || de.RetryAfter != time.Millisecond || !diagnostics.IsRetryable(err) ||
+		if de.Attempts != 2 || de.SubStatus != 3200 || de.RetryAfter != time.Millisecond || !cosmoserr.IsRetryable(err) ||
 			de.ActivityID == "" || !strings.Contains(de.Message, "Request rate is large") {
 			t.Errorf("throttled error: %+v", de)
 		}
@@ -620,9 +621,9 @@ func TestKeyNeverLeaks(t *testing.T) {
 	ctx := context.Background()
 	good.upsert(ctx, t, "a")
 	_, err := good.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "missing", nil)
-	e := diagnostics.FromError("", err)
+	e := cosmoserr.FromError("", err)
 	outputs = append(outputs, e.Error(), good.logs.String())
-	var de *diagnostics.Error
+	var de *cosmoserr.Error
 	if errors.As(e, &de) {
 		outputs = append(outputs, de.Diagnostics.String())
 	}
@@ -630,8 +631,8 @@ func TestKeyNeverLeaks(t *testing.T) {
 	bad := newHarness(t, harnessConfig{key: wrongKey}, cosmostest.WithKey(serverKey))
 	bad.setup(t)
 	_, err = bad.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil)
-	e = diagnostics.FromError("", err)
-	if !errors.Is(e, diagnostics.ErrUnauthorized) {
+	e = cosmoserr.FromError("", err)
+	if !errors.Is(e, cosmoserr.ErrUnauthorized) {
 		t.Fatalf("wrong key: %v, want ErrUnauthorized", e)
 	}
 	outputs = append(outputs, e.Error(), bad.logs.String())
@@ -672,10 +673,10 @@ func TestPolicyTransportError(t *testing.T) {
 	if err == nil {
 		t.Fatal("upsert succeeded through a dropped connection")
 	}
-	e := diagnostics.FromError("upsert_item", err)
-	var de *diagnostics.Error
-	if !errors.As(e, &de) || de.StatusCode != 0 || !diagnostics.IsRetryable(e) || diagnostics.IsTimeout(e) {
-		t.Fatalf("FromError(dropped connection) = %#v (retryable %v)", e, diagnostics.IsRetryable(e))
+	e := cosmoserr.FromError("upsert_item", err)
+	var de *cosmoserr.Error
+	if !errors.As(e, &de) || de.StatusCode != 0 || !cosmoserr.IsRetryable(e) || cosmoserr.IsTimeout(e) {
+		t.Fatalf("FromError(dropped connection) = %#v (retryable %v)", e, cosmoserr.IsRetryable(e))
 	}
 	if !strings.HasPrefix(e.Error(), "cosmoskit: upsert_item: ") {
 		t.Errorf("Error() = %q", e.Error())
@@ -776,7 +777,7 @@ func TestStartOperation(t *testing.T) {
 		t.Fatal("read of a missing item succeeded")
 	}
 	w := h.upsert(ctx, t, "a")
-	finish(diagnostics.FromError("", err))
+	finish(cosmoserr.FromError("", err))
 	_ = r
 
 	logical := h.spansNamed("update c1")
@@ -854,8 +855,8 @@ func TestPolicyUnavailable(t *testing.T) {
 	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
 		Status: http.StatusServiceUnavailable, Times: 1})
 	_, err := h.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil)
-	err = diagnostics.FromError("", err)
-	if !errors.Is(err, diagnostics.ErrUnavailable) || !diagnostics.IsRetryable(err) {
+	err = cosmoserr.FromError("", err)
+	if !errors.Is(err, cosmoserr.ErrUnavailable) || !cosmoserr.IsRetryable(err) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
 	spans := h.spansNamed("read_item c1")

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // scenarioChangeFeed runs two change feed processor instances over the scenario's container with
@@ -98,7 +99,7 @@ func scenarioChangeFeed(ctx context.Context, t *testing.T, db *azcosmos.Database
 		if got == n {
 			break
 		}
-		if e := firstErr.Load(); e != nil && lenient && !errors.Is(*e, changefeed.ErrHandler) {
+		if e := firstErr.Load(); e != nil && lenient && !errors.Is(*e, cosmoserr.ErrHandler) {
 			skipIfNotImplemented(t, lenient, "change feed processor", *e)
 		}
 		if time.Now().After(deadline) {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/network"
 	"github.com/testcontainers/testcontainers-go"
@@ -206,7 +206,7 @@ func runAdvertised(t *testing.T, image string, lenient bool, opts ...testcontain
 		t.Fatalf("port 8081 mapped to %v (%v), want %s", mapped, err, port)
 	}
 	client, err := azcosmos.NewClientFromConnectionString(
-		"AccountEndpoint=http://"+hostPort+"/;AccountKey="+cosmostest.EmulatorKey+";", nil)
+		"AccountEndpoint=http://"+hostPort+"/;AccountKey="+cosmoskit.EmulatorKey+";", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

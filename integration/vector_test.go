@@ -11,7 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -57,7 +57,7 @@ func scenarioVector(ctx context.Context, t *testing.T, db *azcosmos.DatabaseClie
 	q, _ := e.Embed(ctx, "alpha bravo delta")
 	s := vector.New(c, nil)
 	for _, scope := range [][]any{nil, {"t2"}} {
-		res, err := s.Search(ctx, vector.Query{Vector: q, K: 5, PartitionKey: repository.KeyOf(scope...)})
+		res, err := s.Search(ctx, vector.Query{Vector: q, K: 5, PartitionKey: partitionkey.Of(scope...)})
 		skipIfNotImplemented(t, lenient, "vector search", err)
 		type scored struct {
 			id    string

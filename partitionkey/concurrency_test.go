@@ -27,7 +27,7 @@ func TestSharedBuilders(t *testing.T) {
 			defer wg.Done()
 			for i := range 200 {
 				pk, err := def.Key("t", "u")
-				if err != nil || !reflect.DeepEqual(pk, want) {
+				if err != nil || !reflect.DeepEqual(pk.SDK(), want) {
 					t.Errorf("Key: %v %v", pk, err)
 					return
 				}

@@ -7,6 +7,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 )
 
 // Definition is a container's partition key definition with the limits that follow from it. Build
@@ -75,13 +76,13 @@ func (d Definition) MaxBytes() int { return d.maxBytes }
 // Key builds the full key of a point operation or a single-partition query: exactly one value per
 // level, each a string, bool, integer or float type, or nil (JSON null). A wrong number of values,
 // another type, a non-finite number or a string longer than MaxBytes is a
-// *repository.ValidationError naming the component; nothing is sent.
-func (d Definition) Key(values ...any) (azcosmos.PartitionKey, error) {
+// *cosmoserr.ValidationError naming the value; nothing is sent.
+func (d Definition) Key(values ...any) (Key, error) {
 	if len(d.paths) == 0 {
-		return azcosmos.PartitionKey{}, invalid("partitionKeyDefinition", "is the zero Definition; use ReadDefinition or DefinitionOf")
+		return Key{}, invalid("partitionKeyDefinition", "is the zero Definition; use ReadDefinition or DefinitionOf")
 	}
 	if len(values) != len(d.paths) {
-		return azcosmos.PartitionKey{}, invalid("partitionKey", "has %d values, the container has %d levels", len(values), len(d.paths))
+		return Key{}, invalid("partitionKey", "has %s, the container has %s", plural.Count(len(values), "value", "values"), plural.Count(len(d.paths), "level", "levels"))
 	}
 	return d.build(values)
 }
@@ -89,71 +90,38 @@ func (d Definition) Key(values ...any) (azcosmos.PartitionKey, error) {
 // Prefix builds the key of a query over the leading levels of a hierarchical key: 1 to Levels
 // values, checked as Key checks them. The query reaches only the physical partitions that hold
 // that prefix. On a one-level definition Prefix is Key.
-func (d Definition) Prefix(values ...any) (azcosmos.PartitionKey, error) {
+func (d Definition) Prefix(values ...any) (Key, error) {
 	if len(d.paths) == 0 {
-		return azcosmos.PartitionKey{}, invalid("partitionKeyDefinition", "is the zero Definition; use ReadDefinition or DefinitionOf")
+		return Key{}, invalid("partitionKeyDefinition", "is the zero Definition; use ReadDefinition or DefinitionOf")
 	}
 	if len(values) == 0 || len(values) > len(d.paths) {
-		return azcosmos.PartitionKey{}, invalid("partitionKey", "has %d values, a prefix takes 1 to %d", len(values), len(d.paths))
+		return Key{}, invalid("partitionKey", "has %s, a prefix takes 1 to %d", plural.Count(len(values), "value", "values"), len(d.paths))
 	}
 	return d.build(values)
 }
 
-func (d Definition) build(values []any) (azcosmos.PartitionKey, error) {
-	pk := azcosmos.NewPartitionKey()
+func (d Definition) build(values []any) (Key, error) {
+	k := Of(values...)
+	if k.err != nil {
+		return Key{}, k.err
+	}
 	for i, v := range values {
 		var f float64
-		isNum := true
 		switch x := v.(type) {
-		case nil:
-			pk = pk.AppendNull()
-			isNum = false
-		case string:
-			if len(x) > d.maxBytes {
-				return azcosmos.PartitionKey{}, invalid(component(i), "is %d bytes, the limit is %d", len(x), d.maxBytes)
-			}
-			pk = pk.AppendString(x)
-			isNum = false
-		case bool:
-			pk = pk.AppendBool(x)
-			isNum = false
-		case int:
-			f = float64(x)
-		case int8:
-			f = float64(x)
-		case int16:
-			f = float64(x)
-		case int32:
-			f = float64(x)
-		case int64:
-			f = float64(x)
-		case uint:
-			f = float64(x)
-		case uint8:
-			f = float64(x)
-		case uint16:
-			f = float64(x)
-		case uint32:
-			f = float64(x)
-		case uint64:
-			f = float64(x)
 		case float32:
 			f = float64(x)
 		case float64:
 			f = x
-		default:
-			return azcosmos.PartitionKey{}, invalid(component(i), "is a %T; a key value is a string, number, bool or nil", v)
 		}
-		if isNum {
-			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return azcosmos.PartitionKey{}, invalid(component(i), "is not a finite number")
-			}
-			if f != math.Trunc(f) || math.Abs(f) <= 1<<53 {
-				pk = pk.AppendNumber(f)
-			} else {
-				return azcosmos.PartitionKey{}, invalid(component(i), "is an integer beyond ±2^53, which JSON numbers cannot hold exactly")
-			}
+		// An integral float beyond 2^53 was meant as an integer JSON numbers cannot hold exactly.
+		if f == math.Trunc(f) && math.Abs(f) > 1<<53 {
+			return Key{}, invalid(component(i), "is an integer beyond ±2^53, which JSON numbers cannot hold exactly")
 		}
 	}
-	return pk, nil
+	for i := range k.n {
+		if s, ok := k.vals[i].(string); ok && len(s) > d.maxBytes {
+			return Key{}, invalid(component(i), "is %d bytes, the limit is %d", len(s), d.maxBytes)
+		}
+	}
+	return k, nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
-	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
 var tenantUser = azcosmos.PartitionKeyDefinition{Paths: []string{"/tenantId", "/userId"}, Kind: azcosmos.PartitionKeyKindMultiHash, Version: 2}
@@ -37,10 +36,10 @@ func TestDefinitionKeyThroughClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc, _ := json.Marshal(map[string]any{"id": "1", "tenantId": "contoso", "userId": long})
-	if _, err := c.CreateItem(ctx, pk, doc, nil); err != nil {
+	if _, err := c.CreateItem(ctx, pk.SDK(), doc, nil); err != nil {
 		t.Fatalf("create with a full key of 2,048 bytes: %v", err)
 	}
-	if _, err := c.ReadItem(ctx, pk, "1", nil); err != nil {
+	if _, err := c.ReadItem(ctx, pk.SDK(), "1", nil); err != nil {
 		t.Fatalf("point read with the full key: %v", err)
 	}
 
@@ -48,7 +47,7 @@ func TestDefinitionKeyThroughClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pager := c.NewQueryItemsPager("SELECT * FROM c", prefix, nil)
+	pager := c.NewQueryItemsPager("SELECT * FROM c", prefix.SDK(), nil)
 	n := 0
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
@@ -65,23 +64,23 @@ func TestDefinitionKeyThroughClient(t *testing.T) {
 	srv.ResetRequests()
 	for _, tc := range []struct {
 		name   string
-		build  func() (azcosmos.PartitionKey, error)
+		build  func() (partitionkey.Key, error)
 		field  string
 		reason string
 	}{
-		{"too few levels", func() (azcosmos.PartitionKey, error) { return def.Key("contoso") }, "partitionKey", "has 1 values, the container has 2 levels"},
-		{"too many levels", func() (azcosmos.PartitionKey, error) { return def.Key("a", "b", "c") }, "partitionKey", "has 3 values"},
-		{"prefix too long", func() (azcosmos.PartitionKey, error) { return def.Prefix("a", "b", "c") }, "partitionKey", "a prefix takes 1 to 2"},
-		{"empty prefix", func() (azcosmos.PartitionKey, error) { return def.Prefix() }, "partitionKey", "a prefix takes 1 to 2"},
-		{"value too long", func() (azcosmos.PartitionKey, error) { return def.Key("contoso", long+"x") }, "partitionKey[1]", "is 2049 bytes, the limit is 2048"},
-		{"wrong type", func() (azcosmos.PartitionKey, error) { return def.Key("contoso", []string{"x"}) }, "partitionKey[1]", "is a []string"},
-		{"not finite", func() (azcosmos.PartitionKey, error) { return def.Key("contoso", math.NaN()) }, "partitionKey[1]", "not a finite number"},
-		{"unsafe integer", func() (azcosmos.PartitionKey, error) { return def.Key("contoso", int64(1)<<60) }, "partitionKey[1]", "beyond ±2^53"},
+		{"too few levels", func() (partitionkey.Key, error) { return def.Key("contoso") }, "partitionKey", "has 1 value, the container has 2 levels"},
+		{"too many levels", func() (partitionkey.Key, error) { return def.Key("a", "b", "c") }, "partitionKey", "has 3 values"},
+		{"prefix too long", func() (partitionkey.Key, error) { return def.Prefix("a", "b", "c") }, "partitionKey", "a prefix takes 1 to 2"},
+		{"empty prefix", func() (partitionkey.Key, error) { return def.Prefix() }, "partitionKey", "a prefix takes 1 to 2"},
+		{"value too long", func() (partitionkey.Key, error) { return def.Key("contoso", long+"x") }, "partitionKey[1]", "is 2049 bytes, the limit is 2048"},
+		{"wrong type", func() (partitionkey.Key, error) { return def.Key("contoso", []string{"x"}) }, "partitionKey[1]", "is a []string"},
+		{"not finite", func() (partitionkey.Key, error) { return def.Key("contoso", math.NaN()) }, "partitionKey[1]", "not a finite number"},
+		{"unsafe integer", func() (partitionkey.Key, error) { return def.Key("contoso", int64(1)<<60) }, "partitionKey[1]", "beyond ±2^53"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.build()
-			var ve *repository.ValidationError
-			if !errors.As(err, &ve) || !errors.Is(err, repository.ErrInvalidPartitionKey) || !errors.Is(err, repository.ErrValidation) {
+			var ve *cosmoserr.ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) || !errors.Is(err, cosmoserr.ErrValidation) {
 				t.Fatalf("err = %v, want a ValidationError matching ErrInvalidPartitionKey", err)
 			}
 			if ve.Field != tc.field || !strings.Contains(ve.Reason, tc.reason) {
@@ -112,7 +111,7 @@ func TestDefinitionLegacyHash(t *testing.T) {
 	if _, err := def.Key(strings.Repeat("x", 101)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := def.Key(strings.Repeat("x", 102)); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := def.Key(strings.Repeat("x", 102)); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("102 bytes on version 1: %v", err)
 	}
 	for _, bad := range []azcosmos.PartitionKeyDefinition{
@@ -121,12 +120,12 @@ func TestDefinitionLegacyHash(t *testing.T) {
 		{Paths: []string{"/a", "/b", "/c", "/d"}, Kind: azcosmos.PartitionKeyKindMultiHash},
 		{Paths: []string{"/a"}, Kind: "Range"},
 	} {
-		if _, err := partitionkey.DefinitionOf(bad); !errors.Is(err, repository.ErrValidation) {
+		if _, err := partitionkey.DefinitionOf(bad); !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("DefinitionOf(%+v) = %v, want a ValidationError", bad, err)
 		}
 	}
 	var zero partitionkey.Definition
-	if _, err := zero.Key("x"); !errors.Is(err, repository.ErrValidation) {
+	if _, err := zero.Key("x"); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("zero Definition: %v", err)
 	}
 }
@@ -141,7 +140,7 @@ func TestDefinitionValueTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := azcosmos.NewPartitionKeyNumber(7).AppendBool(true).AppendNull()
-	if !reflect.DeepEqual(got, want) {
+	if !reflect.DeepEqual(got.SDK(), want) || !got.Equal(partitionkey.Of(7, true, nil)) {
 		t.Fatalf("key %+v, want %+v", got, want)
 	}
 }

@@ -9,11 +9,16 @@
 //     by a stable hash of the item id, so a point read finds its shard without a query; [FanOut]
 //     runs a read or query once per suffix and merges the results.
 //   - [Definition] is a container's partition key definition (read with [ReadDefinition]); its Key
-//     and Prefix methods build an azcosmos.PartitionKey after checking the number of levels and
-//     each value's type and length against the definition, before any request is sent.
+//     and Prefix methods build a [Key] after checking the number of levels and each value's type
+//     and length against the definition, before any request is sent.
+//   - [Key] is the one checked partition key type of cosmoskit, made by [Of] and by every builder
+//     here; packages repository, vector and changefeed take it, and [Key.SDK] gives the
+//     azcosmos.PartitionKey for a plain SDK call. The package imports only cosmoserr and internal
+//     packages of cosmoskit, so anything can use the key without linking repository or
+//     OpenTelemetry.
 //
-// Refused input is a *repository.ValidationError matching repository.ErrInvalidPartitionKey (and
-// repository.ErrValidation) that names the field and never echoes the value.
+// Refused input is a *cosmoserr.ValidationError matching cosmoserr.ErrInvalidPartitionKey (and
+// cosmoserr.ErrValidation) that names the field and never echoes the value.
 //
 // Everything here takes a plain *azcosmos.ContainerClient; values are immutable once built and
 // safe to share between goroutines.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
-	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
 func ExampleSynthetic() {
@@ -40,12 +40,12 @@ func ExampleDefinition_Key() {
 	_, err = def.Key("contoso")
 	fmt.Println(err)
 	_, err = def.Key("contoso", strings.Repeat("x", 2049))
-	fmt.Println(errors.Is(err, repository.ErrInvalidPartitionKey), err)
+	fmt.Println(errors.Is(err, cosmoserr.ErrInvalidPartitionKey), err)
 	_, err = def.Prefix("contoso")
 	fmt.Println(err)
 	// Output:
 	// <nil>
-	// cosmoskit: invalid partition key: partitionKey: has 1 values, the container has 2 levels
+	// cosmoskit: invalid partition key: partitionKey: has 1 value, the container has 2 levels
 	// true cosmoskit: invalid partition key: partitionKey[1]: is 2049 bytes, the limit is 2048
 	// <nil>
 }

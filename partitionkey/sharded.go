@@ -6,8 +6,6 @@ import (
 	"hash/fnv"
 	"strconv"
 	"sync"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
 // MaxShards is the most suffixes Sharded accepts: beyond it a fan-out read costs more than the
@@ -61,13 +59,13 @@ func (s Sharded) Value(base, id string) (string, error) {
 	return base + "-" + strconv.Itoa(s.Shard(id)), nil
 }
 
-// Key is Value as a one-level azcosmos.PartitionKey.
-func (s Sharded) Key(base, id string) (azcosmos.PartitionKey, error) {
+// Key is Value as a one-level Key.
+func (s Sharded) Key(base, id string) (Key, error) {
 	v, err := s.Value(base, id)
 	if err != nil {
-		return azcosmos.PartitionKey{}, err
+		return Key{}, err
 	}
-	return azcosmos.NewPartitionKeyString(v), nil
+	return Of(v), nil
 }
 
 // Values returns every key value of base, in suffix order.
@@ -85,7 +83,7 @@ func (s Sharded) Values(base string) ([]string, error) {
 // FanOut calls read once per shard of base, concurrently (at most 8 at a time), and returns the
 // results concatenated in suffix order. The first error cancels the other calls' context and is
 // returned; no partial result is returned with it.
-func FanOut[T any](ctx context.Context, s Sharded, base string, read func(ctx context.Context, pk azcosmos.PartitionKey) ([]T, error)) ([]T, error) {
+func FanOut[T any](ctx context.Context, s Sharded, base string, read func(ctx context.Context, pk Key) ([]T, error)) ([]T, error) {
 	values, err := s.Values(base)
 	if err != nil {
 		return nil, err
@@ -101,7 +99,7 @@ func FanOut[T any](ctx context.Context, s Sharded, base string, read func(ctx co
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			results[i], errs[i] = read(ctx, azcosmos.NewPartitionKeyString(v))
+			results[i], errs[i] = read(ctx, Of(v))
 			if errs[i] != nil {
 				cancel()
 			}

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
-	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
 type reading struct {
@@ -45,13 +44,13 @@ func TestShardedThroughClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ReadItem(ctx, pk, "r13", nil); err != nil {
+	if _, err := c.ReadItem(ctx, pk.SDK(), "r13", nil); err != nil {
 		t.Fatalf("point read on the computed shard: %v", err)
 	}
 
-	all, err := partitionkey.FanOut(ctx, s, "sensor-7", func(ctx context.Context, pk azcosmos.PartitionKey) ([]reading, error) {
+	all, err := partitionkey.FanOut(ctx, s, "sensor-7", func(ctx context.Context, pk partitionkey.Key) ([]reading, error) {
 		var out []reading
-		pager := c.NewQueryItemsPager("SELECT * FROM c", pk, nil)
+		pager := c.NewQueryItemsPager("SELECT * FROM c", pk.SDK(), nil)
 		for pager.More() {
 			page, err := pager.NextPage(ctx)
 			if err != nil {
@@ -109,10 +108,10 @@ func TestShardedRefuses(t *testing.T) {
 		{partitionkey.Sharded{Count: 4}, ""},
 		{partitionkey.Sharded{Count: 10, MaxBytes: 101}, string(make([]byte, 100))},
 	} {
-		if _, err := tc.s.Value(tc.base, "id"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		if _, err := tc.s.Value(tc.base, "id"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 			t.Errorf("%+v base of %d bytes: %v", tc.s, len(tc.base), err)
 		}
-		if _, err := partitionkey.FanOut(context.Background(), tc.s, tc.base, func(context.Context, azcosmos.PartitionKey) ([]int, error) {
+		if _, err := partitionkey.FanOut(context.Background(), tc.s, tc.base, func(context.Context, partitionkey.Key) ([]int, error) {
 			t.Fatal("read called")
 			return nil, nil
 		}); err == nil {
@@ -123,9 +122,9 @@ func TestShardedRefuses(t *testing.T) {
 
 func TestFanOutFirstError(t *testing.T) {
 	boom := errors.New("boom")
-	failing := azcosmos.NewPartitionKeyString("k-1")
-	_, err := partitionkey.FanOut(context.Background(), partitionkey.Sharded{Count: 3}, "k", func(ctx context.Context, pk azcosmos.PartitionKey) ([]int, error) {
-		if reflect.DeepEqual(pk, failing) {
+	failing := partitionkey.Of("k-1")
+	_, err := partitionkey.FanOut(context.Background(), partitionkey.Sharded{Count: 3}, "k", func(ctx context.Context, pk partitionkey.Key) ([]int, error) {
+		if pk.Equal(failing) {
 			return nil, boom
 		}
 		<-ctx.Done() // the others wait for the cancellation the failure causes

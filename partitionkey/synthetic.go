@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
 // Separator is what Synthetic joins fields with by default. "|" was chosen over "-" or "_"
@@ -87,7 +85,7 @@ func (s Synthetic) Settings() Synthetic {
 }
 
 // Value joins fields with the separator. A field that is empty or contains the separator, no
-// field at all, or a result longer than MaxBytes is a *repository.ValidationError.
+// field at all, or a result longer than MaxBytes is a *cosmoserr.ValidationError.
 func (s Synthetic) Value(fields ...string) (string, error) {
 	return s.join("", fields)
 }
@@ -105,22 +103,22 @@ func (s Synthetic) At(t time.Time, fields ...string) (string, error) {
 	return s.join(suffix, fields)
 }
 
-// Key is Value as a one-level azcosmos.PartitionKey.
-func (s Synthetic) Key(fields ...string) (azcosmos.PartitionKey, error) {
+// Key is Value as a one-level Key.
+func (s Synthetic) Key(fields ...string) (Key, error) {
 	v, err := s.Value(fields...)
 	if err != nil {
-		return azcosmos.PartitionKey{}, err
+		return Key{}, err
 	}
-	return azcosmos.NewPartitionKeyString(v), nil
+	return Of(v), nil
 }
 
-// KeyAt is At as a one-level azcosmos.PartitionKey.
-func (s Synthetic) KeyAt(t time.Time, fields ...string) (azcosmos.PartitionKey, error) {
+// KeyAt is At as a one-level Key.
+func (s Synthetic) KeyAt(t time.Time, fields ...string) (Key, error) {
 	v, err := s.At(t, fields...)
 	if err != nil {
-		return azcosmos.PartitionKey{}, err
+		return Key{}, err
 	}
-	return azcosmos.NewPartitionKeyString(v), nil
+	return Of(v), nil
 }
 
 func (s Synthetic) join(suffix string, fields []string) (string, error) {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
-	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
 func TestSynthetic(t *testing.T) {
@@ -50,8 +50,8 @@ func TestSynthetic(t *testing.T) {
 		{partitionkey.Synthetic{Bucket: partitionkey.Bucket(99)}, []string{"a"}, "bucket"},
 	} {
 		_, err := tc.s.At(at, tc.fields...)
-		var ve *repository.ValidationError
-		if !errors.As(err, &ve) || ve.Field != tc.field || !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		var ve *cosmoserr.ValidationError
+		if !errors.As(err, &ve) || ve.Field != tc.field || !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 			t.Errorf("%+v.At(%d fields) = %v, want a ValidationError on %s", tc.s, len(tc.fields), err, tc.field)
 		}
 	}

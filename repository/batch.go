@@ -44,12 +44,12 @@ type TxResult struct {
 	// when Err is set.
 	Item any
 	// Err is set when the batch committed but this operation's result could not be decoded: it
-	// matches ErrCommittedResult (and the decode failure's sentinel, such as ErrTypeMismatch). The
+	// matches cosmoserr.ErrCommittedResult (and the decode failure's sentinel, such as cosmoserr.ErrTypeMismatch). The
 	// operation was applied all the same.
 	Err error
 }
 
-// NewTx starts a transactional batch in partition pk of container c. With a Key, every item
+// NewTx starts a transactional batch in partition pk of container c. With a partitionkey.Key, every item
 // written must have that key at Options.PartitionKeyPaths (checked before sending); with an
 // azcosmos.PartitionKey the service checks it.
 func NewTx(c *azcosmos.ContainerClient, pk PartitionKey) *Tx {
@@ -58,8 +58,8 @@ func NewTx(c *azcosmos.ContainerClient, pk PartitionKey) *Tx {
 	switch {
 	case err != nil:
 		tx.setError(err)
-	case typed && k.n == 0:
-		tx.setError(invalid(ErrInvalidPartitionKey, "partitionKey", "must have 1 to 3 components"))
+	case typed && k.Len() == 0:
+		tx.setError(invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has no value: a batch key has 1 to 3 values"))
 	}
 	return tx
 }
@@ -83,10 +83,10 @@ func (tx *Tx) add(e Entity) bool {
 	case tx.err != nil:
 		return false
 	case c.c != tx.c:
-		tx.setError(invalid(ErrValidation, "batch", "repository "+c.typeName+" uses another container client"))
+		tx.setError(invalid(cosmoserr.ErrValidation, "batch", "repository "+c.typeName+" uses another container client"))
 		return false
 	case len(tx.dec) == MaxBatchOperations:
-		tx.setError(invalid(ErrValidation, "batch", fmt.Sprintf("more than %d operations", MaxBatchOperations)))
+		tx.setError(invalid(cosmoserr.ErrValidation, "batch", fmt.Sprintf("more than %d operations", MaxBatchOperations)))
 		return false
 	}
 	if _, _, err := c.checkKey(tx.key, false); err != nil {
@@ -125,7 +125,7 @@ func itemOpts(opts []WriteOption) *azcosmos.TransactionalBatchItemOptions {
 	return &azcosmos.TransactionalBatchItemOptions{IfMatchETag: o.ifMatch}
 }
 
-// CreateIn adds a create of item to tx: the batch fails with ErrConflict if the id exists.
+// CreateIn adds a create of item to tx: the batch fails with cosmoserr.ErrConflict if the id exists.
 func (r *Repository[T]) CreateIn(tx *Tx, item T) *Tx {
 	if _, body, ok := r.txBody(tx, item); ok {
 		tx.b.CreateItem(body, nil)
@@ -182,7 +182,7 @@ func (r *Repository[T]) PatchIn(tx *Tx, id string, p *Patch, opts ...WriteOption
 	case validateID(id) != nil:
 		tx.setError(validateID(id))
 	case p == nil || p.n == 0:
-		tx.setError(invalid(ErrInvalidPatch, "patch", "has no operations"))
+		tx.setError(invalid(cosmoserr.ErrInvalidPatch, "patch", "has no operations"))
 	case p.err != nil:
 		tx.setError(p.err)
 	case tx.add(r):
@@ -193,9 +193,9 @@ func (r *Repository[T]) PatchIn(tx *Tx, id string, p *Patch, opts ...WriteOption
 }
 
 // Execute runs the batch. An error means nothing was committed: the batch was refused before
-// anything was sent (a *ValidationError), the service rolled it back because one operation failed
-// (a *BatchError naming it, matching the sentinel of its status: ErrConflict, ErrNotFound,
-// ErrPreconditionFailed, ...), or the request as a whole failed (an *OpError). The one exception is
+// anything was sent (a *cosmoserr.ValidationError), the service rolled it back because one operation failed
+// (a *BatchError naming it, matching the sentinel of its status: cosmoserr.ErrConflict, cosmoserr.ErrNotFound,
+// cosmoserr.ErrPreconditionFailed, ...), or the request as a whole failed (an *OpError). The one exception is
 // an error with no status at all (a timeout or dropped connection, cosmoserr.IsTimeout or a
 // *cosmoserr.Error with StatusCode 0): then no answer came back and the outcome is unknown, as for
 // any write.
@@ -203,7 +203,7 @@ func (r *Repository[T]) PatchIn(tx *Tx, id string, p *Patch, opts ...WriteOption
 // Once the batch committed, Execute returns no error. Results are in the order the operations were
 // added, each item decoded by its repository (type and version checked); an operation whose result
 // cannot be decoded, or every operation when the SDK could not read the response, has
-// TxResult.Err set, matching ErrCommittedResult.
+// TxResult.Err set, matching cosmoserr.ErrCommittedResult.
 func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 	if tx.rep != nil {
 		var end func(error)
@@ -214,7 +214,7 @@ func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 		return nil, tx.err
 	}
 	if len(tx.dec) == 0 {
-		return nil, invalid(ErrValidation, "batch", "has no operations")
+		return nil, invalid(cosmoserr.ErrValidation, "batch", "has no operations")
 	}
 	first := tx.dec[0]
 	for _, e := range tx.dec {
@@ -322,7 +322,7 @@ type BatchResult[T any] struct {
 	// Item is the item as stored (read, written or patched); zero for delete and when Err is set.
 	Item T
 	// Err is set when the batch committed but this operation's result could not be decoded (see
-	// TxResult.Err): it matches ErrCommittedResult.
+	// TxResult.Err): it matches cosmoserr.ErrCommittedResult.
 	Err error
 }
 
@@ -331,7 +331,7 @@ func (r *Repository[T]) NewBatch(pk PartitionKey) *Batch[T] {
 	return &Batch[T]{r: r, tx: NewTx(r.c, pk)}
 }
 
-// Create adds a create: the batch fails with ErrConflict if the id exists.
+// Create adds a create: the batch fails with cosmoserr.ErrConflict if the id exists.
 func (b *Batch[T]) Create(item T) *Batch[T] { b.r.CreateIn(b.tx, item); return b }
 
 // Upsert adds an upsert, conditional with IfMatch.
@@ -419,7 +419,7 @@ func (e *BatchError) Unwrap() error {
 }
 
 // CommittedResultError is the per-operation error of a batch that committed but whose result for
-// that operation could not be decoded (TxResult.Err). It matches ErrCommittedResult and unwraps to
+// that operation could not be decoded (TxResult.Err). It matches cosmoserr.ErrCommittedResult and unwraps to
 // the decode failure.
 type CommittedResultError struct {
 	// Index is the operation's position in the batch.
@@ -436,8 +436,8 @@ func (e *CommittedResultError) Error() string {
 	return fmt.Sprintf("repository: batch committed, but the result of operation %d (%s) cannot be read: %v", e.Index, e.Type, e.Err)
 }
 
-// Is matches ErrCommittedResult.
-func (e *CommittedResultError) Is(target error) bool { return target == ErrCommittedResult }
+// Is matches cosmoserr.ErrCommittedResult.
+func (e *CommittedResultError) Is(target error) bool { return target == cosmoserr.ErrCommittedResult }
 
 // Unwrap returns the decode failure.
 func (e *CommittedResultError) Unwrap() error { return e.Err }

@@ -11,7 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -40,12 +40,12 @@ func TestBatchErrorMeansNothingCommitted(t *testing.T) {
 	if o, ok := res[0].Item.(Order); !ok || o.Total != 3 {
 		t.Fatalf("result 0 item = %#v", res[0].Item)
 	}
-	if r := res[1]; !errors.Is(r.Err, repository.ErrCommittedResult) || !errors.Is(r.Err, repository.ErrTypeMismatch) || r.Item != nil || r.StatusCode != http.StatusOK {
+	if r := res[1]; !errors.Is(r.Err, cosmoserr.ErrCommittedResult) || !errors.Is(r.Err, cosmoserr.ErrTypeMismatch) || r.Item != nil || r.StatusCode != http.StatusOK {
 		t.Fatalf("result 1 = %+v (err %v)", r, r.Err)
 	}
 	// The typed Batch reports it the same way.
 	bres, err := orders.NewBatch(pk("c1")).Upsert(Order{ID: "n2", CustomerID: "c1"}).Read("cust").Execute(ctx)
-	if err != nil || len(bres) != 2 || bres[0].Err != nil || bres[0].Item.ID != "n2" || !errors.Is(bres[1].Err, repository.ErrCommittedResult) {
+	if err != nil || len(bres) != 2 || bres[0].Err != nil || bres[0].Item.ID != "n2" || !errors.Is(bres[1].Err, cosmoserr.ErrCommittedResult) {
 		t.Fatalf("Batch = %+v, %v", bres, err)
 	}
 }
@@ -89,14 +89,14 @@ func TestBatchResultsUnreadableAfterCommit(t *testing.T) {
 		t.Fatalf("%d results, want 2", len(res))
 	}
 	for i, r := range res {
-		if !errors.Is(r.Err, repository.ErrCommittedResult) {
+		if !errors.Is(r.Err, cosmoserr.ErrCommittedResult) {
 			t.Errorf("result %d error %v, want ErrCommittedResult", i, r.Err)
 		}
 	}
 }
 
 // TestBatchErrorDetails: a rolled-back batch's error carries the activity id, status, sub-status
-// and request charge, and is a *diagnostics.Error like every other error.
+// and request charge, and is a *cosmoserr.Error like every other error.
 func TestBatchErrorDetails(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t)
@@ -106,15 +106,15 @@ func TestBatchErrorDetails(t *testing.T) {
 	}
 	_, err := orders.NewBatch(pk("c1")).Create(Order{ID: "fresh", CustomerID: "c1"}).Create(Order{ID: "dup", CustomerID: "c1"}).Execute(ctx)
 	var be *repository.BatchError
-	if !errors.As(err, &be) || !errors.Is(err, repository.ErrConflict) {
+	if !errors.As(err, &be) || !errors.Is(err, cosmoserr.ErrConflict) {
 		t.Fatalf("Execute = %v", err)
 	}
 	if be.Index != 1 || be.StatusCode != http.StatusConflict || be.ActivityID == "" || be.RequestCharge <= 0 {
 		t.Fatalf("BatchError %+v lacks details", be)
 	}
-	var de *diagnostics.Error
-	if !errors.As(err, &de) || de.Operation != diagnostics.OpExecuteBatch || de.StatusCode != http.StatusConflict ||
+	var de *cosmoserr.Error
+	if !errors.As(err, &de) || de.Operation != cosmoserr.OpExecuteBatch || de.StatusCode != http.StatusConflict ||
 		de.ActivityID != be.ActivityID || de.RequestCharge != be.RequestCharge || de.SubStatus != be.SubStatus {
-		t.Fatalf("diagnostics.Error %+v", de)
+		t.Fatalf("cosmoserr.Error %+v", de)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // encoded is a serialized item in a pooled buffer; release returns the buffer after the request.
@@ -35,18 +37,18 @@ func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionK
 	enc := json.NewEncoder(buf)
 	if err := enc.Encode(item); err != nil {
 		e.release()
-		return encoded{}, invalid(ErrValidation, "item", "cannot be encoded as JSON: "+err.Error())
+		return encoded{}, invalid(cosmoserr.ErrValidation, "item", "cannot be encoded as JSON: "+err.Error())
 	}
 	b := bytes.TrimRight(buf.Bytes(), "\n")
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
 		e.release()
-		return encoded{}, invalid(ErrValidation, "item", "must encode as a JSON object")
+		return encoded{}, invalid(cosmoserr.ErrValidation, "item", "must encode as a JSON object")
 	}
 	h, issue := scanHeader(b, true)
 	if issue != nil {
 		e.release()
 		reason := "nests objects and arrays more than 128 levels deep"
-		if errors.Is(issue.kind, ErrUnsafeInteger) {
+		if errors.Is(issue.kind, cosmoserr.ErrUnsafeInteger) {
 			reason = "integer beyond ±2^53 would lose precision; encode it as a string (json:\",string\")"
 		}
 		return encoded{}, invalid(issue.kind, pointerAt(b, issue.at), reason)
@@ -78,7 +80,7 @@ func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionK
 	e.b = buf.Bytes()
 	if len(e.b) > MaxItemBytes {
 		e.release()
-		return encoded{}, invalid(ErrItemTooLarge, "item", fmt.Sprintf("%d bytes serialized, the limit is %d", len(e.b), MaxItemBytes))
+		return encoded{}, invalid(cosmoserr.ErrItemTooLarge, "item", fmt.Sprintf("%d bytes serialized, the limit is %d", len(e.b), MaxItemBytes))
 	}
 	if len(e.b) >= c.largeAt {
 		li := LargeItem{Type: c.typeName, ID: id, Size: len(e.b)}
@@ -94,16 +96,16 @@ func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionK
 // checkHeaderForWrite checks the properties the repository owns in an encoded item.
 func (c *core) checkHeaderForWrite(h header, id string) error {
 	if h.id == nil {
-		return invalid(ErrInvalidID, "id", `the item has no "id" property`)
+		return invalid(cosmoserr.ErrInvalidID, "id", `the item has no "id" property`)
 	}
 	if !jsonStringEquals(h.id, id) {
-		return invalid(ErrInvalidID, "id", `the item's "id" property differs from the id its KeyFunc returns`)
+		return invalid(cosmoserr.ErrInvalidID, "id", `the item's "id" property differs from the id its KeyFunc returns`)
 	}
 	if h.typ != nil && !bytes.Equal(h.typ, c.typeJSON) {
-		return invalid(ErrTypeMismatch, "type", "the item's \"type\" property is not "+string(c.typeJSON))
+		return invalid(cosmoserr.ErrTypeMismatch, "type", "the item's \"type\" property is not "+string(c.typeJSON))
 	}
 	if h.hasVersion && (h.badVersion || h.version != c.version) {
-		return invalid(ErrUnknownSchemaVersion, "schemaVersion", "the item's \"schemaVersion\" property is not "+c.versionStr)
+		return invalid(cosmoserr.ErrUnknownSchemaVersion, "schemaVersion", "the item's \"schemaVersion\" property is not "+c.versionStr)
 	}
 	return nil
 }
@@ -134,7 +136,7 @@ func decode[T any](c *core, doc []byte) (T, bool, error) {
 	v := c.docVersion(h)
 	if v == c.version {
 		if err := json.Unmarshal(doc, &out); err != nil {
-			return out, false, c.docError(ErrValidation, h, "cannot be decoded: "+err.Error())
+			return out, false, c.docError(cosmoserr.ErrValidation, h, "cannot be decoded: "+err.Error())
 		}
 		return out, false, nil
 	}
@@ -143,7 +145,7 @@ func decode[T any](c *core, doc []byte) (T, bool, error) {
 		return out, false, err
 	}
 	if err := json.Unmarshal(up, &out); err != nil {
-		return out, false, c.docError(ErrValidation, h, "upgraded document cannot be decoded: "+err.Error())
+		return out, false, c.docError(cosmoserr.ErrValidation, h, "upgraded document cannot be decoded: "+err.Error())
 	}
 	return out, true, nil
 }
@@ -151,19 +153,19 @@ func decode[T any](c *core, doc []byte) (T, bool, error) {
 // checkHeaderForRead rejects documents of another type and versions that cannot be read.
 func (c *core) checkHeaderForRead(h header) error {
 	if !bytes.Equal(h.typ, c.typeJSON) {
-		return c.docError(ErrTypeMismatch, h, "the document's type differs")
+		return c.docError(cosmoserr.ErrTypeMismatch, h, "the document's type differs")
 	}
 	switch v := c.docVersion(h); {
 	case h.badVersion:
-		return c.docError(ErrUnknownSchemaVersion, h, "schemaVersion is not a non-negative integer")
+		return c.docError(cosmoserr.ErrUnknownSchemaVersion, h, "schemaVersion is not a non-negative integer")
 	case v == 0:
-		return c.docError(ErrUnknownSchemaVersion, h, "the document has no schemaVersion (set Options.UnversionedAs)")
+		return c.docError(cosmoserr.ErrUnknownSchemaVersion, h, "the document has no schemaVersion (set Options.UnversionedAs)")
 	case v > c.version:
-		return c.docError(ErrUnknownSchemaVersion, h, "the document is newer than this code")
+		return c.docError(cosmoserr.ErrUnknownSchemaVersion, h, "the document is newer than this code")
 	case v < c.version:
 		for k := v; k < c.version; k++ {
 			if c.upgrades[k] == nil {
-				return c.docError(ErrUnknownSchemaVersion, h, "no upgrade registered from version "+strconv.Itoa(k))
+				return c.docError(cosmoserr.ErrUnknownSchemaVersion, h, "no upgrade registered from version "+strconv.Itoa(k))
 			}
 		}
 	}
@@ -195,11 +197,11 @@ func (c *core) upgrade(h header, doc []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(doc))
 	d.UseNumber()
 	if err := d.Decode(&m); err != nil {
-		return nil, c.docError(ErrValidation, h, "cannot be decoded: "+err.Error())
+		return nil, c.docError(cosmoserr.ErrValidation, h, "cannot be decoded: "+err.Error())
 	}
 	for v := c.docVersion(h); v < c.version; v++ {
 		if err := c.upgrades[v](m); err != nil {
-			return nil, c.docError(ErrUnknownSchemaVersion, h, fmt.Sprintf("upgrade from version %d failed: %v", v, err))
+			return nil, c.docError(cosmoserr.ErrUnknownSchemaVersion, h, fmt.Sprintf("upgrade from version %d failed: %v", v, err))
 		}
 		m["schemaVersion"] = v + 1
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Condition renders the filters of q, a query from NewQuery narrowed only by Where, as a WHERE
@@ -12,22 +13,22 @@ import (
 // their own queries (vector search) use it to accept the repository's filters. A template query
 // (SQL), OrderBy, Top, Select, a scope (Partition or CrossPartition: the condition carries no
 // scope, so a scoped filter would silently widen) or a recorded builder error is a
-// *ValidationError (ErrInvalidQuery).
+// *cosmoserr.ValidationError (cosmoserr.ErrInvalidQuery).
 func (r *Repository[T]) Condition(q *Query) (string, []azcosmos.QueryParameter, error) {
 	if q == nil {
-		return "", nil, invalid(ErrInvalidQuery, "query", "is nil")
+		return "", nil, invalid(cosmoserr.ErrInvalidQuery, "query", "is nil")
 	}
 	if q.err != nil {
 		return "", nil, q.err
 	}
 	if !q.built {
-		return "", nil, invalid(ErrInvalidQuery, "query", "a filter must come from NewQuery().Where(...), not SQL")
+		return "", nil, invalid(cosmoserr.ErrInvalidQuery, "query", "a filter must come from NewQuery().Where(...), not SQL")
 	}
 	if len(q.orders) > 0 || q.top > 0 || len(q.fields) > 0 {
-		return "", nil, invalid(ErrInvalidQuery, "query", "a filter may only use Where (no OrderBy, Top or Select)")
+		return "", nil, invalid(cosmoserr.ErrInvalidQuery, "query", "a filter may only use Where (no OrderBy, Top or Select)")
 	}
 	if q.hasPK || q.cross {
-		return "", nil, invalid(ErrInvalidQuery, "query", "a filter carries no scope (no Partition or CrossPartition): scope the search itself")
+		return "", nil, invalid(cosmoserr.ErrInvalidQuery, "query", "a filter carries no scope (no Partition or CrossPartition): scope the search itself")
 	}
 	rq := q.build(r.typeName, r.version, nil, true)
 	_, where, _ := strings.Cut(rq.text, " FROM c WHERE ")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -30,11 +31,11 @@ func TestCondition(t *testing.T) {
 		t.Fatalf("%v", params)
 	}
 	for _, q := range []*repository.Query{nil, repository.SQL("SELECT * FROM c"), repository.NewQuery().Top(3), repository.NewQuery().OrderBy("a", repository.Asc), repository.NewQuery().Where("a b", repository.Eq, 1)} {
-		if _, _, err := r.Condition(q); !errors.Is(err, repository.ErrInvalidQuery) {
+		if _, _, err := r.Condition(q); !errors.Is(err, cosmoserr.ErrInvalidQuery) {
 			t.Errorf("%v", err)
 		}
 	}
-	if _, err := r.Decode([]byte(`{"id":"x","type":"other","schemaVersion":1}`)); !errors.Is(err, repository.ErrTypeMismatch) {
+	if _, err := r.Decode([]byte(`{"id":"x","type":"other","schemaVersion":1}`)); !errors.Is(err, cosmoserr.ErrTypeMismatch) {
 		t.Fatalf("Decode of another type: %v", err)
 	}
 	if v, err := r.Decode([]byte(`{"ID":"x","type":"thing","schemaVersion":1}`)); err != nil || v.ID != "x" {

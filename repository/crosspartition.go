@@ -6,7 +6,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 )
 
 // queryPager returns the pager of one query page: the SDK's for a query scoped to a partition key
@@ -20,23 +19,18 @@ func (c *core) queryPager(q *Query, text string, pk azcosmos.PartitionKey, opts 
 	return c.c.NewQueryItemsPager(text, pk, opts)
 }
 
-// queryError maps a query page's error: a token the engine refuses is ErrInvalidToken, a query it
-// cannot run across partitions ErrInvalidQuery (both still match the crosspartition sentinels),
+// queryError maps a query page's error: a token the engine refuses is cosmoserr.ErrInvalidToken, a query it
+// cannot run across partitions cosmoserr.ErrInvalidQuery (both still match the crosspartition sentinels),
 // a service error the typed *OpError.
 func (c *core) queryError(err error) error {
+	var ve *cosmoserr.ValidationError
 	switch {
-	case errors.Is(err, crosspartition.ErrInvalidToken), errors.Is(err, crosspartition.ErrNotResumable):
-		return &crossError{ValidationError{Kind: ErrInvalidToken, Field: "token", Reason: err.Error()}, err}
-	case errors.Is(err, crosspartition.ErrUnsupported):
-		return &crossError{ValidationError{Kind: ErrInvalidQuery, Field: "query", Reason: err.Error()}, err}
+	case errors.As(err, &ve):
+		return err // crosspartition's refusal of a token or an option: already the one refusal type
+	case errors.Is(err, cosmoserr.ErrNotResumable):
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidToken, Field: "token", Reason: "this query's results cannot resume from a token", Err: err}
+	case errors.Is(err, cosmoserr.ErrUnsupported):
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidQuery, Field: "query", Reason: "cannot be answered across partitions", Err: err}
 	}
 	return c.opError(cosmoserr.OpQueryItems, "", err)
 }
-
-// crossError is a ValidationError that also unwraps to the crosspartition error behind it.
-type crossError struct {
-	ValidationError
-	cause error
-}
-
-func (e *crossError) Unwrap() []error { return []error{&e.ValidationError, e.cause} }

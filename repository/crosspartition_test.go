@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
@@ -91,7 +92,7 @@ func TestCrossPartitionAcrossPhysicalPartitions(t *testing.T) {
 	}
 	e.srv.ResetRequests()
 	other := repository.NewQuery().CrossPartition().OrderBy("total", repository.Asc)
-	if _, err := orders.Page(ctx, other, 7, p.Next); !errors.Is(err, repository.ErrInvalidToken) {
+	if _, err := orders.Page(ctx, other, 7, p.Next); !errors.Is(err, cosmoserr.ErrInvalidToken) {
 		t.Fatalf("token of another query: %v", err)
 	}
 	// The same query text with another parameter value (another tenant's filter): the repository's
@@ -104,7 +105,7 @@ func TestCrossPartitionAcrossPhysicalPartitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.srv.ResetRequests()
-	if _, err := orders.Page(ctx, paid, 7, p.Next); !errors.Is(err, repository.ErrInvalidToken) {
+	if _, err := orders.Page(ctx, paid, 7, p.Next); !errors.Is(err, cosmoserr.ErrInvalidToken) {
 		t.Fatalf("token of the same query with another parameter value: %v", err)
 	}
 	if n := e.srv.Requests(cosmostestDocs()); n != 0 {

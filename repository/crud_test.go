@@ -12,9 +12,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -39,16 +39,16 @@ func TestCRUD(t *testing.T) {
 
 	// Create never upserts.
 	_, err = orders.Create(ctx, Order{ID: "o1", CustomerID: "c1", Total: 99})
-	if !errors.Is(err, repository.ErrConflict) {
+	if !errors.Is(err, cosmoserr.ErrConflict) {
 		t.Fatalf("duplicate Create: %v, want ErrConflict", err)
 	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) || re.StatusCode != http.StatusConflict {
 		t.Fatalf("errors.As to *azcore.ResponseError failed: %v", err)
 	}
-	var de *diagnostics.Error
+	var de *cosmoserr.Error
 	if !errors.As(err, &de) || de.StatusCode != http.StatusConflict {
-		t.Fatalf("errors.As to *diagnostics.Error failed: %v", err)
+		t.Fatalf("errors.As to *cosmoserr.Error failed: %v", err)
 	}
 
 	e.srv.ResetRequests()
@@ -69,13 +69,13 @@ func TestCRUD(t *testing.T) {
 		t.Fatalf("Replace = %+v, %v", replaced, err)
 	}
 	got.Total = 30
-	if _, err := orders.Replace(ctx, got, repository.IfMatch(created.ETag)); !errors.Is(err, repository.ErrPreconditionFailed) {
+	if _, err := orders.Replace(ctx, got, repository.IfMatch(created.ETag)); !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("stale Replace: %v, want ErrPreconditionFailed", err)
 	}
-	if _, err := orders.Upsert(ctx, got, repository.IfMatch(created.ETag)); !errors.Is(err, repository.ErrPreconditionFailed) {
+	if _, err := orders.Upsert(ctx, got, repository.IfMatch(created.ETag)); !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("stale Upsert: %v, want ErrPreconditionFailed", err)
 	}
-	if _, err := orders.Replace(ctx, Order{ID: "nope", CustomerID: "c1"}); !errors.Is(err, repository.ErrNotFound) {
+	if _, err := orders.Replace(ctx, Order{ID: "nope", CustomerID: "c1"}); !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Fatalf("Replace of a missing item: %v, want ErrNotFound", err)
 	}
 	up, err := orders.Upsert(ctx, Order{ID: "o2", CustomerID: "c1", Total: 5})
@@ -86,7 +86,7 @@ func TestCRUD(t *testing.T) {
 	if ok, err := orders.Exists(ctx, pk("c1"), "o2"); !ok || err != nil {
 		t.Fatalf("Exists(o2) = %v, %v", ok, err)
 	}
-	if err := orders.Delete(ctx, pk("c1"), "o2", repository.IfMatch(created.ETag)); !errors.Is(err, repository.ErrPreconditionFailed) {
+	if err := orders.Delete(ctx, pk("c1"), "o2", repository.IfMatch(created.ETag)); !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("stale Delete: %v", err)
 	}
 	if err := orders.Delete(ctx, pk("c1"), "o2", repository.IfMatch(up.ETag)); err != nil {
@@ -96,10 +96,10 @@ func TestCRUD(t *testing.T) {
 		t.Fatalf("Exists(deleted) = %v, %v", ok, err)
 	}
 	_, err = orders.Get(ctx, pk("c1"), "o2")
-	if !errors.Is(err, repository.ErrNotFound) {
+	if !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Fatalf("Get(deleted) = %v, want ErrNotFound", err)
 	}
-	if err := orders.Delete(ctx, pk("c1"), "o2"); !errors.Is(err, repository.ErrNotFound) {
+	if err := orders.Delete(ctx, pk("c1"), "o2"); !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Fatalf("Delete(deleted) = %v", err)
 	}
 }
@@ -113,10 +113,10 @@ func TestOtherTypeIsAnError(t *testing.T) {
 	for _, id := range []string{"x", "y"} {
 		_, err := orders.Get(ctx, pk("c1"), id)
 		var de *repository.DocumentError
-		if !errors.Is(err, repository.ErrTypeMismatch) || !errors.As(err, &de) || de.ID != id {
+		if !errors.Is(err, cosmoserr.ErrTypeMismatch) || !errors.As(err, &de) || de.ID != id {
 			t.Fatalf("Get(%s) = %v, want ErrTypeMismatch", id, err)
 		}
-		if _, err := orders.Exists(ctx, pk("c1"), id); !errors.Is(err, repository.ErrTypeMismatch) {
+		if _, err := orders.Exists(ctx, pk("c1"), id); !errors.Is(err, cosmoserr.ErrTypeMismatch) {
 			t.Fatalf("Exists(%s) = %v, want ErrTypeMismatch", id, err)
 		}
 	}
@@ -131,7 +131,7 @@ func TestOtherTypeIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tagged.Create(ctx, Tagged{ID: "t", PK: "c1", Type: "other"}); !errors.Is(err, repository.ErrTypeMismatch) {
+	if _, err := tagged.Create(ctx, Tagged{ID: "t", PK: "c1", Type: "other"}); !errors.Is(err, cosmoserr.ErrTypeMismatch) {
 		t.Fatalf("Create with a wrong type field: %v", err)
 	}
 	if _, err := tagged.Create(ctx, Tagged{ID: "t", PK: "c1", Type: "tagged"}); err != nil {
@@ -150,7 +150,7 @@ func TestNewOptions(t *testing.T) {
 	}
 	for name, o := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, err := repository.New(e.container, o); !errors.Is(err, repository.ErrValidation) {
+			if _, err := repository.New(e.container, o); !errors.Is(err, cosmoserr.ErrValidation) {
 				t.Fatalf("New = %v, want ErrValidation", err)
 			}
 		})
@@ -174,7 +174,7 @@ func TestNewFromClient(t *testing.T) {
 		t.Fatal("accessors")
 	}
 	// the sentinels are diagnostics' (and cosmoskit's) values
-	if !errors.Is(repository.ErrNotFound, cosmoskit.ErrNotFound) || !errors.Is(repository.ErrPreconditionFailed, diagnostics.ErrPreconditionFailed) {
+	if !errors.Is(cosmoserr.ErrNotFound, cosmoserr.ErrNotFound) || !errors.Is(cosmoserr.ErrPreconditionFailed, cosmoserr.ErrPreconditionFailed) {
 		t.Fatal("sentinels are not shared")
 	}
 }
@@ -198,12 +198,12 @@ func TestThroughCosmoskitClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := orders.Create(ctx, o); !errors.Is(err, repository.ErrConflict) {
+	if _, err := orders.Create(ctx, o); !errors.Is(err, cosmoserr.ErrConflict) {
 		t.Fatalf("duplicate = %v", err)
 	}
-	var de *diagnostics.Error
+	var de *cosmoserr.Error
 	_, err = orders.Get(ctx, pk("c1"), "none")
-	if !errors.Is(err, repository.ErrNotFound) || !errors.As(err, &de) || de.StatusCode != http.StatusNotFound || de.ActivityID == "" {
+	if !errors.Is(err, cosmoserr.ErrNotFound) || !errors.As(err, &de) || de.StatusCode != http.StatusNotFound || de.ActivityID == "" {
 		t.Fatalf("Get(none) = %v", err)
 	}
 	if got, err := orders.Update(ctx, pk("c1"), "k", func(o *Order) error { o.N = 7; return nil }); err != nil || got.N != 7 {

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
@@ -34,7 +35,7 @@ func TestDeleteChecksType(t *testing.T) {
 	e.srv.ResetRequests()
 	err = orders.Delete(ctx, pk("c1"), "x")
 	var de *repository.DocumentError
-	if !errors.Is(err, repository.ErrTypeMismatch) || !errors.As(err, &de) || de.Found != "customer" {
+	if !errors.Is(err, cosmoserr.ErrTypeMismatch) || !errors.As(err, &de) || de.Found != "customer" {
 		t.Fatalf("orders.Delete(customer) = %v, want ErrTypeMismatch", err)
 	}
 	if n := countOp(e.srv, cosmostest.OpDelete); n != 0 {
@@ -68,7 +69,7 @@ func TestDeleteChecksType(t *testing.T) {
 	if r, d := countOp(e.srv, cosmostest.OpRead), countOp(e.srv, cosmostest.OpDelete); r != 0 || d != 1 {
 		t.Fatalf("Delete with IfMatch made %d reads and %d deletes, want 0 and 1", r, d)
 	}
-	if err := orders.Delete(ctx, pk("c1"), "o"); !errors.Is(err, repository.ErrNotFound) {
+	if err := orders.Delete(ctx, pk("c1"), "o"); !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Fatalf("Delete of a missing item = %v, want ErrNotFound", err)
 	}
 	// the batch delete cannot read first: documented, and IfMatch guards it
@@ -107,7 +108,7 @@ func TestDeleteRaceWithRetype(t *testing.T) {
 	defer client.Close()
 	container, _ := client.NewContainer("db", "c")
 	orders := newOrders(t, container)
-	if err := orders.Delete(ctx, pk("c1"), "x"); !errors.Is(err, repository.ErrTypeMismatch) {
+	if err := orders.Delete(ctx, pk("c1"), "x"); !errors.Is(err, cosmoserr.ErrTypeMismatch) {
 		t.Fatalf("Delete after a concurrent retype = %v, want ErrTypeMismatch", err)
 	}
 	if raw := rawGet(t, e.container, "c1", "x"); raw["type"] != "customer" {

@@ -49,12 +49,12 @@
 // crosspartition (the service's query plan, the physical partitions' pages merged on the client),
 // so ORDER BY, TOP, DISTINCT, GROUP BY and aggregates work across partitions, and Count sums the
 // counts of the physical partitions. Count needs a partition key or CrossPartition (otherwise
-// ErrInvalidQuery before sending); a query the engine cannot answer exactly is ErrInvalidQuery too
-// (it also matches crosspartition.ErrUnsupported), never a partial answer.
+// cosmoserr.ErrInvalidQuery before sending); a query the engine cannot answer exactly is cosmoserr.ErrInvalidQuery too
+// (it also matches cosmoserr.ErrUnsupported), never a partial answer.
 //
 // Partition keys: writes check the partition key against the item's own JSON at
 // Options.PartitionKeyPaths, as typed values the repository reads itself. A caller's key is a
-// PartitionKey: a Key from KeyOf, whose component count and lengths are checked before sending, or
+// PartitionKey: a partitionkey.Key (partitionkey.Of or a partitionkey builder), whose component count and lengths are checked before sending, or
 // an azcosmos.PartitionKey, which has no exported accessor and is sent as given (the repository
 // reflects into no other module's types; the service checks it).
 package repository

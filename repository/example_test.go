@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
@@ -67,7 +68,7 @@ func Example() {
 	fmt.Println("stored with an ETag:", stored.ETag != "")
 
 	_, err = items.Create(ctx, Item{ID: "i1", Customer: "ann", Product: "tea", Qty: 1})
-	fmt.Println("duplicate create is a conflict:", errors.Is(err, repository.ErrConflict))
+	fmt.Println("duplicate create is a conflict:", errors.Is(err, cosmoserr.ErrConflict))
 
 	got, err := items.Get(ctx, azcosmos.NewPartitionKeyString("ann"), "i1")
 	if err != nil {
@@ -76,10 +77,10 @@ func Example() {
 	fmt.Println(got.Product, got.Qty)
 
 	_, err = items.Get(ctx, azcosmos.NewPartitionKeyString("ann"), "nope")
-	fmt.Println("missing:", errors.Is(err, repository.ErrNotFound))
+	fmt.Println("missing:", errors.Is(err, cosmoserr.ErrNotFound))
 
 	_, err = items.Create(ctx, Item{ID: "a/b", Customer: "ann"})
-	fmt.Println("invalid id:", errors.Is(err, repository.ErrInvalidID))
+	fmt.Println("invalid id:", errors.Is(err, cosmoserr.ErrInvalidID))
 	// Output:
 	// stored with an ETag: true
 	// duplicate create is a conflict: true
@@ -112,7 +113,7 @@ func ExampleRepository_Update() {
 		log.Fatal(err)
 	}
 	_, err = items.Replace(ctx, stale, repository.IfMatch(stale.ETag))
-	fmt.Println("stale:", errors.Is(err, repository.ErrPreconditionFailed))
+	fmt.Println("stale:", errors.Is(err, cosmoserr.ErrPreconditionFailed))
 	// Output:
 	// 3
 	// stale: true
@@ -260,7 +261,7 @@ func ExampleOptions_upgrades() {
 		log.Fatal(err)
 	}
 	_, err = people.Get(ctx, azcosmos.NewPartitionKeyString("p2"), "p2")
-	fmt.Println(errors.Is(err, repository.ErrUnknownSchemaVersion))
+	fmt.Println(errors.Is(err, cosmoserr.ErrUnknownSchemaVersion))
 	// Output:
 	// Ada / Lovelace
 	// true
@@ -283,11 +284,11 @@ func ExampleRepository_Patch() {
 
 	// conditional: only while the quantity is below 3
 	_, err = items.Patch(ctx, ann, "i1", repository.NewPatch().Increment("/qty", 1).When("c.qty < 3"))
-	fmt.Println("condition failed:", errors.Is(err, repository.ErrPreconditionFailed))
+	fmt.Println("condition failed:", errors.Is(err, cosmoserr.ErrPreconditionFailed))
 
 	// checked before sending: the repository owns "type"
 	_, err = items.Patch(ctx, ann, "i1", repository.NewPatch().Set("/type", "other"))
-	fmt.Println("invalid:", errors.Is(err, repository.ErrInvalidPatch))
+	fmt.Println("invalid:", errors.Is(err, cosmoserr.ErrInvalidPatch))
 	// Output:
 	// green tea 3
 	// condition failed: true

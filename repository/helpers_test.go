@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -113,7 +114,7 @@ func newOrders(t testing.TB, c *azcosmos.ContainerClient, edit ...func(*reposito
 }
 
 // pk returns a typed key, which the repository checks before sending.
-func pk(s string) repository.Key { return repository.KeyOf(s) }
+func pk(s string) partitionkey.Key { return partitionkey.Of(s) }
 
 // rawGet reads a document as raw JSON through the SDK.
 func rawGet(t testing.TB, c *azcosmos.ContainerClient, key, id string) map[string]any {

@@ -3,6 +3,8 @@ package repository
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // This file holds the byte-level JSON walks the repository runs instead of a second decode: one
@@ -28,7 +30,7 @@ type header struct {
 
 // scanIssue is a depth or precision problem found by scanHeader with check set.
 type scanIssue struct {
-	kind error // ErrNestingTooDeep or ErrUnsafeInteger
+	kind error // cosmoserr.ErrNestingTooDeep or cosmoserr.ErrUnsafeInteger
 	at   int   // offset of the offending byte
 }
 
@@ -143,7 +145,7 @@ func skipValue(b []byte, i int, check bool) (int, *scanIssue) {
 			j++
 		}
 		if check && (c == '-' || (c >= '0' && c <= '9')) && unsafeInteger(b[i:j]) {
-			return j, &scanIssue{kind: ErrUnsafeInteger, at: i}
+			return j, &scanIssue{kind: cosmoserr.ErrUnsafeInteger, at: i}
 		}
 		return j, nil
 	}
@@ -158,7 +160,7 @@ func skipValue(b []byte, i int, check bool) (int, *scanIssue) {
 		case c == '{' || c == '[':
 			d++
 			if check && 1+d > maxDepth && issue == nil {
-				issue = &scanIssue{kind: ErrNestingTooDeep, at: i}
+				issue = &scanIssue{kind: cosmoserr.ErrNestingTooDeep, at: i}
 			}
 		case c == '}' || c == ']':
 			d--
@@ -171,7 +173,7 @@ func skipValue(b []byte, i int, check bool) (int, *scanIssue) {
 				j++
 			}
 			if issue == nil && unsafeInteger(b[i:j]) {
-				issue = &scanIssue{kind: ErrUnsafeInteger, at: i}
+				issue = &scanIssue{kind: cosmoserr.ErrUnsafeInteger, at: i}
 			}
 			i = j
 			continue

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
 func TestScanHeader(t *testing.T) {
@@ -19,8 +21,8 @@ func TestScanHeader(t *testing.T) {
 	}{
 		{`{"id":"a","type":"order","schemaVersion":2}`, `"a"`, `"order"`, 2, nil, ""},
 		{` { "x" : { "type" : "no", "id": "no" } , "s":"}\"{,", "id" : "b\"c" , "type":"t" } `, `"b\"c"`, `"t"`, 0, nil, ""},
-		{`{"a":[1,2,{"b":[9007199254740993]}],"id":"x"}`, `"x"`, "", 0, ErrUnsafeInteger, "/a/2/b/0"},
-		{`{"a":-9007199254740993}`, "", "", 0, ErrUnsafeInteger, "/a"},
+		{`{"a":[1,2,{"b":[9007199254740993]}],"id":"x"}`, `"x"`, "", 0, cosmoserr.ErrUnsafeInteger, "/a/2/b/0"},
+		{`{"a":-9007199254740993}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a"},
 		{`{"a":9007199254740993.5,"b":1e300,"c":-9007199254740992}`, "", "", 0, nil, ""},
 		{`{"a\\":"\\","id":"y"}`, `"y"`, "", 0, nil, ""},
 		{`{"schemaVersion":"3"}`, "", "", 0, nil, ""},
@@ -85,58 +87,58 @@ func jsonEqual(a, b any) bool {
 // TestTypedKeys: a Key carries its typed values, which the repository checks and compares with
 // the document's own (no reflection into the SDK's PartitionKey).
 func TestTypedKeys(t *testing.T) {
-	c := &core{pkLevels: 1, pkPaths: []string{"/pk"}, pkMax: MaxPartitionKeyBytes}
-	long := strings.Repeat("p", MaxPartitionKeyBytes+1)
+	c := &core{pkLevels: 1, pkPaths: []string{"/pk"}, pkMax: partitionkey.MaxValueBytes}
+	long := strings.Repeat("p", partitionkey.MaxValueBytes+1)
 	for _, tc := range []struct {
 		key    PartitionKey
 		prefix bool
 		ok     bool
 	}{
-		{KeyOf("a"), false, true},
-		{KeyOf(long), false, false},
-		{KeyOf("a", "b"), false, false},
-		{KeyOf(), false, false},
-		{KeyOf(1, 2, 3, 4), false, false},
-		{KeyOf(struct{}{}), false, false},
-		{Key{}, true, false},
+		{partitionkey.Of("a"), false, true},
+		{partitionkey.Of(long), false, false},
+		{partitionkey.Of("a", "b"), false, false},
+		{partitionkey.Of(), false, false},
+		{partitionkey.Of(1, 2, 3, 4), false, false},
+		{partitionkey.Of(struct{}{}), false, false},
+		{partitionkey.Key{}, true, false},
 		{nil, false, false},
 		{azcosmos.NewPartitionKeyString(long), false, true}, // cannot be read: the service checks it
 	} {
 		_, _, err := c.checkKey(tc.key, tc.prefix)
-		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidPartitionKey)) {
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, cosmoserr.ErrInvalidPartitionKey)) {
 			t.Errorf("checkKey(%v) = %v, want ok %v", tc.key, err, tc.ok)
 		}
 	}
-	if got := KeyOf("a", 2, true, nil); got.Len() != 0 || !errors.Is(got.err, ErrInvalidPartitionKey) {
+	if got := partitionkey.Of("a", 2, true, nil); got.Len() != 0 || !errors.Is(got.Err(), cosmoserr.ErrInvalidPartitionKey) {
 		t.Errorf("four components: %+v", got)
 	}
-	if v := KeyOf("a", int64(2), nil).Values(); len(v) != 3 || v[0] != "a" || v[1] != 2.0 || v[2] != nil {
+	if v := partitionkey.Of("a", int64(2), nil).Values(); len(v) != 3 || v[0] != "a" || v[1] != 2.0 || v[2] != nil {
 		t.Errorf("Values = %#v", v)
 	}
 	err := c.checkDocKey([]byte(`{"id":"x","pk":"`+long+`"}`), azcosmos.NewPartitionKeyString(long))
-	var ve *ValidationError
-	if !errors.As(err, &ve) || !errors.Is(ve.Kind, ErrInvalidPartitionKey) || ve.Field != "/pk" {
-		t.Fatalf("long document key = %v, want ErrInvalidPartitionKey at /pk", err)
+	var ve *cosmoserr.ValidationError
+	if !errors.As(err, &ve) || !errors.Is(ve.Kind, cosmoserr.ErrInvalidPartitionKey) || ve.Field != "/pk" {
+		t.Fatalf("long document key = %v, want cosmoserr.ErrInvalidPartitionKey at /pk", err)
 	}
-	if err := c.checkDocKey([]byte(`{"id":"x","pk":"a\u0062"}`), KeyOf("ab")); err != nil {
+	if err := c.checkDocKey([]byte(`{"id":"x","pk":"a\u0062"}`), partitionkey.Of("ab")); err != nil {
 		t.Fatalf("escaped key = %v", err)
 	}
-	if err := c.checkDocKey([]byte(`{"id":"x","pk":"a"}`), KeyOf("b")); !errors.Is(err, ErrInvalidPartitionKey) {
-		t.Fatalf("other key = %v, want ErrInvalidPartitionKey", err)
+	if err := c.checkDocKey([]byte(`{"id":"x","pk":"a"}`), partitionkey.Of("b")); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+		t.Fatalf("other key = %v, want cosmoserr.ErrInvalidPartitionKey", err)
 	}
-	for doc, want := range map[string]Key{
-		`{"pk":true}`:             KeyOf(true),
-		`{"pk":null}`:             KeyOf(nil),
-		`{"pk":-1.5e1}`:           KeyOf(-15),
-		`{"a":{"pk":1},"pk":"z"}`: KeyOf("z"),
+	for doc, want := range map[string]partitionkey.Key{
+		`{"pk":true}`:             partitionkey.Of(true),
+		`{"pk":null}`:             partitionkey.Of(nil),
+		`{"pk":-1.5e1}`:           partitionkey.Of(-15),
+		`{"a":{"pk":1},"pk":"z"}`: partitionkey.Of("z"),
 	} {
 		if err := c.checkDocKey([]byte(doc), want); err != nil {
 			t.Errorf("%s: %v", doc, err)
 		}
 	}
 	for _, doc := range []string{`{"pk":{}}`, `{"pk":[1]}`, `{"id":"x"}`} {
-		if err := c.checkDocKey([]byte(doc), KeyOf("a")); !errors.Is(err, ErrInvalidPartitionKey) {
-			t.Errorf("%s: %v, want ErrInvalidPartitionKey", doc, err)
+		if err := c.checkDocKey([]byte(doc), partitionkey.Of("a")); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+			t.Errorf("%s: %v, want cosmoserr.ErrInvalidPartitionKey", doc, err)
 		}
 	}
 }

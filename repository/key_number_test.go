@@ -7,6 +7,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -24,12 +26,12 @@ func TestKeyOfRefusesUnrepresentableNumbers(t *testing.T) {
 	}
 	e.srv.ResetRequests()
 	for _, v := range bad {
-		key := repository.KeyOf(v)
+		key := partitionkey.Of(v)
 		name := fmt.Sprintf("%T(%v)", v, v)
 		check := func(op string, err error) {
 			t.Helper()
-			var ve *repository.ValidationError
-			if !errors.Is(err, repository.ErrInvalidPartitionKey) || !errors.As(err, &ve) || ve.Field != "partitionKey[0]" {
+			var ve *cosmoserr.ValidationError
+			if !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) || !errors.As(err, &ve) || ve.Field != "partitionKey[0]" {
 				t.Errorf("%s with %s = %v, want ErrInvalidPartitionKey naming partitionKey[0]", op, name, err)
 			}
 		}
@@ -47,10 +49,10 @@ func TestKeyOfRefusesUnrepresentableNumbers(t *testing.T) {
 		t.Fatalf("%d requests sent for refused keys", n)
 	}
 	for _, v := range []any{int64(1 << 53), int64(-(1 << 53)), uint64(1 << 53), 1e300, -0.5, float32(1.5), math.MaxFloat64} {
-		if got := repository.KeyOf(v); got.Len() != 1 {
+		if got := partitionkey.Of(v); got.Len() != 1 {
 			t.Errorf("KeyOf(%T(%v)) refused", v, v)
 		}
-		if _, err := orders.Get(ctx, repository.KeyOf(v), "x"); !errors.Is(err, repository.ErrNotFound) {
+		if _, err := orders.Get(ctx, partitionkey.Of(v), "x"); !errors.Is(err, cosmoserr.ErrNotFound) {
 			t.Errorf("Get with key %T(%v) = %v, want ErrNotFound", v, v, err)
 		}
 	}

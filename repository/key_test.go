@@ -7,6 +7,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -50,26 +52,26 @@ func TestWriteChecksDocumentKey(t *testing.T) {
 	moved := good
 	moved.ID = "s9"
 	_, err = ships.Upsert(ctx, moved)
-	if !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("swapped key components = %v, want ErrInvalidPartitionKey", err)
 	}
-	if _, err := ships.Get(ctx, repository.KeyOf("t1", "eu"), "s9"); !errors.Is(err, repository.ErrNotFound) {
+	if _, err := ships.Get(ctx, partitionkey.Of("t1", "eu"), "s9"); !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Fatalf("the refused write stored something: %v", err)
 	}
 	wrong = false
 	e.srv.ResetRequests()
-	var ve *repository.ValidationError
+	var ve *cosmoserr.ValidationError
 	_, err = ships.Create(ctx, Shipment{ID: "s2", Tenant: "t1"}) // region omitted from the JSON
-	if !errors.As(err, &ve) || !errors.Is(err, repository.ErrInvalidPartitionKey) || ve.Field != "/address/region" {
+	if !errors.As(err, &ve) || !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) || ve.Field != "/address/region" {
 		t.Fatalf("missing key property = %v, want ErrInvalidPartitionKey for /address/region", err)
 	}
 	if _, err := ships.NewBatch(azcosmos.NewPartitionKeyString("t1").AppendString("eu")).
-		Upsert(Shipment{ID: "s3", Tenant: "t1"}).Execute(ctx); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+		Upsert(Shipment{ID: "s3", Tenant: "t1"}).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("batch with a missing key property = %v", err)
 	}
 	// a typed batch key is compared with each item's own key before sending
-	if _, err := ships.NewBatch(repository.KeyOf("t1", "us")).
-		Upsert(good).Execute(ctx); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := ships.NewBatch(partitionkey.Of("t1", "us")).
+		Upsert(good).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("batch item of another partition = %v", err)
 	}
 	if n := e.srv.Requests(cosmostestDocs()); n != 0 {
@@ -81,7 +83,7 @@ func TestWriteChecksDocumentKey(t *testing.T) {
 		s.Address.Region = "us"
 		return nil
 	})
-	if !errors.Is(err, repository.ErrValidation) {
+	if !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("Update moving the item = %v, want ErrValidation", err)
 	}
 }
@@ -112,7 +114,7 @@ func TestWriteChecksNumericKey(t *testing.T) {
 		t.Fatalf("Get = %+v, %v", got, err)
 	}
 	offset = 1
-	if _, err := readings.Upsert(ctx, Reading{ID: "r1", Sensor: 7}); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := readings.Upsert(ctx, Reading{ID: "r1", Sensor: 7}); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("numeric key mismatch = %v", err)
 	}
 }
@@ -121,7 +123,7 @@ func TestNewRejectsBadPartitionKeyPaths(t *testing.T) {
 	e := newEnv(t)
 	for _, p := range []string{"", "customerId", "/", "/a/"} {
 		_, err := repository.New(e.container, repository.Options[Order]{Type: "order", Key: orderKey, PartitionKeyPaths: []string{p}})
-		if !errors.Is(err, repository.ErrValidation) {
+		if !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("New with path %q = %v, want ErrValidation", p, err)
 		}
 	}

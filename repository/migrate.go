@@ -3,6 +3,8 @@ package repository
 import (
 	"context"
 	"errors"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // MigrateResult counts what Migrate did.
@@ -20,7 +22,7 @@ type MigrateResult struct {
 // (or missing, with Options.UnversionedAs) in its upgraded form, each with the ETag loop of
 // Update, so concurrent writers are never overwritten. It is idempotent: documents already
 // current are not touched, and a second run finds nothing. It stops at the first error, returning
-// what it did so far; documents it cannot upgrade (ErrUnknownSchemaVersion) stop it too.
+// what it did so far; documents it cannot upgrade (cosmoserr.ErrUnknownSchemaVersion) stop it too.
 func (r *Repository[T]) Migrate(ctx context.Context) (_ MigrateResult, err error) {
 	ctx, end := r.start(ctx, "repository.Migrate")
 	defer func() { end(err) }()
@@ -40,7 +42,7 @@ func (r *Repository[T]) Migrate(ctx context.Context) (_ MigrateResult, err error
 		switch {
 		case err == nil:
 			res.Upgraded++
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, cosmoserr.ErrNotFound):
 			res.Gone++
 		default:
 			return res, err

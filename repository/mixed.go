@@ -39,16 +39,16 @@ type Mixed struct {
 // NewMixed returns a polymorphic reader over repositories of one container with distinct types.
 func NewMixed(repos ...Entity) (*Mixed, error) {
 	if len(repos) == 0 {
-		return nil, invalid(ErrValidation, "repos", "none given")
+		return nil, invalid(cosmoserr.ErrValidation, "repos", "none given")
 	}
 	m := &Mixed{core: repos[0].entity(), byType: make(map[string]Entity, len(repos)), byJSON: make(map[string]Entity, len(repos))}
 	for _, e := range repos {
 		c := e.entity()
 		if c.c != m.core.c {
-			return nil, invalid(ErrValidation, "repos", "repositories use different container clients")
+			return nil, invalid(cosmoserr.ErrValidation, "repos", "repositories use different container clients")
 		}
 		if _, dup := m.byType[c.typeName]; dup {
-			return nil, invalid(ErrValidation, "repos", fmt.Sprintf("type %q registered twice", c.typeName))
+			return nil, invalid(cosmoserr.ErrValidation, "repos", fmt.Sprintf("type %q registered twice", c.typeName))
 		}
 		m.byType[c.typeName] = e
 		m.byJSON[string(c.typeJSON)] = e
@@ -58,13 +58,13 @@ func NewMixed(repos ...Entity) (*Mixed, error) {
 	return m, nil
 }
 
-// decode decodes a document by its "type": ErrTypeMismatch for a type not registered.
+// decode decodes a document by its "type": cosmoserr.ErrTypeMismatch for a type not registered.
 func (m *Mixed) decode(doc []byte) (any, error) {
 	h, _ := scanHeader(doc, false)
 	if e, ok := m.byJSON[string(h.typ)]; ok {
 		return e.decodeAny(doc)
 	}
-	err := m.core.docError(ErrTypeMismatch, h, "no repository registered for this type")
+	err := m.core.docError(cosmoserr.ErrTypeMismatch, h, "no repository registered for this type")
 	var de *DocumentError
 	if errors.As(err, &de) {
 		de.Type = fmt.Sprint(m.types)

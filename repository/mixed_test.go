@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -35,7 +36,7 @@ func TestPolymorphicContainer(t *testing.T) {
 		t.Fatalf("customers in c1 = %+v", got)
 	}
 	// and refuses the other's documents
-	if _, err := orders.Get(ctx, pk("c1"), "c1"); !errors.Is(err, repository.ErrTypeMismatch) {
+	if _, err := orders.Get(ctx, pk("c1"), "c1"); !errors.Is(err, cosmoserr.ErrTypeMismatch) {
 		t.Fatalf("orders.Get(customer) = %v", err)
 	}
 
@@ -65,16 +66,16 @@ func TestPolymorphicContainer(t *testing.T) {
 	if c, ok := v.(Customer); err != nil || !ok || c.Name != "Ann" {
 		t.Fatalf("mixed.Get = %#v, %v", v, err)
 	}
-	if _, err := mixed.Get(ctx, pk("c1"), "stray"); !errors.Is(err, repository.ErrTypeMismatch) {
+	if _, err := mixed.Get(ctx, pk("c1"), "stray"); !errors.Is(err, cosmoserr.ErrTypeMismatch) {
 		t.Fatalf("mixed.Get(unregistered type) = %v", err)
 	}
 
 	// registration errors
-	if _, err := repository.NewMixed(orders, orders); !errors.Is(err, repository.ErrValidation) {
+	if _, err := repository.NewMixed(orders, orders); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("duplicate type: %v", err)
 	}
 	other := createContainer(t, e.client, "other")
-	if _, err := repository.NewMixed(orders, newOrders(t, other, func(o *repository.Options[Order]) { o.Type = "order2" })); !errors.Is(err, repository.ErrValidation) {
+	if _, err := repository.NewMixed(orders, newOrders(t, other, func(o *repository.Options[Order]) { o.Type = "order2" })); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("different containers: %v", err)
 	}
 }
@@ -101,7 +102,7 @@ func TestReadManyAndBatch(t *testing.T) {
 	if fmt.Sprint(ids) != "[c2-0001 c1-0000 c1-0002]" {
 		t.Fatalf("ReadMany = %v", ids)
 	}
-	if _, err := orders.ReadMany(ctx, []repository.Ref{{ID: "a/b", PartitionKey: pk("c1")}}); !errors.Is(err, repository.ErrInvalidID) {
+	if _, err := orders.ReadMany(ctx, []repository.Ref{{ID: "a/b", PartitionKey: pk("c1")}}); !errors.Is(err, cosmoserr.ErrInvalidID) {
 		t.Fatalf("ReadMany with a bad id: %v", err)
 	}
 
@@ -134,17 +135,17 @@ func TestReadManyAndBatch(t *testing.T) {
 		Create(Order{ID: "b1", CustomerID: "c1"}).
 		Execute(ctx)
 	var be *repository.BatchError
-	if !errors.Is(err, repository.ErrConflict) || !errors.As(err, &be) || be.Index != 1 {
+	if !errors.Is(err, cosmoserr.ErrConflict) || !errors.As(err, &be) || be.Index != 1 {
 		t.Fatalf("conflicting batch = %v", err)
 	}
 	if ok, _ := orders.Exists(ctx, pk("c1"), "b2"); ok {
 		t.Fatal("b2 was written by a failed batch")
 	}
 	// every item must be in the batch's partition, checked before sending
-	if _, err := orders.NewBatch(pk("c1")).Create(Order{ID: "x", CustomerID: "c2"}).Execute(ctx); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := orders.NewBatch(pk("c1")).Create(Order{ID: "x", CustomerID: "c2"}).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("item of another partition: %v", err)
 	}
-	if _, err := orders.NewBatch(pk("c1")).Execute(ctx); !errors.Is(err, repository.ErrValidation) {
+	if _, err := orders.NewBatch(pk("c1")).Execute(ctx); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("empty batch: %v", err)
 	}
 	var _ azcosmos.PartitionKey
@@ -184,7 +185,7 @@ func TestTxAcrossRepositories(t *testing.T) {
 	customers.ReplaceIn(tx, cust, repository.IfMatch(cust.ETag))
 	_, err = tx.Execute(ctx)
 	var be *repository.BatchError
-	if !errors.Is(err, repository.ErrPreconditionFailed) || !errors.As(err, &be) || be.Index != 1 || be.Type != "customer" {
+	if !errors.Is(err, cosmoserr.ErrPreconditionFailed) || !errors.As(err, &be) || be.Index != 1 || be.Type != "customer" {
 		t.Fatalf("stale tx = %v", err)
 	}
 	if ok, _ := orders.Exists(ctx, pk("c1"), "o2"); ok {
@@ -193,7 +194,7 @@ func TestTxAcrossRepositories(t *testing.T) {
 	// a repository of another container cannot join
 	other := newOrders(t, createContainer(t, e.client, "other"))
 	tx = repository.NewTx(e.container, pk("c1"))
-	if _, err := other.CreateIn(tx, Order{ID: "x", CustomerID: "c1"}).Execute(ctx); !errors.Is(err, repository.ErrValidation) {
+	if _, err := other.CreateIn(tx, Order{ID: "x", CustomerID: "c1"}).Execute(ctx); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("other container: %v", err)
 	}
 }

@@ -11,10 +11,10 @@ import (
 
 // KeyFunc returns an item's id and its partition key: one value, or two or three for a
 // hierarchical key, broadest first (azcosmos.NewPartitionKeyString(tenant).AppendString(user), or
-// repository.KeyOf(tenant, user).SDK()). It is the only place the repository learns where an item
+// partitionkey.Of(tenant, user).SDK()). It is the only place the repository learns where an item
 // lives, so no struct tags or reflection are involved. The SDK's key cannot be read back: with
 // Options.PartitionKeyPaths the repository checks the item's own key properties before sending,
-// and the service checks that they match this key (400/1001, ErrInvalidPartitionKey).
+// and the service checks that they match this key (400/1001, cosmoserr.ErrInvalidPartitionKey).
 type KeyFunc[T any] func(item T) (id string, pk azcosmos.PartitionKey)
 
 // UpgradeFunc turns a stored document of one schema version into the next version, in place. The
@@ -38,11 +38,6 @@ const (
 	MaxItemBytes = 2 * 1024 * 1024
 	// DefaultLargeItemThreshold is the size from which Options.OnLargeItem is called.
 	DefaultLargeItemThreshold = 1_500_000
-	// MaxPartitionKeyBytes is the longest partition key value with large partition keys
-	// (partition key definition version 2, what cosmoskit.EnsureContainer creates).
-	MaxPartitionKeyBytes = 2048
-	// MaxLegacyPartitionKeyBytes is the longest partition key value of a version 1 definition.
-	MaxLegacyPartitionKeyBytes = 101
 	// MaxPatchOperations is the most operations one patch may carry.
 	MaxPatchOperations = 10
 	// DefaultUpdateAttempts is the number of read-modify-replace rounds Update makes by default.
@@ -63,9 +58,9 @@ type Options[T any] struct {
 	// "/userId"). When set, a Key passed to point operations needs exactly that many components and
 	// one passed to a query at most that many (a hierarchical prefix), and every write checks, in
 	// the encoded item, that its values at these paths exist and fit the length limit (an error
-	// matching ErrInvalidPartitionKey naming the path, nothing sent) and, for a batch started with
+	// matching cosmoserr.ErrInvalidPartitionKey naming the path, nothing sent) and, for a batch started with
 	// a Key or an Update, that they are that key (the item may not move). A KeyFunc key that
-	// differs from them is refused by the service (400/1001, matching ErrInvalidPartitionKey).
+	// differs from them is refused by the service (400/1001, matching cosmoserr.ErrInvalidPartitionKey).
 	// Default: not checked (the service rejects a mismatch with 400).
 	PartitionKeyPaths []string
 
@@ -75,17 +70,17 @@ type Options[T any] struct {
 
 	// SchemaVersion is the version of T, written as "schemaVersion" on every item. Documents with
 	// a lower version are upgraded on read by Upgrades; a higher version is
-	// ErrUnknownSchemaVersion. If 0, 1 is used.
+	// cosmoserr.ErrUnknownSchemaVersion. If 0, 1 is used.
 	SchemaVersion int
 
 	// Upgrades maps a version v to the function that turns a v document into v+1. Reading a
 	// version-v document runs Upgrades[v], Upgrades[v+1], ... up to SchemaVersion; a missing step
-	// is ErrUnknownSchemaVersion.
+	// is cosmoserr.ErrUnknownSchemaVersion.
 	Upgrades map[int]UpgradeFunc
 
 	// UnversionedAs is the version assumed for documents of this type without "schemaVersion"
 	// (written before the repository was adopted). If 0, such documents are
-	// ErrUnknownSchemaVersion.
+	// cosmoserr.ErrUnknownSchemaVersion.
 	UnversionedAs int
 
 	// WriteBackUpgrades makes Get write an upgraded document back, with If-Match on the ETag it

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/jsonfields"
 )
 
@@ -28,7 +29,7 @@ type Page[T any] struct {
 // position token ("" for the first page). It keeps reading while the service returns empty pages
 // with a continuation, so Items is empty only at the end. Pass Next back to continue; it is bound
 // to q's text, parameter values and scope (a token of another query, of the same query with other
-// values, or of another partition key is an error matching ErrInvalidToken, before anything is
+// values, or of another partition key is an error matching cosmoserr.ErrInvalidToken, before anything is
 // sent; see bindToken for what an azcosmos.PartitionKey scope can bind). Results are decoded
 // like Get (type check, upgrades). Paging never uses OFFSET.
 func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token string) (_ Page[T], err error) {
@@ -36,7 +37,7 @@ func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token stri
 	defer func() { end(err) }()
 	var p Page[T]
 	if q != nil && len(q.fields) > 0 {
-		return p, invalid(ErrInvalidQuery, "query", "Select projects rows for PageOf and AllOf; Page and All decode whole items")
+		return p, invalid(cosmoserr.ErrInvalidQuery, "query", "Select projects rows for PageOf and AllOf; Page and All decode whole items")
 	}
 	rq, err := q.render(r.typeName, r.version, nil)
 	if err != nil {
@@ -81,21 +82,21 @@ func (r *Repository[T]) All(ctx context.Context, q *Query) iter.Seq2[T, error] {
 // Count returns the number of items of this type matching a query built with NewQuery (its order,
 // top and projection are ignored), in its partition or, with CrossPartition, across every
 // partition (the counts of the physical partitions are summed by the crosspartition engine). A
-// template query is an error matching ErrInvalidQuery.
+// template query is an error matching cosmoserr.ErrInvalidQuery.
 func (r *Repository[T]) Count(ctx context.Context, q *Query) (_ int64, err error) {
 	ctx, end := r.start(ctx, "repository.Count")
 	defer func() { end(err) }()
 	if q == nil {
-		return 0, invalid(ErrInvalidQuery, "query", "is nil")
+		return 0, invalid(cosmoserr.ErrInvalidQuery, "query", "is nil")
 	}
 	if q.err != nil {
 		return 0, q.err
 	}
 	if !q.built {
-		return 0, invalid(ErrInvalidQuery, "query", "Count needs a query from NewQuery")
+		return 0, invalid(cosmoserr.ErrInvalidQuery, "query", "Count needs a query from NewQuery")
 	}
 	if !q.hasPK && !q.cross {
-		return 0, invalid(ErrInvalidQuery, "query", "Count needs a partition key, or CrossPartition() to count across partitions")
+		return 0, invalid(cosmoserr.ErrInvalidQuery, "query", "Count needs a partition key, or CrossPartition() to count across partitions")
 	}
 	rq := q.build(r.typeName, r.version, nil, true)
 	var total int64
@@ -122,7 +123,7 @@ func (r *Repository[T]) Count(ctx context.Context, q *Query) (_ int64, err error
 //
 // Schema versions work as in Get for a query built with NewQuery: a document below the current
 // version comes back whole (the projection asks for it only then), runs through Options.Upgrades
-// and D takes its fields from the upgraded form; a newer one is ErrUnknownSchemaVersion. Filters
+// and D takes its fields from the upgraded form; a newer one is cosmoserr.ErrUnknownSchemaVersion. Filters
 // and order still apply to the stored documents, so a renamed property matches old documents
 // only after Migrate. The rows of an SQL template are the template's own: they are decoded into
 // D as returned, without type check or upgrade.
@@ -166,7 +167,7 @@ func (c *core) decodeRow(row []byte, selected []string, whole bool, d any) error
 	if full == nil || string(full) == "null" {
 		if err := json.Unmarshal(row, d); err != nil {
 			h, _ := scanHeader(row, false)
-			return c.docError(ErrValidation, h, "cannot be decoded: "+err.Error())
+			return c.docError(cosmoserr.ErrValidation, h, "cannot be decoded: "+err.Error())
 		}
 		return nil
 	}
@@ -185,7 +186,7 @@ func (c *core) decodeRow(row []byte, selected []string, whole bool, d any) error
 	if len(selected) > 0 {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(doc, &m); err != nil {
-			return c.docError(ErrValidation, h, "cannot be decoded: "+err.Error())
+			return c.docError(cosmoserr.ErrValidation, h, "cannot be decoded: "+err.Error())
 		}
 		keep := make(map[string]json.RawMessage, len(selected))
 		for _, f := range selected {
@@ -195,12 +196,12 @@ func (c *core) decodeRow(row []byte, selected []string, whole bool, d any) error
 		}
 		b, err := json.Marshal(keep)
 		if err != nil {
-			return c.docError(ErrValidation, h, "cannot be projected: "+err.Error())
+			return c.docError(cosmoserr.ErrValidation, h, "cannot be projected: "+err.Error())
 		}
 		doc = b
 	}
 	if err := json.Unmarshal(doc, d); err != nil {
-		return c.docError(ErrValidation, h, "cannot be decoded: "+err.Error())
+		return c.docError(cosmoserr.ErrValidation, h, "cannot be decoded: "+err.Error())
 	}
 	return nil
 }

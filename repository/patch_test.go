@@ -7,6 +7,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -28,12 +29,12 @@ func TestPatchExplainsAndUpgrades(t *testing.T) {
 	// another type: both sentinels, nothing patched
 	rawPut(t, e.container, "t1", `{"id":"x","tenant":"t1","type":"robot","schemaVersion":1}`)
 	_, err = people.Patch(ctx, pk("t1"), "x", repository.NewPatch().Set("/country", "UK"))
-	if !errors.Is(err, repository.ErrTypeMismatch) || !errors.Is(err, repository.ErrPreconditionFailed) {
+	if !errors.Is(err, cosmoserr.ErrTypeMismatch) || !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("Patch of another type = %v, want ErrTypeMismatch and ErrPreconditionFailed", err)
 	}
 	// a newer version
 	rawPut(t, e.container, "t1", `{"id":"n","tenant":"t1","type":"person","schemaVersion":9}`)
-	if _, err := people.Patch(ctx, pk("t1"), "n", repository.NewPatch().Set("/country", "UK")); !errors.Is(err, repository.ErrUnknownSchemaVersion) {
+	if _, err := people.Patch(ctx, pk("t1"), "n", repository.NewPatch().Set("/country", "UK")); !errors.Is(err, cosmoserr.ErrUnknownSchemaVersion) {
 		t.Fatalf("Patch of a v9 document = %v, want ErrUnknownSchemaVersion", err)
 	}
 	for id, raw := range map[string]map[string]any{"x": rawGet(t, e.container, "t1", "x"), "n": rawGet(t, e.container, "t1", "n")} {
@@ -43,13 +44,13 @@ func TestPatchExplainsAndUpgrades(t *testing.T) {
 	}
 	// a failed When stays a plain precondition failure
 	_, err = people.Patch(ctx, pk("t1"), "p1", repository.NewPatch().Set("/country", "FR").When("c.country = 'DE'"))
-	if !errors.Is(err, repository.ErrPreconditionFailed) || errors.Is(err, repository.ErrTypeMismatch) {
+	if !errors.Is(err, cosmoserr.ErrPreconditionFailed) || errors.Is(err, cosmoserr.ErrTypeMismatch) {
 		t.Fatalf("failed When = %v", err)
 	}
 	// with IfMatch an old document is not upgraded behind the caller's ETag
 	rawPut(t, e.container, "t1", `{"id":"p2","tenant":"t1","type":"person","schemaVersion":2,"first":"Alan","last":"Turing"}`)
 	etag := rawETag(t, e, "p2")
-	if _, err := people.Patch(ctx, pk("t1"), "p2", repository.NewPatch().Set("/country", "UK"), repository.IfMatch(etag)); !errors.Is(err, repository.ErrPreconditionFailed) {
+	if _, err := people.Patch(ctx, pk("t1"), "p2", repository.NewPatch().Set("/country", "UK"), repository.IfMatch(etag)); !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("IfMatch on a v2 document = %v", err)
 	}
 	if raw := rawGet(t, e.container, "t1", "p2"); raw["schemaVersion"] != float64(2) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -46,12 +47,12 @@ func TestProjectionUpgradesOldDocuments(t *testing.T) {
 	// a document newer than the code is an error, never silently projected
 	rawPut(t, e.container, "t1", `{"id":"p4","tenant":"t1","type":"person","schemaVersion":4,"family":"Future"}`)
 	_, err = repository.PageOf[Name](ctx, people, q, 10, "")
-	if !errors.Is(err, repository.ErrUnknownSchemaVersion) {
+	if !errors.Is(err, cosmoserr.ErrUnknownSchemaVersion) {
 		t.Fatalf("projection of a v4 document = %v, want ErrUnknownSchemaVersion", err)
 	}
 
 	// Page decodes whole items: a Select is refused before any request
-	if _, err := people.Page(ctx, repository.NewQuery().Select("family").Partition(pk("t1")), 10, ""); !errors.Is(err, repository.ErrInvalidQuery) {
+	if _, err := people.Page(ctx, repository.NewQuery().Select("family").Partition(pk("t1")), 10, ""); !errors.Is(err, cosmoserr.ErrInvalidQuery) {
 		t.Fatalf("Page with Select = %v, want ErrInvalidQuery", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Op is a comparison of the query builder.
@@ -116,7 +117,7 @@ func (q *Query) setError(err error) {
 func (q *Query) builder(method string) (*Query, bool) {
 	n := q.derive(false)
 	if !n.built {
-		n.setError(invalid(ErrInvalidQuery, "query", method+" needs a query from NewQuery, not SQL"))
+		n.setError(invalid(cosmoserr.ErrInvalidQuery, "query", method+" needs a query from NewQuery, not SQL"))
 	}
 	return n, n.built
 }
@@ -133,7 +134,7 @@ func SQL(template string, params ...azcosmos.QueryParameter) *Query {
 	}
 	for _, p := range params {
 		if !paramName.MatchString(p.Name) {
-			q.setError(invalid(ErrInvalidQuery, "query", fmt.Sprintf("parameter name %q must be @ followed by letters, digits or _", p.Name)))
+			q.setError(invalid(cosmoserr.ErrInvalidQuery, "query", fmt.Sprintf("parameter name %q must be @ followed by letters, digits or _", p.Name)))
 		}
 	}
 	return q
@@ -150,14 +151,14 @@ var (
 // checkTemplate is a best-effort guard against values concatenated into SQL text.
 func checkTemplate(t string) error {
 	if strings.TrimSpace(t) == "" {
-		return invalid(ErrInvalidQuery, "query", "is empty")
+		return invalid(cosmoserr.ErrInvalidQuery, "query", "is empty")
 	}
 	stripped := bracketName.ReplaceAllString(t, "[]")
 	if strings.ContainsAny(stripped, `'"`) {
-		return invalid(ErrInvalidQuery, "query", "contains a string literal; pass values as parameters")
+		return invalid(cosmoserr.ErrInvalidQuery, "query", "contains a string literal; pass values as parameters")
 	}
 	if offsetWord.MatchString(stripped) {
-		return invalid(ErrInvalidQuery, "query", "uses OFFSET; page with continuation tokens (Page) instead")
+		return invalid(cosmoserr.ErrInvalidQuery, "query", "uses OFFSET; page with continuation tokens (Page) instead")
 	}
 	return nil
 }
@@ -174,12 +175,12 @@ func (q *Query) Where(field string, op Op, value any) *Query {
 		return q
 	}
 	if !fieldName.MatchString(field) {
-		q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a property path (letters, digits, _ and .)", field)))
+		q.setError(invalid(cosmoserr.ErrInvalidQuery, "field", fmt.Sprintf("%q is not a property path (letters, digits, _ and .)", field)))
 	}
 	switch op {
 	case Eq, Ne, Lt, Le, Gt, Ge, In, StartsWith, Contains, Defined:
 	default:
-		q.setError(invalid(ErrInvalidQuery, "op", fmt.Sprintf("unknown operator %q", string(op))))
+		q.setError(invalid(cosmoserr.ErrInvalidQuery, "op", fmt.Sprintf("unknown operator %q", string(op))))
 	}
 	q.filters = append(q.filters, filter{field, op, value})
 	return q
@@ -193,7 +194,7 @@ func (q *Query) OrderBy(field string, dir Direction) *Query {
 		return q
 	}
 	if !fieldName.MatchString(field) {
-		q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a property path", field)))
+		q.setError(invalid(cosmoserr.ErrInvalidQuery, "field", fmt.Sprintf("%q is not a property path", field)))
 	}
 	q.orders = append(q.orders, order{field, bool(dir)})
 	return q
@@ -206,7 +207,7 @@ func (q *Query) Top(n int) *Query {
 		return q
 	}
 	if n <= 0 {
-		q.setError(invalid(ErrInvalidQuery, "top", "must be positive"))
+		q.setError(invalid(cosmoserr.ErrInvalidQuery, "top", "must be positive"))
 	}
 	q.top = n
 	return q
@@ -214,7 +215,7 @@ func (q *Query) Top(n int) *Query {
 
 // Select returns q projected onto the given top-level properties. Use it with PageOf and AllOf,
 // whose projection defaults to the JSON names of the result type's fields; Page and All, which
-// decode whole items, refuse a query with Select (ErrInvalidQuery).
+// decode whole items, refuse a query with Select (cosmoserr.ErrInvalidQuery).
 func (q *Query) Select(fields ...string) *Query {
 	q, ok := q.builder("Select")
 	if !ok {
@@ -222,7 +223,7 @@ func (q *Query) Select(fields ...string) *Query {
 	}
 	for _, f := range fields {
 		if !fieldName.MatchString(f) || strings.Contains(f, ".") {
-			q.setError(invalid(ErrInvalidQuery, "field", fmt.Sprintf("%q is not a top-level property name", f)))
+			q.setError(invalid(cosmoserr.ErrInvalidQuery, "field", fmt.Sprintf("%q is not a top-level property name", f)))
 		}
 	}
 	q.fields = slices.Clone(fields)
@@ -249,7 +250,7 @@ func (q *Query) CrossPartition() *Query {
 // render returns the text and parameters of q for type typ at schema version version, cached.
 func (q *Query) render(typ string, version int, fields []string) (*rendered, error) {
 	if q == nil || (!q.built && q.text == "") {
-		return nil, invalid(ErrInvalidQuery, "query", "is empty: use SQL or NewQuery")
+		return nil, invalid(cosmoserr.ErrInvalidQuery, "query", "is empty: use SQL or NewQuery")
 	}
 	if q.err != nil {
 		return nil, q.err
@@ -396,6 +397,6 @@ func (c *core) scope(q *Query) (azcosmos.PartitionKey, bool, error) {
 	case q.cross:
 		return azcosmos.NewPartitionKey(), true, nil
 	default:
-		return azcosmos.PartitionKey{}, false, invalid(ErrInvalidQuery, "query", "has no partition key: call Partition(pk), or CrossPartition() to fan out deliberately")
+		return azcosmos.PartitionKey{}, false, invalid(cosmoserr.ErrInvalidQuery, "query", "has no partition key: call Partition(pk), or CrossPartition() to fan out deliberately")
 	}
 }

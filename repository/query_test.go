@@ -16,6 +16,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -98,7 +100,7 @@ func TestQueryBuilder(t *testing.T) {
 	}
 	// a template that reads another type's documents fails on decode
 	bad := repository.SQL("SELECT * FROM c WHERE c.id = @id", repository.Param("@id", "cust")).Partition(pk("c1"))
-	if _, err := orders.Page(ctx, bad, 10, ""); !errors.Is(err, repository.ErrTypeMismatch) {
+	if _, err := orders.Page(ctx, bad, 10, ""); !errors.Is(err, cosmoserr.ErrTypeMismatch) {
 		t.Fatalf("template returning another type: %v", err)
 	}
 }
@@ -145,14 +147,14 @@ func TestQueryInjectionPayloadsMatchNothing(t *testing.T) {
 		"zero":     new(repository.Query),
 		"sql+top":  repository.SQL("SELECT * FROM c").Top(3),
 	} {
-		if _, err := orders.Page(ctx, q.Partition(pk("c1")), 10, ""); !errors.Is(err, repository.ErrInvalidQuery) {
+		if _, err := orders.Page(ctx, q.Partition(pk("c1")), 10, ""); !errors.Is(err, cosmoserr.ErrInvalidQuery) {
 			t.Errorf("%s: %v, want ErrInvalidQuery", name, err)
 		}
 	}
-	if _, err := orders.Page(ctx, nil, 10, ""); !errors.Is(err, repository.ErrInvalidQuery) {
+	if _, err := orders.Page(ctx, nil, 10, ""); !errors.Is(err, cosmoserr.ErrInvalidQuery) {
 		t.Errorf("nil query: %v", err)
 	}
-	if _, err := orders.Count(ctx, repository.SQL("SELECT * FROM c").Partition(pk("c1"))); !errors.Is(err, repository.ErrInvalidQuery) {
+	if _, err := orders.Count(ctx, repository.SQL("SELECT * FROM c").Partition(pk("c1"))); !errors.Is(err, cosmoserr.ErrInvalidQuery) {
 		t.Errorf("Count of a template: %v", err)
 	}
 	if n := e.srv.Requests(cosmostestDocs()); n != 0 {
@@ -175,7 +177,7 @@ func TestCrossPartitionNeedsOptIn(t *testing.T) {
 	seedOrders(t, orders, "c1", 3)
 	seedOrders(t, orders, "c2", 3)
 	e.srv.ResetRequests()
-	if _, err := orders.Page(ctx, repository.NewQuery(), 10, ""); !errors.Is(err, repository.ErrInvalidQuery) {
+	if _, err := orders.Page(ctx, repository.NewQuery(), 10, ""); !errors.Is(err, cosmoserr.ErrInvalidQuery) {
 		t.Fatalf("query without a partition key: %v", err)
 	}
 	if n := e.srv.Requests(cosmostestDocs()); n != 0 {
@@ -190,7 +192,7 @@ func TestCrossPartitionNeedsOptIn(t *testing.T) {
 	if !strings.Contains(logs.String(), "cross-partition query") || !strings.Contains(logs.String(), "type=order") {
 		t.Fatalf("cross-partition query not logged: %s", logs.String())
 	}
-	if _, err := orders.Count(ctx, repository.NewQuery()); !errors.Is(err, repository.ErrInvalidQuery) {
+	if _, err := orders.Count(ctx, repository.NewQuery()); !errors.Is(err, cosmoserr.ErrInvalidQuery) {
 		t.Fatalf("Count without partition key or CrossPartition: %v", err)
 	}
 }
@@ -237,7 +239,7 @@ func TestPagingWhileWriting(t *testing.T) {
 			default:
 			}
 			if _, err := orders.Create(ctx, Order{ID: fmt.Sprintf("o%04d-new", (i*37)%n), CustomerID: "c1", Total: i}); err != nil {
-				if errors.Is(err, repository.ErrConflict) {
+				if errors.Is(err, cosmoserr.ErrConflict) {
 					continue
 				}
 				t.Error(err)
@@ -292,10 +294,10 @@ func TestPagingWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := repository.NewQuery().Partition(pk("c1"))
-	if _, err := orders.Page(ctx, other, 7, p.Next); !errors.Is(err, repository.ErrInvalidToken) {
+	if _, err := orders.Page(ctx, other, 7, p.Next); !errors.Is(err, cosmoserr.ErrInvalidToken) {
 		t.Fatalf("token of another query: %v", err)
 	}
-	if _, err := orders.Page(ctx, q, 7, "not a token!"); !errors.Is(err, repository.ErrInvalidToken) {
+	if _, err := orders.Page(ctx, q, 7, "not a token!"); !errors.Is(err, cosmoserr.ErrInvalidToken) {
 		t.Fatalf("garbage token: %v", err)
 	}
 }
@@ -379,7 +381,7 @@ func TestHierarchicalKeys(t *testing.T) {
 		t.Fatalf("Get = %+v, %v", m, err)
 	}
 	// a point read needs every level
-	if _, err := msgs.Get(ctx, repository.KeyOf("t1"), "m0"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := msgs.Get(ctx, partitionkey.Of("t1"), "m0"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with a prefix key = %v", err)
 	}
 	// a prefix scopes a query
@@ -389,10 +391,10 @@ func TestHierarchicalKeys(t *testing.T) {
 		t.Fatalf("prefix query = %d items, want 3", len(got))
 	}
 	// the same with a typed prefix, and a typed key one level too long is refused
-	if got := collect(t, msgs.All(ctx, repository.NewQuery().Partition(repository.KeyOf("t1", "u1")))); len(got) != 3 {
+	if got := collect(t, msgs.All(ctx, repository.NewQuery().Partition(partitionkey.Of("t1", "u1")))); len(got) != 3 {
 		t.Fatalf("typed prefix query = %d items, want 3", len(got))
 	}
-	if _, err := msgs.Page(ctx, repository.NewQuery().Partition(repository.KeyOf("t1", "u1", "s1", "x")), 10, ""); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := msgs.Page(ctx, repository.NewQuery().Partition(partitionkey.Of("t1", "u1", "s1", "x")), 10, ""); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("four-level key = %v", err)
 	}
 }

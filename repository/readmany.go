@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
 // Ref names one item: its id and partition key (a Key, checked before sending, or an
@@ -17,7 +19,7 @@ type Ref struct {
 
 // ReadMany reads the items refs name (the SDK groups them by partition into few requests) and
 // returns those that exist, in the order of refs; missing items are left out. A document of
-// another type is an error matching ErrTypeMismatch. Invalid ids or keys are a *ValidationError
+// another type is an error matching cosmoserr.ErrTypeMismatch. Invalid ids or keys are a *cosmoserr.ValidationError
 // naming the index, and nothing is sent.
 func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err error) {
 	ctx, end := r.start(ctx, "repository.ReadMany")
@@ -26,7 +28,7 @@ func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err er
 	for i, ref := range refs {
 		pk, err := r.checkPoint(ref.PartitionKey, ref.ID)
 		if err != nil {
-			var ve *ValidationError
+			var ve *cosmoserr.ValidationError
 			if errors.As(err, &ve) {
 				ve.Field = "refs[" + strconv.Itoa(i) + "]." + ve.Field
 			}
@@ -73,11 +75,11 @@ func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err er
 // cannot be read, so the first unfilled ref with the id takes the document (the same id in
 // several partitions, named by azcosmos.PartitionKey values, may then be matched in another order).
 func (c *core) refMatches(ref Ref, doc []byte) bool {
-	var k Key
+	var k partitionkey.Key
 	switch x := ref.PartitionKey.(type) {
-	case Key:
+	case partitionkey.Key:
 		k = x
-	case *Key:
+	case *partitionkey.Key:
 		k = *x
 	default:
 		return true
@@ -86,5 +88,5 @@ func (c *core) refMatches(ref Ref, doc []byte) bool {
 		return true
 	}
 	got, err := c.docKey(doc)
-	return err == nil && got.equal(k)
+	return err == nil && got.Equal(k)
 }

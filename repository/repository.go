@@ -16,6 +16,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -62,22 +63,22 @@ func (c *core) start(ctx context.Context, name string) (context.Context, func(er
 }
 
 // New returns a repository for items of type T in container c. It sends no request. It returns
-// an error wrapping ErrValidation when Type or Key is missing, Type has characters other than
+// an error wrapping cosmoserr.ErrValidation when Type or Key is missing, Type has characters other than
 // letters, digits and _ - . :, or an upgrade is registered for a version outside
 // [1, SchemaVersion).
 func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], error) {
 	if c == nil {
-		return nil, invalid(ErrValidation, "container", "is nil")
+		return nil, invalid(cosmoserr.ErrValidation, "container", "is nil")
 	}
 	if opts.Key == nil {
-		return nil, invalid(ErrValidation, "Key", "is required")
+		return nil, invalid(cosmoserr.ErrValidation, "Key", "is required")
 	}
 	if opts.Type == "" || len(opts.Type) > 128 {
-		return nil, invalid(ErrValidation, "Type", "must be 1 to 128 characters")
+		return nil, invalid(cosmoserr.ErrValidation, "Type", "must be 1 to 128 characters")
 	}
 	for _, r := range opts.Type {
 		if !typeRune(r) {
-			return nil, invalid(ErrValidation, "Type", "may only hold letters, digits and _ - . :")
+			return nil, invalid(cosmoserr.ErrValidation, "Type", "may only hold letters, digits and _ - . :")
 		}
 	}
 	v := opts.SchemaVersion
@@ -85,19 +86,19 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 		v = 1
 	}
 	if v < 0 {
-		return nil, invalid(ErrValidation, "SchemaVersion", "must not be negative")
+		return nil, invalid(cosmoserr.ErrValidation, "SchemaVersion", "must not be negative")
 	}
 	for from := range opts.Upgrades {
 		if from < 1 || from >= v {
-			return nil, invalid(ErrValidation, "Upgrades", fmt.Sprintf("version %d is outside [1, %d)", from, v))
+			return nil, invalid(cosmoserr.ErrValidation, "Upgrades", fmt.Sprintf("version %d is outside [1, %d)", from, v))
 		}
 	}
 	if len(opts.PartitionKeyPaths) > 3 {
-		return nil, invalid(ErrInvalidPartitionKey, "PartitionKeyPaths", "at most 3 levels")
+		return nil, invalid(cosmoserr.ErrInvalidPartitionKey, "PartitionKeyPaths", "at most 3 levels")
 	}
 	for _, p := range opts.PartitionKeyPaths {
 		if len(p) < 2 || p[0] != '/' || strings.HasSuffix(p, "/") {
-			return nil, invalid(ErrInvalidPartitionKey, "PartitionKeyPaths", fmt.Sprintf("%q is not a path such as /customerId", p))
+			return nil, invalid(cosmoserr.ErrInvalidPartitionKey, "PartitionKeyPaths", fmt.Sprintf("%q is not a path such as /customerId", p))
 		}
 	}
 	r := &Repository[T]{key: opts.Key}
@@ -112,9 +113,9 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	r.writeBack = opts.WriteBackUpgrades
 	r.pkLevels = len(opts.PartitionKeyPaths)
 	r.pkPaths = slices.Clone(opts.PartitionKeyPaths)
-	r.pkMax = MaxPartitionKeyBytes
+	r.pkMax = partitionkey.MaxValueBytes
 	if opts.LegacyPartitionKey {
-		r.pkMax = MaxLegacyPartitionKeyBytes
+		r.pkMax = partitionkey.MaxLegacyValueBytes
 	}
 	r.policy = opts.UpdatePolicy
 	if r.policy.MaxAttempts == 0 {
@@ -127,7 +128,7 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 		r.policy.MaxBackoff = 100 * time.Millisecond
 	}
 	if r.policy.Retryable == nil {
-		r.policy.Retryable = func(err error) bool { return errors.Is(err, ErrPreconditionFailed) }
+		r.policy.Retryable = func(err error) bool { return errors.Is(err, cosmoserr.ErrPreconditionFailed) }
 	}
 	r.largeAt = opts.LargeItemThreshold
 	if r.largeAt <= 0 {
@@ -183,9 +184,9 @@ func (r *Repository[T]) SchemaVersion() int { return r.version }
 func (r *Repository[T]) Container() *azcosmos.ContainerClient { return r.c }
 
 // Get reads the item with id in partition pk by a point read (never a query), upgrading an older
-// schema version. It returns an error matching ErrNotFound if there is none, ErrTypeMismatch if
-// the document has another type, ErrUnknownSchemaVersion if it cannot be upgraded, and a
-// *ValidationError for an invalid id or key (nothing sent).
+// schema version. It returns an error matching cosmoserr.ErrNotFound if there is none, cosmoserr.ErrTypeMismatch if
+// the document has another type, cosmoserr.ErrUnknownSchemaVersion if it cannot be upgraded, and a
+// *cosmoserr.ValidationError for an invalid id or key (nothing sent).
 func (r *Repository[T]) Get(ctx context.Context, key PartitionKey, id string) (_ T, err error) {
 	ctx, end := r.start(ctx, "repository.Get")
 	defer func() { end(err) }()
@@ -220,7 +221,7 @@ func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.Partit
 	defer body.release()
 	resp, err := r.c.ReplaceItem(ctx, pk, id, body.b, &azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: &etag})
 	if err != nil {
-		if err := cosmoserr.FromError(cosmoserr.OpReplaceItem, err); !errors.Is(err, ErrPreconditionFailed) {
+		if err := cosmoserr.FromError(cosmoserr.OpReplaceItem, err); !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 			r.log.WarnContext(ctx, "cosmoskit: schema upgrade not written back", "type", r.typeName, "id", id, "error", err)
 		}
 		return item
@@ -233,7 +234,7 @@ func (r *Repository[T]) writeBackUpgrade(ctx context.Context, pk azcosmos.Partit
 
 // Exists reports whether an item of this type with id exists in partition pk, by a point read
 // (the document is not decoded, so its schema version does not matter). A document of another
-// type with that id is an error matching ErrTypeMismatch.
+// type with that id is an error matching cosmoserr.ErrTypeMismatch.
 func (r *Repository[T]) Exists(ctx context.Context, key PartitionKey, id string) (_ bool, err error) {
 	ctx, end := r.start(ctx, "repository.Exists")
 	defer func() { end(err) }()
@@ -244,14 +245,14 @@ func (r *Repository[T]) Exists(ctx context.Context, key PartitionKey, id string)
 	resp, err := r.c.ReadItem(ctx, pk, id, nil)
 	if err != nil {
 		err = r.opError(cosmoserr.OpReadItem, id, err)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, cosmoserr.ErrNotFound) {
 			return false, nil
 		}
 		return false, err
 	}
 	h, _ := scanHeader(resp.Value, false)
 	if !bytes.Equal(h.typ, r.typeJSON) {
-		return false, r.docError(ErrTypeMismatch, h, "the document's type differs")
+		return false, r.docError(cosmoserr.ErrTypeMismatch, h, "the document's type differs")
 	}
 	return true, nil
 }
@@ -264,7 +265,7 @@ type writeOptions struct {
 }
 
 // IfMatch makes a write (Upsert, Replace, Delete, Patch) conditional on the stored item's ETag:
-// if it changed, the write fails with an error matching ErrPreconditionFailed. An empty etag is
+// if it changed, the write fails with an error matching cosmoserr.ErrPreconditionFailed. An empty etag is
 // ignored.
 func IfMatch(etag azcore.ETag) WriteOption {
 	return func(o *writeOptions) {
@@ -286,19 +287,19 @@ func applyWriteOptions(opts []WriteOption) writeOptions {
 
 // Create writes a new item and returns it as stored (with _etag and _ts, if T has fields for them,
 // e.g. by embedding Meta). There is no upsert fallback: an existing id in the partition is an
-// error matching ErrConflict. A *ValidationError means nothing was sent.
+// error matching cosmoserr.ErrConflict. A *cosmoserr.ValidationError means nothing was sent.
 func (r *Repository[T]) Create(ctx context.Context, item T) (T, error) {
 	return r.write(ctx, "repository.Create", cosmoserr.OpCreateItem, item, writeOptions{})
 }
 
 // Upsert creates or replaces an item and returns it as stored. With IfMatch, a changed item
-// fails with ErrPreconditionFailed.
+// fails with cosmoserr.ErrPreconditionFailed.
 func (r *Repository[T]) Upsert(ctx context.Context, item T, opts ...WriteOption) (T, error) {
 	return r.write(ctx, "repository.Upsert", cosmoserr.OpUpsertItem, item, applyWriteOptions(opts))
 }
 
-// Replace replaces an existing item and returns it as stored: ErrNotFound if it does not exist,
-// ErrPreconditionFailed if IfMatch is given and the item changed.
+// Replace replaces an existing item and returns it as stored: cosmoserr.ErrNotFound if it does not exist,
+// cosmoserr.ErrPreconditionFailed if IfMatch is given and the item changed.
 func (r *Repository[T]) Replace(ctx context.Context, item T, opts ...WriteOption) (T, error) {
 	return r.write(ctx, "repository.Replace", cosmoserr.OpReplaceItem, item, applyWriteOptions(opts))
 }
@@ -341,14 +342,14 @@ func (r *Repository[T]) stored(item T, body []byte) (T, error) {
 	return out, err
 }
 
-// Delete deletes the item with id in partition pk: ErrNotFound if there is none, ErrTypeMismatch
-// (nothing deleted) if the document there has another type, ErrPreconditionFailed if IfMatch is
+// Delete deletes the item with id in partition pk: cosmoserr.ErrNotFound if there is none, cosmoserr.ErrTypeMismatch
+// (nothing deleted) if the document there has another type, cosmoserr.ErrPreconditionFailed if IfMatch is
 // given and the item changed.
 //
 // The service has no conditional delete on a property, so without IfMatch Delete reads the item
 // first (one point read, about 1 RU, never decoded, so any schema version is fine), checks its
 // type and deletes it with If-Match on the ETag it read: a document changed in between is read
-// again, within Options.UpdatePolicy's attempts (then ErrTooManyAttempts). With IfMatch, the ETag
+// again, within Options.UpdatePolicy's attempts (then cosmoserr.ErrTooManyAttempts). With IfMatch, the ETag
 // (from Get or a write of this repository) already names a document of this type, and Delete
 // sends the delete alone.
 func (r *Repository[T]) Delete(ctx context.Context, key PartitionKey, id string, opts ...WriteOption) (err error) {
@@ -371,7 +372,7 @@ func (r *Repository[T]) Delete(ctx context.Context, key PartitionKey, id string,
 			return r.opError(cosmoserr.OpReadItem, id, err)
 		}
 		if h, _ := scanHeader(resp.Value, false); !bytes.Equal(h.typ, r.typeJSON) {
-			return r.docError(ErrTypeMismatch, h, "the document's type differs; not deleted")
+			return r.docError(cosmoserr.ErrTypeMismatch, h, "the document's type differs; not deleted")
 		}
 		etag := resp.ETag
 		_, err = r.c.DeleteItem(ctx, pk, id, &azcosmos.ItemOptions{IfMatchEtag: &etag})

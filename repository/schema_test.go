@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
@@ -115,14 +116,14 @@ func TestSchemaVersionErrors(t *testing.T) {
 	for _, id := range []string{"new", "none", "str"} {
 		_, err := people.Get(ctx, pk("t1"), id)
 		var de *repository.DocumentError
-		if !errors.Is(err, repository.ErrUnknownSchemaVersion) || !errors.As(err, &de) || de.ID != id {
+		if !errors.Is(err, cosmoserr.ErrUnknownSchemaVersion) || !errors.As(err, &de) || de.ID != id {
 			t.Errorf("Get(%s) = %v, want ErrUnknownSchemaVersion", id, err)
 		}
 	}
 	// a gap in the upgrade chain
 	gap := newPeople(t, e.container, func(o *repository.Options[PersonV3]) { delete(o.Upgrades, 2) })
 	rawPut(t, e.container, "t1", `{"id":"old","tenant":"t1","type":"person","schemaVersion":1,"name":"A B"}`)
-	if _, err := gap.Get(ctx, pk("t1"), "old"); !errors.Is(err, repository.ErrUnknownSchemaVersion) {
+	if _, err := gap.Get(ctx, pk("t1"), "old"); !errors.Is(err, cosmoserr.ErrUnknownSchemaVersion) {
 		t.Errorf("Get with a missing upgrade = %v", err)
 	}
 	// unversioned documents with UnversionedAs
@@ -139,7 +140,7 @@ func TestSchemaVersionErrors(t *testing.T) {
 	}
 	claimed, _ := repository.New(e.container, repository.Options[Claimed]{Type: "person", SchemaVersion: 3,
 		Key: func(c Claimed) (string, azcosmos.PartitionKey) { return c.ID, pk(c.Tenant).SDK() }})
-	if _, err := claimed.Create(ctx, Claimed{ID: "c", Tenant: "t1", Version: 2}); !errors.Is(err, repository.ErrUnknownSchemaVersion) {
+	if _, err := claimed.Create(ctx, Claimed{ID: "c", Tenant: "t1", Version: 2}); !errors.Is(err, cosmoserr.ErrUnknownSchemaVersion) {
 		t.Errorf("Create with schemaVersion 2 = %v", err)
 	}
 }

@@ -10,11 +10,7 @@ import (
 	"testing"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
-	"github.com/cosmoskit/cosmoskit-go/crosspartition"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/repository"
-	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
 // The printed error of a failed repository call names the operation, the resource (database,
@@ -44,7 +40,7 @@ func TestErrorMessageNamesEachLayerOnce(t *testing.T) {
 	if !errors.As(err, &oe) || oe.Op != cosmoserr.OpReadItem || oe.Type != "order" || oe.ID != "nope" {
 		t.Errorf("OpError = %+v", oe)
 	}
-	if !errors.Is(err, repository.ErrNotFound) {
+	if !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Error("not ErrNotFound")
 	}
 }
@@ -63,39 +59,17 @@ func TestBatchErrorSentinels(t *testing.T) {
 		status int
 		want   error
 	}{
-		{400, repository.ErrBadRequest}, {401, repository.ErrUnauthorized}, {404, repository.ErrNotFound},
-		{409, repository.ErrConflict}, {412, repository.ErrPreconditionFailed}, {429, repository.ErrThrottled},
-		{503, repository.ErrUnavailable}, {500, nil},
+		{400, cosmoserr.ErrBadRequest}, {401, cosmoserr.ErrUnauthorized}, {404, cosmoserr.ErrNotFound},
+		{409, cosmoserr.ErrConflict}, {412, cosmoserr.ErrPreconditionFailed}, {429, cosmoserr.ErrThrottled},
+		{503, cosmoserr.ErrUnavailable}, {500, nil},
 	}
-	all := []error{repository.ErrBadRequest, repository.ErrUnauthorized, repository.ErrNotFound, repository.ErrConflict,
-		repository.ErrPreconditionFailed, repository.ErrThrottled, repository.ErrUnavailable}
+	all := []error{cosmoserr.ErrBadRequest, cosmoserr.ErrUnauthorized, cosmoserr.ErrNotFound, cosmoserr.ErrConflict,
+		cosmoserr.ErrPreconditionFailed, cosmoserr.ErrThrottled, cosmoserr.ErrUnavailable}
 	for _, tt := range tests {
 		err := &repository.BatchError{Index: 0, StatusCode: tt.status, Type: "order"}
 		for _, s := range all {
 			if got := errors.Is(err, s); got != (s == tt.want) { //nolint:errorlint // identity of sentinels is the point
 				t.Errorf("status %d: errors.Is(%v) = %v", tt.status, s, got)
-			}
-		}
-	}
-}
-
-// Every package's sentinel is the cosmoserr value itself, so errors.Is works with any name.
-func TestSentinelsAreShared(t *testing.T) {
-	groups := [][]error{
-		{cosmoserr.ErrNotFound, diagnostics.ErrNotFound, cosmoskit.ErrNotFound, repository.ErrNotFound},
-		{cosmoserr.ErrConflict, diagnostics.ErrConflict, cosmoskit.ErrConflict, repository.ErrConflict},
-		{cosmoserr.ErrPreconditionFailed, diagnostics.ErrPreconditionFailed, cosmoskit.ErrPreconditionFailed, repository.ErrPreconditionFailed},
-		{cosmoserr.ErrThrottled, diagnostics.ErrThrottled, cosmoskit.ErrThrottled, repository.ErrThrottled, retry.ErrThrottled},
-		{cosmoserr.ErrUnavailable, diagnostics.ErrUnavailable, cosmoskit.ErrUnavailable, repository.ErrUnavailable},
-		{cosmoserr.ErrBadRequest, diagnostics.ErrBadRequest, cosmoskit.ErrBadRequest, repository.ErrBadRequest},
-		{cosmoserr.ErrUnauthorized, diagnostics.ErrUnauthorized, cosmoskit.ErrUnauthorized, repository.ErrUnauthorized},
-		{cosmoserr.ErrInvalidToken, repository.ErrInvalidToken, crosspartition.ErrInvalidToken},
-		{cosmoserr.ErrCircuitOpen, cosmoskit.ErrCircuitOpen, repository.ErrCircuitOpen, retry.ErrCircuitOpen}, //nolint:staticcheck // deprecated, still the same value everywhere
-	}
-	for _, g := range groups {
-		for _, s := range g[1:] {
-			if s != g[0] { //nolint:errorlint // identity is the point
-				t.Errorf("%v is not the cosmoserr value", s)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/consistency"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -62,7 +63,7 @@ func TestSessionTokensOnAPlainClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, err := two.Get(rctx, repository.KeyOf("c1"), "o1"); err != nil || o.Total != 3 {
+	if o, err := two.Get(rctx, partitionkey.Of("c1"), "o1"); err != nil || o.Total != 3 {
 		t.Fatalf("Get = %+v, %v", o, err)
 	}
 	mu.Lock()
@@ -76,7 +77,7 @@ func TestSessionTokensOnAPlainClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := two.Get(ectx, repository.KeyOf("c1"), "o1"); err != nil {
+	if _, err := two.Get(ectx, partitionkey.Of("c1"), "o1"); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()

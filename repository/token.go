@@ -10,6 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -34,7 +35,7 @@ const tokenDomain = "cosmoskit-go/repository page token v2\x00"
 // and the repository reflects into no other module's types), so such tokens bind the text,
 // parameters and the fact that the scope is an SDK key, not its values: the service still runs
 // the query in the partition key given, so a token can at most move the position within it.
-// Scope per-tenant queries with KeyOf to have tokens bound to the tenant.
+// Scope per-tenant queries with partitionkey.Of to have tokens bound to the tenant.
 func bindToken(q *Query, rq *rendered) tokenBinding {
 	h := sha256.New()
 	field := func(b []byte) {
@@ -47,7 +48,7 @@ func bindToken(q *Query, rq *rendered) tokenBinding {
 	switch {
 	case q.hasPK:
 		if _, k, typed, err := resolve(q.pk); typed && err == nil {
-			vals, err := json.Marshal(k.vals[:k.n]) // strings, finite float64s, bools, nulls
+			vals, err := json.Marshal(k.Values()) // strings, finite float64s, bools, nulls
 			if err != nil {
 				vals = []byte(err.Error())
 			}
@@ -102,11 +103,11 @@ func encodeToken(bind tokenBinding, cont string) string {
 func decodeToken(bind tokenBinding, token string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil || len(b) <= bindingSize || tokenBinding(b[:bindingSize]) != bind {
-		return "", invalid(ErrInvalidToken, "token", "was not returned by Page for this query, these parameter values and this partition key")
+		return "", invalid(cosmoserr.ErrInvalidToken, "token", "was not returned by Page for this query, these parameter values and this partition key")
 	}
 	cont := string(b[bindingSize:])
 	if !wire.ValidHeaderValue(cont) {
-		return "", invalid(ErrInvalidToken, "token", "was not returned by Page: it holds bytes no continuation has")
+		return "", invalid(cosmoserr.ErrInvalidToken, "token", "was not returned by Page: it holds bytes no continuation has")
 	}
 	return cont, nil
 }

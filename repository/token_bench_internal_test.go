@@ -1,11 +1,15 @@
 package repository
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
+)
 
 // BenchmarkBindToken measures the binding Page computes once per call that takes or returns a
 // token (a built query with two filters, scoped to a KeyOf key).
 func BenchmarkBindToken(b *testing.B) {
-	q := NewQuery().Partition(KeyOf("tenant-42")).Where("status", Eq, "open").Where("total", Ge, 10).OrderBy("total", Desc)
+	q := NewQuery().Partition(partitionkey.Of("tenant-42")).Where("status", Eq, "open").Where("total", Ge, 10).OrderBy("total", Desc)
 	rq, err := q.render("order", 1, nil)
 	if err != nil {
 		b.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -27,12 +29,12 @@ func TestTokenBoundToPartitionKey(t *testing.T) {
 				t.Fatalf("first page of A = %+v, %v", p, err)
 			}
 			e.srv.ResetRequests()
-			for _, other := range []repository.PartitionKey{pk("B"), repository.KeyOf(""), repository.KeyOf(nil)} {
-				if _, err := orders.Page(ctx, base.Partition(other), 2, p.Next); !errors.Is(err, repository.ErrInvalidToken) {
-					t.Fatalf("A's token on %v = %v, want ErrInvalidToken", other.(repository.Key).Values(), err)
+			for _, other := range []repository.PartitionKey{pk("B"), partitionkey.Of(""), partitionkey.Of(nil)} {
+				if _, err := orders.Page(ctx, base.Partition(other), 2, p.Next); !errors.Is(err, cosmoserr.ErrInvalidToken) {
+					t.Fatalf("A's token on %v = %v, want ErrInvalidToken", other.(partitionkey.Key).Values(), err)
 				}
 			}
-			if _, err := orders.Page(ctx, base.CrossPartition(), 2, p.Next); !errors.Is(err, repository.ErrInvalidToken) {
+			if _, err := orders.Page(ctx, base.CrossPartition(), 2, p.Next); !errors.Is(err, cosmoserr.ErrInvalidToken) {
 				t.Fatalf("A's token across partitions = %v, want ErrInvalidToken", err)
 			}
 			if n := e.srv.Requests(cosmostestDocs()); n != 0 {
@@ -76,7 +78,7 @@ func TestTokenBoundToParameterValues(t *testing.T) {
 				t.Fatalf("first page = %+v, %v", p, err)
 			}
 			e.srv.ResetRequests()
-			if _, err := orders.Page(ctx, tc.next, 2, p.Next); !errors.Is(err, repository.ErrInvalidToken) {
+			if _, err := orders.Page(ctx, tc.next, 2, p.Next); !errors.Is(err, cosmoserr.ErrInvalidToken) {
 				t.Fatalf("token with other parameter values = %v, want ErrInvalidToken", err)
 			}
 			if n := e.srv.Requests(cosmostestDocs()); n != 0 {

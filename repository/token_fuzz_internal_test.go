@@ -3,13 +3,16 @@ package repository
 import (
 	"errors"
 	"testing"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
 // FuzzDecodeToken: whatever an end user sends as a page token, decodeToken either refuses it with
-// ErrInvalidToken or returns a continuation that can travel as an HTTP header value; and a token
+// cosmoserr.ErrInvalidToken or returns a continuation that can travel as an HTTP header value; and a token
 // Page made for a printable continuation decodes back to it.
 func FuzzDecodeToken(f *testing.F) {
-	q := SQL("SELECT * FROM c WHERE c.type = @type").Partition(KeyOf("c1"))
+	q := SQL("SELECT * FROM c WHERE c.type = @type").Partition(partitionkey.Of("c1"))
 	rq, err := q.render("order", 1, nil)
 	if err != nil {
 		f.Fatal(err)
@@ -22,8 +25,8 @@ func FuzzDecodeToken(f *testing.F) {
 	f.Fuzz(func(t *testing.T, token string) {
 		cont, err := decodeToken(text, token)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidToken) {
-				t.Fatalf("decodeToken(%q) = %v, not ErrInvalidToken", token, err)
+			if !errors.Is(err, cosmoserr.ErrInvalidToken) {
+				t.Fatalf("decodeToken(%q) = %v, not cosmoserr.ErrInvalidToken", token, err)
 			}
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/retry"
@@ -66,7 +67,7 @@ func TestBadTokensNeverOpenTheBreaker(t *testing.T) {
 	}
 	for range 5 {
 		for _, tok := range bad {
-			if _, err := orders.Page(ctx, q, 2, tok); !errors.Is(err, repository.ErrInvalidToken) {
+			if _, err := orders.Page(ctx, q, 2, tok); !errors.Is(err, cosmoserr.ErrInvalidToken) {
 				t.Fatalf("Page(%q) = %v, want ErrInvalidToken", tok, err)
 			}
 		}

@@ -15,9 +15,9 @@ import (
 // Update reads the item with id in partition pk, applies fn to it and replaces it with If-Match on
 // the ETag it read (the optimistic concurrency loop). When another writer got there first (412),
 // it reads again and re-applies fn, up to Options.UpdatePolicy.MaxAttempts rounds (default 3),
-// then returns an error matching ErrTooManyAttempts and ErrPreconditionFailed. fn may be called
+// then returns an error matching cosmoserr.ErrTooManyAttempts and cosmoserr.ErrPreconditionFailed. fn may be called
 // more than once and must only change *T; an error from fn stops Update and is returned as is.
-// fn must not change the id or partition key (a *ValidationError). Update returns the item as
+// fn must not change the id or partition key (a *cosmoserr.ValidationError). Update returns the item as
 // stored.
 func (r *Repository[T]) Update(ctx context.Context, key PartitionKey, id string, fn func(*T) error) (_ T, err error) {
 	ctx, end := r.start(ctx, "repository.Update")
@@ -44,7 +44,7 @@ func (r *Repository[T]) Update(ctx context.Context, key PartitionKey, id string,
 			return err
 		}
 		if nid, _ := r.key(item); nid != id {
-			return invalid(ErrValidation, "item", "Update's function changed the id or partition key")
+			return invalid(cosmoserr.ErrValidation, "item", "Update's function changed the id or partition key")
 		}
 		// The item must stay where it is: its key at PartitionKeyPaths must still be the one
 		// read (the repository's own typed values; an azcosmos.PartitionKey cannot be compared),
@@ -56,9 +56,9 @@ func (r *Repository[T]) Update(ctx context.Context, key PartitionKey, id string,
 			}
 		}
 		body, err := r.encodeFor(ctx, &item, id, want)
-		var ve *ValidationError
-		if errors.As(err, &ve) && errors.Is(ve.Kind, ErrInvalidPartitionKey) && ve.Reason == reasonKeyDiffers {
-			return invalid(ErrValidation, "item", "Update's function changed the id or partition key")
+		var ve *cosmoserr.ValidationError
+		if errors.As(err, &ve) && errors.Is(ve.Kind, cosmoserr.ErrInvalidPartitionKey) && ve.Reason == reasonKeyDiffers {
+			return invalid(cosmoserr.ErrValidation, "item", "Update's function changed the id or partition key")
 		}
 		if err != nil {
 			return err
@@ -90,7 +90,7 @@ func loopError(err error, attempts int) error {
 	switch {
 	case !errors.As(err, &ae) || ae.Cause != nil:
 		return err // the context ended the loop: keep both errors
-	case errors.Is(ae.Err, ErrPreconditionFailed):
+	case errors.Is(ae.Err, cosmoserr.ErrPreconditionFailed):
 		return &tooManyAttempts{attempts: attempts, last: ae.Err}
 	default:
 		return ae.Err // not retried: not found, type mismatch, validation...
@@ -114,12 +114,12 @@ func (p *Patch) add(path string, f func()) *Patch {
 	}
 	switch {
 	case !strings.HasPrefix(path, "/") || path == "/":
-		p.err = invalid(ErrInvalidPatch, "patch", fmt.Sprintf("path %q must start with / and name a property", path))
+		p.err = invalid(cosmoserr.ErrInvalidPatch, "patch", fmt.Sprintf("path %q must start with / and name a property", path))
 	case path == "/id" || path == "/type" || path == "/schemaVersion" || strings.HasPrefix(path, "/_") ||
 		strings.HasPrefix(path, "/type/") || strings.HasPrefix(path, "/id/") || strings.HasPrefix(path, "/schemaVersion/"):
-		p.err = invalid(ErrInvalidPatch, "patch", fmt.Sprintf("path %q is owned by the repository or the service", path))
+		p.err = invalid(cosmoserr.ErrInvalidPatch, "patch", fmt.Sprintf("path %q is owned by the repository or the service", path))
 	case p.n == MaxPatchOperations:
-		p.err = invalid(ErrInvalidPatch, "patch", fmt.Sprintf("more than %d operations", MaxPatchOperations))
+		p.err = invalid(cosmoserr.ErrInvalidPatch, "patch", fmt.Sprintf("more than %d operations", MaxPatchOperations))
 	default:
 		p.n++
 		f()
@@ -159,10 +159,10 @@ func (p *Patch) Increment(path string, delta int64) *Patch {
 // alias c: "c.status = 'open'". The service does not take parameters in patch conditions, so the
 // predicate is sent as written: build it from constants only, never from user input. It may not
 // contain double quotes or backslashes (use single-quoted strings). A failed condition is
-// ErrPreconditionFailed.
+// cosmoserr.ErrPreconditionFailed.
 func (p *Patch) When(predicate string) *Patch {
 	if p.err == nil && strings.ContainsAny(predicate, "\"\\") {
-		p.err = invalid(ErrInvalidPatch, "condition", "may not contain \" or \\ (use single-quoted strings)")
+		p.err = invalid(cosmoserr.ErrInvalidPatch, "condition", "may not contain \" or \\ (use single-quoted strings)")
 	}
 	p.cond = predicate
 	return p
@@ -174,11 +174,11 @@ func (p *Patch) Len() int { return p.n }
 // Patch applies p to the item with id in partition pk and returns the item as stored. The patch
 // only applies to a document of this repository's type and current schema version: that guard and
 // p's When predicate travel as the patch condition. When the service answers 412, one point read
-// tells why: a document of another type or a newer version is an error matching ErrTypeMismatch
-// or ErrUnknownSchemaVersion (and ErrPreconditionFailed); one of an older version is upgraded,
+// tells why: a document of another type or a newer version is an error matching cosmoserr.ErrTypeMismatch
+// or cosmoserr.ErrUnknownSchemaVersion (and cosmoserr.ErrPreconditionFailed); one of an older version is upgraded,
 // written back with If-Match, and patched again (without IfMatch only: an upgrade changes the
-// ETag); a failed When or IfMatch is ErrPreconditionFailed. An invalid patch is a
-// *ValidationError and nothing is sent.
+// ETag); a failed When or IfMatch is cosmoserr.ErrPreconditionFailed. An invalid patch is a
+// *cosmoserr.ValidationError and nothing is sent.
 func (r *Repository[T]) Patch(ctx context.Context, key PartitionKey, id string, p *Patch, opts ...WriteOption) (_ T, err error) {
 	ctx, end := r.start(ctx, "repository.Patch")
 	defer func() { end(err) }()
@@ -188,7 +188,7 @@ func (r *Repository[T]) Patch(ctx context.Context, key PartitionKey, id string, 
 		return zero, err
 	}
 	if p == nil || p.n == 0 {
-		return zero, invalid(ErrInvalidPatch, "patch", "has no operations")
+		return zero, invalid(cosmoserr.ErrInvalidPatch, "patch", "has no operations")
 	}
 	if p.err != nil {
 		return zero, p.err
@@ -199,7 +199,7 @@ func (r *Repository[T]) Patch(ctx context.Context, key PartitionKey, id string, 
 	resp, err := r.c.PatchItem(ctx, pk, id, ops, &io)
 	if err != nil {
 		err = r.opError(cosmoserr.OpPatchItem, id, err)
-		if !errors.Is(err, ErrPreconditionFailed) {
+		if !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 			return zero, err
 		}
 		again, why := r.explainPatch(ctx, pk, id, o.ifMatch, err)
@@ -219,7 +219,7 @@ func (r *Repository[T]) Patch(ctx context.Context, key PartitionKey, id string, 
 
 // explainPatch finds out, after a patch failed with 412, which part of its condition failed: with
 // one point read, a document of another type or of a version newer than the code becomes an error
-// matching ErrTypeMismatch or ErrUnknownSchemaVersion as well as ErrPreconditionFailed; a document
+// matching cosmoserr.ErrTypeMismatch or cosmoserr.ErrUnknownSchemaVersion as well as cosmoserr.ErrPreconditionFailed; a document
 // of an older version is upgraded and written back (Update's ETag loop), and again reports that
 // the patch may be sent once more. Otherwise (a changed ETag, a failed When) failed is returned.
 func (r *Repository[T]) explainPatch(ctx context.Context, pk azcosmos.PartitionKey, id string, ifMatch *azcore.ETag, failed error) (again bool, err error) {

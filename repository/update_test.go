@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/retry"
@@ -74,7 +75,7 @@ func TestUpdateGivesUpAfterBoundedAttempts(t *testing.T) {
 		o.N++
 		return nil
 	})
-	if !errors.Is(err, repository.ErrTooManyAttempts) || !errors.Is(err, repository.ErrPreconditionFailed) {
+	if !errors.Is(err, cosmoserr.ErrTooManyAttempts) || !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("Update = %v, want ErrTooManyAttempts and ErrPreconditionFailed", err)
 	}
 	if calls != 3 {
@@ -97,10 +98,10 @@ func TestUpdateGivesUpAfterBoundedAttempts(t *testing.T) {
 	if _, err := orders.Update(cancelled, pk("c1"), "hot", func(*Order) error { return nil }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Update with a cancelled context = %v", err)
 	}
-	if _, err := orders.Update(ctx, pk("c1"), "missing", func(*Order) error { return nil }); !errors.Is(err, repository.ErrNotFound) {
+	if _, err := orders.Update(ctx, pk("c1"), "missing", func(*Order) error { return nil }); !errors.Is(err, cosmoserr.ErrNotFound) {
 		t.Fatalf("Update(missing) = %v", err)
 	}
-	if _, err := orders.Update(ctx, pk("c1"), "hot", func(o *Order) error { o.ID = "other"; return nil }); !errors.Is(err, repository.ErrValidation) {
+	if _, err := orders.Update(ctx, pk("c1"), "hot", func(o *Order) error { o.ID = "other"; return nil }); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("Update changing the id = %v", err)
 	}
 }
@@ -118,15 +119,15 @@ func TestPatch(t *testing.T) {
 		t.Fatalf("Patch = %+v, %v", got, err)
 	}
 	// conditional patch
-	if _, err := orders.Patch(ctx, pk("c1"), "p", new(repository.Patch).Set("/status", "x").When("c.status = 'open'")); !errors.Is(err, repository.ErrPreconditionFailed) {
+	if _, err := orders.Patch(ctx, pk("c1"), "p", new(repository.Patch).Set("/status", "x").When("c.status = 'open'")); !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("failed condition: %v", err)
 	}
-	if _, err := orders.Patch(ctx, pk("c1"), "p", new(repository.Patch).Set("/status", "x"), repository.IfMatch(o.ETag)); !errors.Is(err, repository.ErrPreconditionFailed) {
+	if _, err := orders.Patch(ctx, pk("c1"), "p", new(repository.Patch).Set("/status", "x"), repository.IfMatch(o.ETag)); !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("stale IfMatch: %v", err)
 	}
 	// a document of another type is never patched
 	rawPut(t, e.container, "c1", `{"id":"cust","customerId":"c1","type":"customer","schemaVersion":1}`)
-	if _, err := orders.Patch(ctx, pk("c1"), "cust", new(repository.Patch).Set("/status", "x")); !errors.Is(err, repository.ErrPreconditionFailed) {
+	if _, err := orders.Patch(ctx, pk("c1"), "cust", new(repository.Patch).Set("/status", "x")); !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("patch of another type: %v", err)
 	}
 	if raw := rawGet(t, e.container, "c1", "cust"); raw["status"] != nil {
@@ -149,7 +150,7 @@ func TestPatch(t *testing.T) {
 		"quote":         new(repository.Patch).Set("/a", 1).When(`c.a = "x"`),
 	} {
 		e.srv.ResetRequests()
-		if _, err := orders.Patch(ctx, pk("c1"), "p", p); !errors.Is(err, repository.ErrValidation) {
+		if _, err := orders.Patch(ctx, pk("c1"), "p", p); !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("%s: %v, want ErrValidation", name, err)
 		}
 		if n := e.srv.Requests(cosmostestDocs()); n != 0 {

@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
 // validateID applies the service's id rules before any request: 1 to 1,023 bytes, none of
@@ -15,11 +18,11 @@ import (
 func validateID(id string) error {
 	switch {
 	case id == "":
-		return invalid(ErrInvalidID, "id", "is empty")
+		return invalid(cosmoserr.ErrInvalidID, "id", "is empty")
 	case len(id) > MaxIDBytes:
-		return invalid(ErrInvalidID, "id", fmt.Sprintf("is %d bytes, the limit is %d", len(id), MaxIDBytes))
+		return invalid(cosmoserr.ErrInvalidID, "id", fmt.Sprintf("is %d bytes, the limit is %d", len(id), MaxIDBytes))
 	case strings.ContainsAny(id, `/\?#`):
-		return invalid(ErrInvalidID, "id", `contains one of / \ ? #`)
+		return invalid(cosmoserr.ErrInvalidID, "id", `contains one of / \ ? #`)
 	}
 	return nil
 }
@@ -43,22 +46,22 @@ func (c *core) checkKey(pk PartitionKey, prefix bool) (sdk azcosmos.PartitionKey
 	if err != nil || !typed {
 		return sdk, -1, err
 	}
-	return sdk, k.n, c.checkTyped(k, prefix)
+	return sdk, k.Len(), c.checkTyped(k, prefix)
 }
 
-func (c *core) checkTyped(k Key, prefix bool) error {
-	n := k.n
+func (c *core) checkTyped(k partitionkey.Key, prefix bool) error {
+	n := k.Len()
 	switch {
 	case n == 0:
-		return invalid(ErrInvalidPartitionKey, "partitionKey", "has no value")
+		return invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has no value")
 	case c.pkLevels > 0 && !prefix && n != c.pkLevels:
-		return invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("has %d components, the container has %d levels", n, c.pkLevels))
+		return invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has "+plural.Count(n, "value", "values")+", the container has "+plural.Count(c.pkLevels, "level", "levels"))
 	case c.pkLevels > 0 && prefix && n > c.pkLevels:
-		return invalid(ErrInvalidPartitionKey, "partitionKey", fmt.Sprintf("has %d components, the container has %d levels", n, c.pkLevels))
+		return invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey", "has "+plural.Count(n, "value", "values")+", the container has "+plural.Count(c.pkLevels, "level", "levels"))
 	}
-	for i, v := range k.vals[:n] {
-		if s, ok := v.(string); ok && len(s) > c.pkMax {
-			return invalid(ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
+	for i := range n {
+		if s, ok := k.Value(i).(string); ok && len(s) > c.pkMax {
+			return invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey["+strconv.Itoa(i)+"]",
 				fmt.Sprintf("is %d bytes, the limit is %d", len(s), c.pkMax))
 		}
 	}
@@ -68,20 +71,20 @@ func (c *core) checkTyped(k Key, prefix bool) error {
 // docKey reads the partition key values of an encoded item at the container's paths and returns
 // them as a Key: the repository's own typed values, checked here. Field names the path of a value
 // that is missing, not a string, number, boolean or null, or longer than the container allows.
-func (c *core) docKey(doc []byte) (Key, error) {
+func (c *core) docKey(doc []byte) (partitionkey.Key, error) {
 	vals := make([]any, 0, len(c.pkPaths))
 	for _, path := range c.pkPaths {
 		raw := lookupPath(doc, path)
 		switch {
 		case raw == nil:
-			return Key{}, invalid(ErrInvalidPartitionKey, path, "the item has no value at this partition key path")
+			return partitionkey.Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, "the item has no value at this partition key path")
 		case raw[0] == '"':
 			s, ok := jsonString(raw)
 			if !ok {
-				return Key{}, invalid(ErrInvalidPartitionKey, path, "is not a valid JSON string")
+				return partitionkey.Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, "is not a valid JSON string")
 			}
 			if len(s) > c.pkMax {
-				return Key{}, invalid(ErrInvalidPartitionKey, path, fmt.Sprintf("is %d bytes, the limit is %d", len(s), c.pkMax))
+				return partitionkey.Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, fmt.Sprintf("is %d bytes, the limit is %d", len(s), c.pkMax))
 			}
 			vals = append(vals, s)
 		case string(raw) == "true", string(raw) == "false":
@@ -91,20 +94,20 @@ func (c *core) docKey(doc []byte) (Key, error) {
 		case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 			f, err := strconv.ParseFloat(string(raw), 64)
 			if err != nil {
-				return Key{}, invalid(ErrInvalidPartitionKey, path, "is not a valid number")
+				return partitionkey.Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, "is not a valid number")
 			}
 			vals = append(vals, f)
 		default:
-			return Key{}, invalid(ErrInvalidPartitionKey, path, "is an object or array, not a partition key value")
+			return partitionkey.Key{}, invalid(cosmoserr.ErrInvalidPartitionKey, path, "is an object or array, not a partition key value")
 		}
 	}
-	return KeyOf(vals...), nil
+	return partitionkey.Of(vals...), nil
 }
 
 // checkDocKey checks the partition key found in an encoded item at Options.PartitionKeyPaths
 // (present, a key value, within the length limit) and, when want is a Key, that it equals want.
 // It does nothing without PartitionKeyPaths. The key of an azcosmos.PartitionKey cannot be read:
-// the service compares it with the item (400, sub-status 1001, matching ErrInvalidPartitionKey).
+// the service compares it with the item (400, sub-status 1001, matching cosmoserr.ErrInvalidPartitionKey).
 func (c *core) checkDocKey(doc []byte, want PartitionKey) error {
 	if len(c.pkPaths) == 0 {
 		return nil
@@ -113,17 +116,17 @@ func (c *core) checkDocKey(doc []byte, want PartitionKey) error {
 	if err != nil {
 		return err
 	}
-	var k Key
+	var k partitionkey.Key
 	switch x := want.(type) {
-	case Key:
+	case partitionkey.Key:
 		k = x
-	case *Key:
+	case *partitionkey.Key:
 		k = *x
 	default:
 		return nil
 	}
-	if !got.equal(k) {
-		return invalid(ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), reasonKeyDiffers)
+	if !got.Equal(k) {
+		return invalid(cosmoserr.ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), reasonKeyDiffers)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -60,19 +62,19 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		kind  error
 		field string
 	}{
-		{"id 1024 bytes", docs, Doc{ID: strings.Repeat("a", 1024), PK: "p"}, repository.ErrInvalidID, "id"},
-		{"id #", docs, Doc{ID: "a#b", PK: "p"}, repository.ErrInvalidID, "id"},
-		{"id ?", docs, Doc{ID: "a?b", PK: "p"}, repository.ErrInvalidID, "id"},
-		{"id /", docs, Doc{ID: "a/b", PK: "p"}, repository.ErrInvalidID, "id"},
-		{"id \\", docs, Doc{ID: `a\b`, PK: "p"}, repository.ErrInvalidID, "id"},
-		{"id empty", docs, Doc{ID: "", PK: "p"}, repository.ErrInvalidID, "id"},
-		{"too large", docs, Doc{ID: "big", PK: "p", Blob: strings.Repeat("x", repository.MaxItemBytes)}, repository.ErrItemTooLarge, "item"},
-		{"nesting 129", docs, Doc{ID: "deep", PK: "p", Tree: nest(128)}, repository.ErrNestingTooDeep, "/tree" + strings.Repeat("/n", 127)},
-		{"int 2^53+1", docs, Doc{ID: "i", PK: "p", Big: maxSafe + 1}, repository.ErrUnsafeInteger, "/big"},
-		{"int -2^53-1", docs, Doc{ID: "i", PK: "p", Big: -maxSafe - 1}, repository.ErrUnsafeInteger, "/big"},
-		{"int in array", docs, Doc{ID: "i", PK: "p", Lines: []Line{{1}, {maxSafe * 2}}}, repository.ErrUnsafeInteger, "/lines/1/amount"},
-		{"pk 2049 bytes", docs, Doc{ID: "k", PK: strings.Repeat("p", 2049)}, repository.ErrInvalidPartitionKey, "/pk"},
-		{"legacy pk 102 bytes", legacy, Doc{ID: "k", PK: strings.Repeat("p", 102)}, repository.ErrInvalidPartitionKey, "/pk"},
+		{"id 1024 bytes", docs, Doc{ID: strings.Repeat("a", 1024), PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id #", docs, Doc{ID: "a#b", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id ?", docs, Doc{ID: "a?b", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id /", docs, Doc{ID: "a/b", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id \\", docs, Doc{ID: `a\b`, PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id empty", docs, Doc{ID: "", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"too large", docs, Doc{ID: "big", PK: "p", Blob: strings.Repeat("x", repository.MaxItemBytes)}, cosmoserr.ErrItemTooLarge, "item"},
+		{"nesting 129", docs, Doc{ID: "deep", PK: "p", Tree: nest(128)}, cosmoserr.ErrNestingTooDeep, "/tree" + strings.Repeat("/n", 127)},
+		{"int 2^53+1", docs, Doc{ID: "i", PK: "p", Big: maxSafe + 1}, cosmoserr.ErrUnsafeInteger, "/big"},
+		{"int -2^53-1", docs, Doc{ID: "i", PK: "p", Big: -maxSafe - 1}, cosmoserr.ErrUnsafeInteger, "/big"},
+		{"int in array", docs, Doc{ID: "i", PK: "p", Lines: []Line{{1}, {maxSafe * 2}}}, cosmoserr.ErrUnsafeInteger, "/lines/1/amount"},
+		{"pk 2049 bytes", docs, Doc{ID: "k", PK: strings.Repeat("p", 2049)}, cosmoserr.ErrInvalidPartitionKey, "/pk"},
+		{"legacy pk 102 bytes", legacy, Doc{ID: "k", PK: strings.Repeat("p", 102)}, cosmoserr.ErrInvalidPartitionKey, "/pk"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,8 +84,8 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 				"upsert": func() error { _, err := c.repo.Upsert(ctx, c.doc); return err },
 			} {
 				err := call()
-				var ve *repository.ValidationError
-				if !errors.Is(err, c.kind) || !errors.Is(err, repository.ErrValidation) || !errors.As(err, &ve) {
+				var ve *cosmoserr.ValidationError
+				if !errors.Is(err, c.kind) || !errors.Is(err, cosmoserr.ErrValidation) || !errors.As(err, &ve) {
 					t.Fatalf("%s = %v, want %v", op, err, c.kind)
 				}
 				if ve.Field != c.field {
@@ -124,22 +126,22 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 
 	// keys and ids of point reads and deletes
 	e.srv.ResetRequests()
-	if _, err := docs.Get(ctx, pk("p"), "a#b"); !errors.Is(err, repository.ErrInvalidID) {
+	if _, err := docs.Get(ctx, pk("p"), "a#b"); !errors.Is(err, cosmoserr.ErrInvalidID) {
 		t.Fatalf("Get(a#b) = %v", err)
 	}
-	if err := docs.Delete(ctx, pk("p"), strings.Repeat("a", 1024)); !errors.Is(err, repository.ErrInvalidID) {
+	if err := docs.Delete(ctx, pk("p"), strings.Repeat("a", 1024)); !errors.Is(err, cosmoserr.ErrInvalidID) {
 		t.Fatalf("Delete(long id) = %v", err)
 	}
-	if _, err := docs.Get(ctx, repository.KeyOf("p", "extra"), "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := docs.Get(ctx, partitionkey.Of("p", "extra"), "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with 2 key components = %v", err)
 	}
-	if _, err := docs.Get(ctx, repository.Key{}, "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := docs.Get(ctx, partitionkey.Key{}, "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with an empty key = %v", err)
 	}
-	if _, err := docs.Get(ctx, repository.KeyOf(strings.Repeat("p", 2049)), "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := docs.Get(ctx, partitionkey.Of(strings.Repeat("p", 2049)), "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with a long key = %v", err)
 	}
-	if _, err := docs.Get(ctx, nil, "x"); !errors.Is(err, repository.ErrInvalidPartitionKey) {
+	if _, err := docs.Get(ctx, nil, "x"); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("Get with a nil key = %v", err)
 	}
 	if n := e.srv.Requests(cosmostestDocs()); n != 0 {
@@ -149,7 +151,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 	// the id in the document must be the KeyFunc's
 	mismatch, _ := repository.New(e.container, repository.Options[Doc]{Type: "doc",
 		Key: func(d Doc) (string, azcosmos.PartitionKey) { return "other", pk(d.PK).SDK() }})
-	if _, err := mismatch.Create(ctx, Doc{ID: "x", PK: "p"}); !errors.Is(err, repository.ErrInvalidID) {
+	if _, err := mismatch.Create(ctx, Doc{ID: "x", PK: "p"}); !errors.Is(err, cosmoserr.ErrInvalidID) {
 		t.Fatalf("KeyFunc id mismatch = %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -32,7 +32,7 @@ func TestDoReadModifyWrite(t *testing.T) {
 		calls++
 		resp, err := e.cc.ReadItem(ctx, pk, "a", nil)
 		if err != nil {
-			return diagnostics.FromError(diagnostics.OpReadItem, err)
+			return cosmoserr.FromError(cosmoserr.OpReadItem, err)
 		}
 		var d doc
 		if err := json.Unmarshal(resp.Value, &d); err != nil {
@@ -46,7 +46,7 @@ func TestDoReadModifyWrite(t *testing.T) {
 		d.N++
 		body, _ := json.Marshal(d)
 		_, err = e.cc.ReplaceItem(ctx, pk, "a", body, &azcosmos.ItemOptions{IfMatchEtag: &resp.ETag})
-		return diagnostics.FromError(diagnostics.OpReplaceItem, err)
+		return cosmoserr.FromError(cosmoserr.OpReplaceItem, err)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -68,10 +68,10 @@ func TestDoReadModifyWrite(t *testing.T) {
 	err = retry.Do(ctx, retry.Backoff{MaxAttempts: 2, Clock: newFakeClock()}, func(ctx context.Context) error {
 		stale := azcore.ETag(`"stale"`)
 		_, err := e.cc.ReplaceItem(ctx, pk, "a", []byte(`{"id":"a","pk":"p"}`), &azcosmos.ItemOptions{IfMatchEtag: &stale})
-		return diagnostics.FromError(diagnostics.OpReplaceItem, err)
+		return cosmoserr.FromError(cosmoserr.OpReplaceItem, err)
 	})
 	var re *azcore.ResponseError
-	if !errors.Is(err, diagnostics.ErrPreconditionFailed) || !errors.As(err, &re) {
+	if !errors.Is(err, cosmoserr.ErrPreconditionFailed) || !errors.As(err, &re) {
 		t.Fatalf("Do = %v, want a 412", err)
 	}
 }

@@ -12,13 +12,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
 func cosmosErr(status int, retryAfter time.Duration) error {
-	return &diagnostics.Error{
-		Operation:  diagnostics.OpReplaceItem,
+	return &cosmoserr.Error{
+		Operation:  cosmoserr.OpReplaceItem,
 		StatusCode: status,
 		RetryAfter: retryAfter,
 		Err:        &azcore.ResponseError{StatusCode: status, ErrorCode: http.StatusText(status)},
@@ -55,7 +54,7 @@ func TestDo(t *testing.T) {
 			name:      "not retryable",
 			results:   []error{errNotFound},
 			wantCalls: 1,
-			wantIs:    diagnostics.ErrNotFound,
+			wantIs:    cosmoserr.ErrNotFound,
 		},
 		{
 			name:      "default attempts exhausted, backoff capped",
@@ -63,14 +62,14 @@ func TestDo(t *testing.T) {
 			results:   []error{errUnavailable},
 			wantCalls: retry.DefaultMaxAttempts,
 			wantWaits: []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 3 * time.Second},
-			wantIs:    diagnostics.ErrUnavailable,
+			wantIs:    cosmoserr.ErrUnavailable,
 		},
 		{
 			name:      "MaxAttempts 1 means no retry",
 			policy:    retry.Backoff{MaxAttempts: 1},
 			results:   []error{errUnavailable},
 			wantCalls: 1,
-			wantIs:    diagnostics.ErrUnavailable,
+			wantIs:    cosmoserr.ErrUnavailable,
 		},
 		{
 			name:      "server retry hint is the minimum wait",
@@ -81,11 +80,11 @@ func TestDo(t *testing.T) {
 		},
 		{
 			name:      "custom Retryable",
-			policy:    retry.Backoff{DisableJitter: true, Retryable: func(err error) bool { return errors.Is(err, diagnostics.ErrNotFound) }},
+			policy:    retry.Backoff{DisableJitter: true, Retryable: func(err error) bool { return errors.Is(err, cosmoserr.ErrNotFound) }},
 			results:   []error{errNotFound, errPrecondition},
 			wantCalls: 2,
 			wantWaits: []time.Duration{50 * time.Millisecond},
-			wantIs:    diagnostics.ErrPreconditionFailed,
+			wantIs:    cosmoserr.ErrPreconditionFailed,
 		},
 		{
 			name:      "context errors are never retried",
@@ -136,9 +135,9 @@ func TestDoKeepsTypedErrors(t *testing.T) {
 	err := retry.Do(context.Background(), retry.Backoff{MaxAttempts: 2, Clock: newFakeClock()}, func(context.Context) error {
 		return cosmosErr(http.StatusServiceUnavailable, 0)
 	})
-	var de *diagnostics.Error
+	var de *cosmoserr.Error
 	if !errors.As(err, &de) || de.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("errors.As *diagnostics.Error failed on %v", err)
+		t.Fatalf("errors.As *cosmoserr.Error failed on %v", err)
 	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
@@ -163,7 +162,7 @@ func TestDoStopsWhenContextEndsDuringWait(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("calls = %d, want 1", calls)
 	}
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, diagnostics.ErrUnavailable) {
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, cosmoserr.ErrUnavailable) {
 		t.Fatalf("Do = %v, want both context.Canceled and ErrUnavailable", err)
 	}
 }
@@ -180,7 +179,7 @@ func TestDoDoesNotWaitPastTheDeadline(t *testing.T) {
 	if calls != 1 || len(clock.waits()) != 0 {
 		t.Fatalf("calls = %d, waits = %v; want 1 call and no wait", calls, clock.waits())
 	}
-	if !errors.Is(err, diagnostics.ErrPreconditionFailed) {
+	if !errors.Is(err, cosmoserr.ErrPreconditionFailed) {
 		t.Fatalf("Do = %v", err)
 	}
 }
@@ -212,7 +211,7 @@ func ExampleDo() {
 		// read the item, change it, replace it with IfMatchEtag set to the ETag read ...
 		if conflicts > 0 {
 			conflicts--
-			return &diagnostics.Error{StatusCode: http.StatusPreconditionFailed}
+			return &cosmoserr.Error{StatusCode: http.StatusPreconditionFailed}
 		}
 		return nil
 	})

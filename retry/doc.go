@@ -14,7 +14,7 @@
 //   - 429 retries ([ThrottleOptions]): up to 9 retries and 30 s of cumulative waiting per
 //     operation, each wait exactly the server's x-ms-retry-after-ms, cut short by the context, and
 //     no retry when the next wait would pass the budget or the deadline. Then an error matching
-//     [ErrThrottled]: a *cosmoserr.Error with status, sub-status, activity id, request charge,
+//     [cosmoserr.ErrThrottled]: a *cosmoserr.Error with status, sub-status, activity id, request charge,
 //     last retry-after and attempts, which unwraps to the *azcore.ResponseError. Throttles and
 //     waits are reported to package diagnostics.
 //   - 404/1002 and 449 ([Options].SessionRetry, [Options].RetryWith, [BackoffOptions]): a read

@@ -1,26 +1,12 @@
 package retry
 
-import (
-	"errors"
-
-	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-)
-
-var (
-	// ErrCircuitOpen is cosmoserr.ErrCircuitOpen.
-	//
-	// Deprecated: the breakers reorder regions but never refuse every one (when all are open,
-	// the least recently opened is tried half-open), so no error matches it any more. It is kept
-	// so that code testing for it still compiles.
-	ErrCircuitOpen = cosmoserr.ErrCircuitOpen //nolint:staticcheck // re-exported for compatibility
-	// ErrThrottled is cosmoserr.ErrThrottled: it matches a request still answered with 429 after
-	// the throttle budget was spent.
-	ErrThrottled = cosmoserr.ErrThrottled
-)
+import "github.com/cosmoskit/cosmoskit-go/cosmoserr"
 
 // errHedgedWrite refuses a write run through Hedge without HedgingOptions.Writes on a multi-write
-// account: each hedged attempt would apply it once more.
-var errHedgedWrite = errors.New("cosmoskit: a write is hedged only with HedgingOptions.Writes, on a multi-write account")
+// account: each hedged attempt would apply it once more. It is a refusal before sending, so a
+// *cosmoserr.ValidationError (the *cosmoserr.Error of the operation wraps it).
+var errHedgedWrite error = &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "HedgingOptions.Writes",
+	Reason: "a write is hedged only with it set, on a multi-write account (each hedged attempt would apply the write once more)"}
 
 // finalError marks an error the policy has finished with, so that neither azcore's retry policy
 // nor the Cosmos retry policy above it retries it again (azcore recognises the NonRetriable

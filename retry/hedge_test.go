@@ -13,6 +13,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -140,6 +141,9 @@ func TestWritesAreNotHedged(t *testing.T) {
 	})
 	if err == nil {
 		t.Fatal("a write was hedged without HedgingOptions.Writes")
+	}
+	if ve := new(cosmoserr.ValidationError); !errors.As(err, &ve) || ve.Field != "HedgingOptions.Writes" || !errors.Is(err, cosmoserr.ErrValidation) {
+		t.Errorf("hedged write refused with %v, want a *cosmoserr.ValidationError for HedgingOptions.Writes", err)
 	}
 	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsert}); got != 0 {
 		t.Errorf("%d upserts sent", got)

@@ -70,7 +70,7 @@ func (b *backoffState) wait(ctx context.Context, o BackoffOptions, clock Clock) 
 
 // sendThrottled sends req and retries it while it is answered with 429 and the budget allows:
 // each wait is the server's retry hint, cut short by the request's context. When the budget is
-// spent it returns a final *cosmoserr.Error matching ErrThrottled. It also retries 404/1002 and
+// spent it returns a final *cosmoserr.Error matching cosmoserr.ErrThrottled. It also retries 404/1002 and
 // 449 with backoff (Options.SessionRetry, Options.RetryWith): a 404/1002 past its budget goes back
 // as it came, for the SDK's write-region retry; a 449 past its budget is a final *cosmoserr.Error.
 func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (*http.Response, error) {
@@ -127,7 +127,7 @@ func (p *PipelinePolicy) sendThrottled(req *policy.Request, st *throttleState) (
 }
 
 // spent builds the error for a request still answered with 429 or 449 after its budget: a
-// *cosmoserr.Error (matching ErrThrottled for a 429) with the status, sub-status, activity id and
+// *cosmoserr.Error (matching cosmoserr.ErrThrottled for a 429) with the status, sub-status, activity id and
 // message of the last response, the request charge and number of attempts of every try, and for
 // a 429 the last retry hint; it unwraps to the *azcore.ResponseError the SDK would have returned.
 func (p *PipelinePolicy) spent(resp *http.Response, st *throttleState) error {

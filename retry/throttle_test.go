@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
@@ -78,12 +79,12 @@ func TestThrottleStormPastTheBudget(t *testing.T) {
 			e := newEnv(t, retry.Options{Clock: clock, Throttle: tt.throttle})
 			e.s.InjectFault(throttle(tt.retryAfter, 0))
 			err := e.read(context.Background())
-			if !errors.Is(err, retry.ErrThrottled) || !errors.Is(err, diagnostics.ErrThrottled) {
+			if !errors.Is(err, cosmoserr.ErrThrottled) || !errors.Is(err, cosmoserr.ErrThrottled) {
 				t.Fatalf("read = %v, want ErrThrottled", err)
 			}
-			var de *diagnostics.Error
+			var de *cosmoserr.Error
 			if !errors.As(err, &de) {
-				t.Fatalf("no *diagnostics.Error in %v", err)
+				t.Fatalf("no *cosmoserr.Error in %v", err)
 			}
 			if de.StatusCode != http.StatusTooManyRequests || de.SubStatus != 3200 || de.ActivityID == "" ||
 				de.RetryAfter != tt.retryAfter || de.Attempts != tt.wantAttempts {
@@ -122,7 +123,7 @@ func TestThrottleRespectsTheDeadline(t *testing.T) {
 	defer cancel()
 	err := e.read(ctx)
 	// The hint is past the deadline: no wait, the throttle comes back at once.
-	if !errors.Is(err, retry.ErrThrottled) || errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, cosmoserr.ErrThrottled) || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("read = %v, want ErrThrottled without waiting for the deadline", err)
 	}
 	if got := e.s.Requests(docReads); got != 1 {
@@ -153,7 +154,7 @@ func TestThrottleIsNotABreakerFailure(t *testing.T) {
 	e := newEnv(t, retry.Options{Clock: newFakeClock(), Breaker: retry.BreakerOptions{ReadFailureThreshold: 2}})
 	e.s.InjectFault(throttle(time.Millisecond, 0))
 	for range 5 {
-		if err := e.read(context.Background()); !errors.Is(err, retry.ErrThrottled) {
+		if err := e.read(context.Background()); !errors.Is(err, cosmoserr.ErrThrottled) {
 			t.Fatalf("read = %v", err)
 		}
 	}
@@ -209,7 +210,7 @@ func TestHugeRetryAfterIsNotRetried(t *testing.T) {
 	e := newEnv(t, retry.Options{Clock: clock})
 	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
 		Status: http.StatusTooManyRequests, Headers: http.Header{"Retry-After-Ms": {"100000000000000000000"}}}) // 1e20 ms: an exponent is not a number to azcore either
-	if err := e.read(context.Background()); !errors.Is(err, retry.ErrThrottled) {
+	if err := e.read(context.Background()); !errors.Is(err, cosmoserr.ErrThrottled) {
 		t.Fatalf("read = %v", err)
 	}
 	if got := e.s.Requests(docReads); got != 1 || len(clock.waits()) != 0 {

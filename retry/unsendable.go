@@ -10,7 +10,8 @@ import (
 // unsendableError is a request that no region could ever accept, found before anything is sent: a
 // header whose name or value no HTTP request may carry (an end user's page token with a newline
 // passed on as the continuation, say). It matches cosmoserr.ErrBadRequest, is not retryable, and
-// says nothing about any region's health, so no breaker counts it.
+// says nothing about any region's health, so no breaker counts it. Being a refusal before sending,
+// it unwraps to a *cosmoserr.ValidationError (cosmoserr.ErrValidation) naming the header.
 type unsendableError struct{ header string }
 
 func (e *unsendableError) Error() string {
@@ -18,6 +19,12 @@ func (e *unsendableError) Error() string {
 }
 
 func (e *unsendableError) Is(target error) bool { return target == cosmoserr.ErrBadRequest }
+
+// Unwrap returns the refusal as a *cosmoserr.ValidationError.
+func (e *unsendableError) Unwrap() error {
+	return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "header " + e.header,
+		Reason: "holds characters no HTTP header may carry"}
+}
 
 // Retryable reports false: the same request fails the same way.
 func (e *unsendableError) Retryable() bool { return false }

@@ -8,8 +8,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -23,11 +23,11 @@ func TestUnsendableRequestIsNotAFailure(t *testing.T) {
 	bad := "\n"
 	for i := range 3 * retry.DefaultReadFailureThreshold {
 		pager := e.cc.NewQueryItemsPager("SELECT * FROM c", azcosmos.NewPartitionKeyString("p"), &azcosmos.QueryOptions{ContinuationToken: &bad})
-		if _, err := pager.NextPage(ctx); !errors.Is(err, diagnostics.ErrBadRequest) {
+		if _, err := pager.NextPage(ctx); !errors.Is(err, cosmoserr.ErrBadRequest) {
 			t.Fatalf("query %d with a bad continuation = %v, want ErrBadRequest", i, err)
 		}
 		hctx := policy.WithHTTPHeader(ctx, map[string][]string{"x-ms-session-token": {"0:1\r\nx-evil: 1"}})
-		if _, err := e.cc.UpsertItem(hctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"w","pk":"p"}`), nil); !errors.Is(err, diagnostics.ErrBadRequest) {
+		if _, err := e.cc.UpsertItem(hctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"w","pk":"p"}`), nil); !errors.Is(err, cosmoserr.ErrBadRequest) {
 			t.Fatalf("write %d with a bad header = %v, want ErrBadRequest", i, err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -29,7 +29,7 @@ func TestSearcherShared(t *testing.T) {
 		wg.Go(func() {
 			qq := vector.Query{Vector: q, K: 5}
 			if g%2 == 1 {
-				qq.PartitionKey = repository.KeyOf("p03")
+				qq.PartitionKey = partitionkey.Of("p03")
 			}
 			res, err := s.Search(context.Background(), qq)
 			if err != nil {

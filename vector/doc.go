@@ -25,7 +25,7 @@
 // The distance function, data type and dimensions come from the container's vector embedding
 // policy, read once (ContainerClient.Read) and cached per Searcher, with the vector index on the
 // path from the indexing policy (Index). A query vector of the wrong dimensions, with a NaN or an
-// infinity, or out of its data type's range is a *ValidationError (ErrInvalidVector) before any
+// infinity, or out of its data type's range is a *cosmoserr.ValidationError (cosmoserr.ErrInvalidVector) before any
 // request. Hits are closest first: for cosine and dot product the score is a similarity (higher
 // is closer), for Euclidean a distance (lower is closer); Index.HigherIsCloser says which.
 // Normalize scales a vector to unit length and CheckUnit reports one that is not within

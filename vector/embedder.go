@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"strings"
 	"unicode"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Embedder turns text into an embedding. A real model plugs in here: an adapter calling Azure
@@ -21,7 +23,7 @@ type Embedder interface {
 // the counts are then L2-normalized. The same text gives the same vector on every machine and Go
 // version; no model is downloaded. Texts that share words are close in cosine similarity, and
 // different words may share a bucket (more often with fewer Dims). Text without any word is
-// ErrInvalidVector (the zero vector has no direction).
+// cosmoserr.ErrInvalidVector (the zero vector has no direction).
 type HashEmbedder struct {
 	// Dims is the number of dimensions; it must match the embedding policy. Must be positive.
 	Dims int
@@ -30,7 +32,7 @@ type HashEmbedder struct {
 // Embed returns the L2-normalized hashed bag of words of text.
 func (h HashEmbedder) Embed(_ context.Context, text string) ([]float32, error) {
 	if h.Dims <= 0 {
-		return nil, invalid(ErrValidation, "Dims", "must be positive")
+		return nil, invalid(cosmoserr.ErrValidation, "Dims", "must be positive")
 	}
 	acc := make([]float32, h.Dims)
 	for _, w := range Words(text) {

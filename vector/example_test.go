@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
@@ -81,7 +82,7 @@ func ExampleForRepository() {
 	for _, h := range res.Hits {
 		fmt.Printf("  %s %.2f\n", h.Item.ID, h.Score)
 	}
-	res, err = search.Search(ctx, vector.Query{Vector: q, K: 2, PartitionKey: repository.KeyOf("shoes")}, nil)
+	res, err = search.Search(ctx, vector.Query{Vector: q, K: 2, PartitionKey: partitionkey.Of("shoes")}, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -36,7 +36,7 @@ func TestFullTextFilter(t *testing.T) {
 	s := vector.New(c, nil)
 	qv := corpus(1, dims, 12)[0].Embedding
 	for _, scope := range [][]any{nil, {"p04"}} {
-		res, err := s.Search(ctx, vector.Query{Vector: qv, K: 10, PartitionKey: repository.KeyOf(scope...), Fields: []string{"id", "text"},
+		res, err := s.Search(ctx, vector.Query{Vector: qv, K: 10, PartitionKey: partitionkey.Of(scope...), Fields: []string{"id", "text"},
 			Where: "FullTextContainsAny(c.text, @w1, @w2)", Params: []azcosmos.QueryParameter{{Name: "@w1", Value: "Frost"}, {Name: "@w2", Value: "meadow"}}})
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -40,23 +42,23 @@ var rankReserved = regexp.MustCompile(`^@(t[0-9]+|weights)$`)
 // renderRanked validates and renders a Text (vector false) or Hybrid (vector true) search.
 func (s *Searcher) renderRanked(q *Query, t TextRank, vector bool, ix Index, cond string, condParams []azcosmos.QueryParameter, defFields []string) (*plan, error) {
 	if q.K < 1 || q.K > s.opts.MaxK {
-		return nil, invalid(ErrValidation, "K", "is %d: must be 1 to %d (Options.MaxK)", q.K, s.opts.MaxK)
+		return nil, invalid(cosmoserr.ErrValidation, "K", "is %d: must be 1 to %d (Options.MaxK)", q.K, s.opts.MaxK)
 	}
 	textPath, err := sqlPath(t.Path)
 	if err != nil {
-		return nil, invalid(ErrValidation, "TextRank.Path", "%q: a path of letters, digits and _ segments starting with /", t.Path)
+		return nil, invalid(cosmoserr.ErrValidation, "TextRank.Path", "%q: a path of letters, digits and _ segments starting with /", t.Path)
 	}
 	if len(t.Terms) == 0 || len(t.Terms) > MaxTerms {
-		return nil, invalid(ErrValidation, "TextRank.Terms", "has %d terms: must be 1 to %d", len(t.Terms), MaxTerms)
+		return nil, invalid(cosmoserr.ErrValidation, "TextRank.Terms", "has %s: must be 1 to %d", plural.Count(len(t.Terms), "term", "terms"), MaxTerms)
 	}
 	for i, term := range t.Terms {
 		if strings.IndexFunc(term, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
-			return nil, invalid(ErrValidation, "TextRank.Terms", "term %d has no letter or digit", i)
+			return nil, invalid(cosmoserr.ErrValidation, "TextRank.Terms", "term %d has no letter or digit", i)
 		}
 	}
 	for _, p := range q.Params {
 		if rankReserved.MatchString(p.Name) {
-			return nil, invalid(ErrValidation, "Params", "parameter name %q is reserved by Text and Hybrid searches (@t<n>, @weights)", p.Name)
+			return nil, invalid(cosmoserr.ErrValidation, "Params", "parameter name %q is reserved by Text and Hybrid searches (@t<n>, @weights)", p.Name)
 		}
 	}
 	lead := []azcosmos.QueryParameter{{Name: "@k", Value: q.K}}
@@ -75,19 +77,19 @@ func (s *Searcher) renderRanked(q *Query, t TextRank, vector bool, ix Index, con
 			dist = "VectorDistance(" + path + ", @vector, true)"
 		}
 		if len(t.Weights) != 0 && len(t.Weights) != 2 {
-			return nil, invalid(ErrValidation, "TextRank.Weights", "has %d weights: give none or two (vector, text)", len(t.Weights))
+			return nil, invalid(cosmoserr.ErrValidation, "TextRank.Weights", "has %s: give none or two (vector, text)", plural.Count(len(t.Weights), "weight", "weights"))
 		}
 		for i, w := range t.Weights {
 			if math.IsNaN(w) || math.IsInf(w, 0) {
-				return nil, invalid(ErrValidation, "TextRank.Weights", "weight %d is NaN or infinite", i)
+				return nil, invalid(cosmoserr.ErrValidation, "TextRank.Weights", "weight %d is NaN or infinite", i)
 			}
 		}
 	} else {
 		if len(q.Vector) > 0 || q.Exact {
-			return nil, invalid(ErrValidation, "Vector", "a Text search takes no vector (use Hybrid)")
+			return nil, invalid(cosmoserr.ErrValidation, "Vector", "a Text search takes no vector (use Hybrid)")
 		}
 		if len(t.Weights) > 0 {
-			return nil, invalid(ErrValidation, "TextRank.Weights", "only a Hybrid search has weights")
+			return nil, invalid(cosmoserr.ErrValidation, "TextRank.Weights", "only a Hybrid search has weights")
 		}
 	}
 	terms := make([]string, len(t.Terms))

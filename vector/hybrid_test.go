@@ -11,7 +11,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -143,7 +144,7 @@ func TestTextAndHybridSearch(t *testing.T) {
 	check("weighted Hybrid", res, fused)
 
 	// Within one partition key: one query, hits of that partition only.
-	res, err = s.Hybrid(ctx, vector.Query{Vector: qv, K: 3, PartitionKey: repository.KeyOf("p03"), Fields: []string{"id", "pk"}}, vector.TextRank{Path: "/text", Terms: terms})
+	res, err = s.Hybrid(ctx, vector.Query{Vector: qv, K: 3, PartitionKey: partitionkey.Of("p03"), Fields: []string{"id", "pk"}}, vector.TextRank{Path: "/text", Terms: terms})
 	if err != nil || res.CrossPartition || len(res.Hits) != 3 {
 		t.Fatalf("partition-scoped Hybrid: %+v, %v", res, err)
 	}
@@ -194,7 +195,7 @@ func TestTextAndHybridValidation(t *testing.T) {
 			return err
 		},
 	} {
-		if err := call(); !errors.Is(err, vector.ErrValidation) {
+		if err := call(); !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("%s: %v, want ErrValidation", name, err)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -124,7 +124,7 @@ func TestLargeSearchEqualsBruteForce(t *testing.T) {
 							keep = func(d doc) bool { return d.Cat != "b" }
 						}
 						if scoped {
-							q.PartitionKey = repository.KeyOf("p13")
+							q.PartitionKey = partitionkey.Of("p13")
 							k0 := keep
 							keep = func(d doc) bool { return k0(d) && d.PK == "p13" }
 						}

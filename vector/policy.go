@@ -5,8 +5,7 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // Method says how the service answers a search: through the container's vector index on the
@@ -52,7 +51,7 @@ func (ix Index) Method(exact bool) Method {
 // indexFrom picks the embedding at path (or the only one when path is "") from props.
 func indexFrom(props *azcosmos.ContainerProperties, path string) (Index, error) {
 	if props.VectorEmbeddingPolicy == nil || len(props.VectorEmbeddingPolicy.VectorEmbeddings) == 0 {
-		return Index{}, invalid(ErrNoPolicy, "Path", "container %q has no vector embedding policy", props.ID)
+		return Index{}, invalid(cosmoserr.ErrNoPolicy, "Path", "container %q has no vector embedding policy", props.ID)
 	}
 	embs := props.VectorEmbeddingPolicy.VectorEmbeddings
 	var e *azcosmos.VectorEmbedding
@@ -60,7 +59,7 @@ func indexFrom(props *azcosmos.ContainerProperties, path string) (Index, error) 
 	case path == "" && len(embs) == 1:
 		e = &embs[0]
 	case path == "":
-		return Index{}, invalid(ErrNoPolicy, "Path", "container %q has %d vector embeddings: set Options.Path", props.ID, len(embs))
+		return Index{}, invalid(cosmoserr.ErrNoPolicy, "Path", "container %q has %d vector embeddings: set Options.Path", props.ID, len(embs))
 	default:
 		for i := range embs {
 			if embs[i].Path == path {
@@ -68,7 +67,7 @@ func indexFrom(props *azcosmos.ContainerProperties, path string) (Index, error) 
 			}
 		}
 		if e == nil {
-			return Index{}, invalid(ErrNoPolicy, "Path", "%q is not in the vector embedding policy of container %q", path, props.ID)
+			return Index{}, invalid(cosmoserr.ErrNoPolicy, "Path", "%q is not in the vector embedding policy of container %q", path, props.ID)
 		}
 	}
 	if _, err := sqlPath(e.Path); err != nil {
@@ -96,10 +95,10 @@ func indexFrom(props *azcosmos.ContainerProperties, path string) (Index, error) 
 func readIndex(ctx context.Context, c *azcosmos.ContainerClient, path string) (Index, error) {
 	resp, err := c.Read(ctx, nil)
 	if err != nil {
-		return Index{}, diagnostics.FromError(diagnostics.OpReadContainer, err)
+		return Index{}, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}
 	if resp.ContainerProperties == nil {
-		return Index{}, invalid(ErrNoPolicy, "Path", "the container's properties were not returned")
+		return Index{}, invalid(cosmoserr.ErrNoPolicy, "Path", "the container's properties were not returned")
 	}
 	return indexFrom(resp.ContainerProperties, path)
 }

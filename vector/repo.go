@@ -6,6 +6,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/jsonfields"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
@@ -80,7 +81,7 @@ func (x *Repo[T]) prepare(ctx context.Context, filter *repository.Query) (Index,
 	}
 	cond, params, err := x.r.Condition(filter)
 	if err != nil {
-		return Index{}, "", nil, nil, &ValidationError{Kind: ErrValidation, Field: "Filter", Reason: err.Error()}
+		return Index{}, "", nil, nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Filter", Reason: err.Error()}
 	}
 	return ix, cond, params, jsonfields.Of(reflect.TypeFor[T]()), nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
@@ -57,16 +59,16 @@ func TestRepoSearch(t *testing.T) {
 	// A filter carries no scope: one scoped with Partition or CrossPartition is refused rather than
 	// silently searching every tenant.
 	for _, f := range []*repository.Query{
-		repository.NewQuery().Where("cat", repository.Ne, "a").Partition(repository.KeyOf("t1")),
+		repository.NewQuery().Where("cat", repository.Ne, "a").Partition(partitionkey.Of("t1")),
 		repository.NewQuery().CrossPartition(),
 	} {
-		if _, err := s.Search(ctx, vector.Query{Vector: qv, K: 10}, f); !errors.Is(err, vector.ErrValidation) {
+		if _, err := s.Search(ctx, vector.Query{Vector: qv, K: 10}, f); !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Fatalf("scoped filter: %v, want ErrValidation", err)
 		}
 	}
 	for _, scope := range [][]any{nil, {"t1"}, {"t1", "u1"}} {
 		for _, exact := range []bool{false, true} {
-			res, err := s.Search(ctx, vector.Query{Vector: qv, K: 10, PartitionKey: repository.KeyOf(scope...), Exact: exact}, repository.NewQuery().Where("cat", repository.Ne, "a"))
+			res, err := s.Search(ctx, vector.Query{Vector: qv, K: 10, PartitionKey: partitionkey.Of(scope...), Exact: exact}, repository.NewQuery().Where("cat", repository.Ne, "a"))
 			if err != nil {
 				t.Fatalf("scope %v: %v", scope, err)
 			}
@@ -100,7 +102,7 @@ func TestRepoSearch(t *testing.T) {
 		t.Fatalf("Fields: %+v %v", res.Hits, err)
 	}
 	_, err = s.Search(ctx, vector.Query{Vector: qv, K: 3}, repository.NewQuery().OrderBy("cat", repository.Asc))
-	if !errors.Is(err, vector.ErrValidation) {
+	if !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("a filter with OrderBy: %v", err)
 	}
 }

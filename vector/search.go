@@ -13,9 +13,10 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/internal/plural"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
 // DefaultMaxK is Options.MaxK when unset.
@@ -102,11 +103,11 @@ type Query struct {
 	// @p<n> (the search's own and the repository filter's).
 	Where  string
 	Params []azcosmos.QueryParameter
-	// PartitionKey scopes the search: repository.KeyOf with every component of the container's
+	// PartitionKey scopes the search: partitionkey.Of with every component of the container's
 	// key (one query to one partition) or a prefix of a hierarchical key (only the physical
-	// partitions holding it), checked as KeyOf checks it. Default (the zero Key): every partition
+	// partitions holding it), checked as partitionkey.Of checks it. Default (the zero Key): every partition
 	// (cross-partition, merged to the global top K).
-	PartitionKey repository.Key
+	PartitionKey partitionkey.Key
 	// Fields are the top-level properties each hit returns. Default: "id" and the partition key
 	// properties for a Searcher; the JSON fields of T for a Repo[T]. The embedding is never
 	// returned unless IncludeEmbedding is set.
@@ -149,13 +150,13 @@ var (
 func sqlPath(p string) (string, error) {
 	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	if !strings.HasPrefix(p, "/") {
-		return "", invalid(ErrNoPolicy, "Path", "%q does not start with /", p)
+		return "", invalid(cosmoserr.ErrNoPolicy, "Path", "%q does not start with /", p)
 	}
 	var b strings.Builder
 	b.WriteString("c")
 	for _, s := range segs {
 		if !identifier.MatchString(s) {
-			return "", invalid(ErrNoPolicy, "Path", "%q: vector search supports paths of letters, digits and _ only", p)
+			return "", invalid(cosmoserr.ErrNoPolicy, "Path", "%q: vector search supports paths of letters, digits and _ only", p)
 		}
 		b.WriteString("." + s)
 	}
@@ -165,25 +166,25 @@ func sqlPath(p string) (string, error) {
 // checkVector validates v against the policy.
 func checkVector(v []float32, ix Index) error {
 	if len(v) != ix.Dimensions {
-		return invalid(ErrInvalidVector, "Vector", "has %d dimensions, the policy of %s has %d", len(v), ix.Path, ix.Dimensions)
+		return invalid(cosmoserr.ErrInvalidVector, "Vector", "has %s, the policy of %s has %d", plural.Count(len(v), "dimension", "dimensions"), ix.Path, ix.Dimensions)
 	}
 	for i, x := range v {
 		f := float64(x)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return invalid(ErrInvalidVector, "Vector", "component %d is NaN or infinite", i)
+			return invalid(cosmoserr.ErrInvalidVector, "Vector", "component %d is NaN or infinite", i)
 		}
 		switch strings.ToLower(string(ix.DataType)) {
 		case "int8":
 			if f != math.Trunc(f) || f < -128 || f > 127 {
-				return invalid(ErrInvalidVector, "Vector", "component %d is not an int8", i)
+				return invalid(cosmoserr.ErrInvalidVector, "Vector", "component %d is not an int8", i)
 			}
 		case "uint8":
 			if f != math.Trunc(f) || f < 0 || f > 255 {
-				return invalid(ErrInvalidVector, "Vector", "component %d is not a uint8", i)
+				return invalid(cosmoserr.ErrInvalidVector, "Vector", "component %d is not a uint8", i)
 			}
 		case "float16":
 			if math.Abs(f) > 65504 {
-				return invalid(ErrInvalidVector, "Vector", "component %d is out of float16 range", i)
+				return invalid(cosmoserr.ErrInvalidVector, "Vector", "component %d is out of float16 range", i)
 			}
 		}
 	}
@@ -201,7 +202,7 @@ type plan struct {
 // repository's filter); fields are the default fields.
 func (s *Searcher) render(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter, defFields []string) (*plan, error) {
 	if q.K < 1 || q.K > s.opts.MaxK {
-		return nil, invalid(ErrValidation, "K", "is %d: must be 1 to %d (Options.MaxK)", q.K, s.opts.MaxK)
+		return nil, invalid(cosmoserr.ErrValidation, "K", "is %d: must be 1 to %d (Options.MaxK)", q.K, s.opts.MaxK)
 	}
 	if err := checkVector(q.Vector, ix); err != nil {
 		return nil, err
@@ -244,27 +245,27 @@ func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter
 	}
 	if strings.TrimSpace(q.Where) != "" {
 		if strings.ContainsAny(q.Where, `'"`) {
-			return nil, nil, "", invalid(ErrValidation, "Where", "contains a string literal; pass values in Params")
+			return nil, nil, "", invalid(cosmoserr.ErrValidation, "Where", "contains a string literal; pass values in Params")
 		}
 		if !contained(q.Where) {
-			return nil, nil, "", invalid(ErrValidation, "Where", "must be one self-contained condition: balanced parentheses, no comments or ';'")
+			return nil, nil, "", invalid(cosmoserr.ErrValidation, "Where", "must be one self-contained condition: balanced parentheses, no comments or ';'")
 		}
 		where = append(where, "("+q.Where+")")
 	}
 	for _, p := range q.Params {
 		if !paramName.MatchString(p.Name) || reserved.MatchString(p.Name) {
-			return nil, nil, "", invalid(ErrValidation, "Params", "parameter name %q must be @ followed by letters, digits or _, and not @k, @vector, @type, @pk<n> or @p<n>", p.Name)
+			return nil, nil, "", invalid(cosmoserr.ErrValidation, "Params", "parameter name %q must be @ followed by letters, digits or _, and not @k, @vector, @type, @pk<n> or @p<n>", p.Name)
 		}
 	}
 	params = append(params, q.Params...)
 	pl := &plan{}
 	if err := q.PartitionKey.Err(); err != nil {
-		return nil, nil, "", invalid(ErrValidation, "PartitionKey", "%v", err)
+		return nil, nil, "", err // partitionkey.Of's refusal: cosmoserr.ErrInvalidPartitionKey naming the value
 	}
 	if n := q.PartitionKey.Len(); n > 0 {
 		paths := ix.PartitionKeyPaths
 		if n > len(paths) {
-			return nil, nil, "", invalid(ErrValidation, "PartitionKey", "has %d components, the container's key %d", n, len(paths))
+			return nil, nil, "", invalid(cosmoserr.ErrInvalidPartitionKey, "PartitionKey", "has %s, the container's key has %s", plural.Count(n, "value", "values"), plural.Count(len(paths), "level", "levels"))
 		}
 		if n == len(paths) {
 			pk := q.PartitionKey.SDK()
@@ -274,7 +275,7 @@ func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter
 			for i, v := range q.PartitionKey.Values() {
 				p, err := sqlPath(paths[i])
 				if err != nil {
-					return nil, nil, "", invalid(ErrValidation, "PartitionKey", "path %q is not letters, digits and _", paths[i])
+					return nil, nil, "", invalid(cosmoserr.ErrValidation, "PartitionKey", "path %q is not letters, digits and _", paths[i])
 				}
 				name := "@pk" + strconv.Itoa(i)
 				where = append(where, p+" = "+name)
@@ -295,7 +296,7 @@ func scope(q *Query, ix Index, cond string, condParams []azcosmos.QueryParameter
 		n := 0
 		for i, f := range fields {
 			if !identifier.MatchString(f) {
-				return nil, nil, "", invalid(ErrValidation, "Fields", "%q is not a top-level property name (letters, digits, _)", f)
+				return nil, nil, "", invalid(cosmoserr.ErrValidation, "Fields", "%q is not a top-level property name (letters, digits, _)", f)
 			}
 			if (f == top && !q.IncludeEmbedding) || slices.Contains(fields[:i], f) {
 				continue
@@ -368,7 +369,7 @@ func (s *Searcher) run(ctx context.Context, pl *plan, k int, each func(row) erro
 		page, err := next()
 		*charge += page.RequestCharge
 		if err != nil {
-			return diagnostics.FromError(diagnostics.OpQueryItems, err)
+			return cosmoserr.FromError(cosmoserr.OpQueryItems, err)
 		}
 		for _, it := range page.Items {
 			var r row

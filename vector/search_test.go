@@ -9,7 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -38,7 +38,7 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 								keep = func(d doc) bool { return d.Cat == "b" }
 							}
 							if scoped {
-								q.PartitionKey = repository.KeyOf("p07")
+								q.PartitionKey = partitionkey.Of("p07")
 								k0 := keep
 								keep = func(d doc) bool { return k0(d) && d.PK == "p07" }
 							}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
-	"github.com/cosmoskit/cosmoskit-go/repository"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
@@ -31,28 +31,28 @@ func TestBadQueriesSendNothing(t *testing.T) {
 		q    vector.Query
 		kind error
 	}{
-		{"dims", vector.Query{Vector: []float32{1, 0, 0}, K: 5}, vector.ErrInvalidVector},
-		{"nan", vector.Query{Vector: []float32{1, float32(math.NaN()), 0, 0}, K: 5}, vector.ErrInvalidVector},
-		{"inf", vector.Query{Vector: []float32{1, float32(math.Inf(1)), 0, 0}, K: 5}, vector.ErrInvalidVector},
-		{"k0", vector.Query{Vector: ok}, vector.ErrValidation},
-		{"kbig", vector.Query{Vector: ok, K: vector.DefaultMaxK + 1}, vector.ErrValidation},
-		{"reserved", vector.Query{Vector: ok, K: 1, Where: "c.x = @k", Params: []azcosmos.QueryParameter{{Name: "@k", Value: 1}}}, vector.ErrValidation},
-		{"badname", vector.Query{Vector: ok, K: 1, Where: "c.x = @x", Params: []azcosmos.QueryParameter{{Name: "x", Value: 1}}}, vector.ErrValidation},
-		{"literal", vector.Query{Vector: ok, K: 1, Where: "c.x = 'a'"}, vector.ErrValidation},
+		{"dims", vector.Query{Vector: []float32{1, 0, 0}, K: 5}, cosmoserr.ErrInvalidVector},
+		{"nan", vector.Query{Vector: []float32{1, float32(math.NaN()), 0, 0}, K: 5}, cosmoserr.ErrInvalidVector},
+		{"inf", vector.Query{Vector: []float32{1, float32(math.Inf(1)), 0, 0}, K: 5}, cosmoserr.ErrInvalidVector},
+		{"k0", vector.Query{Vector: ok}, cosmoserr.ErrValidation},
+		{"kbig", vector.Query{Vector: ok, K: vector.DefaultMaxK + 1}, cosmoserr.ErrValidation},
+		{"reserved", vector.Query{Vector: ok, K: 1, Where: "c.x = @k", Params: []azcosmos.QueryParameter{{Name: "@k", Value: 1}}}, cosmoserr.ErrValidation},
+		{"badname", vector.Query{Vector: ok, K: 1, Where: "c.x = @x", Params: []azcosmos.QueryParameter{{Name: "x", Value: 1}}}, cosmoserr.ErrValidation},
+		{"literal", vector.Query{Vector: ok, K: 1, Where: "c.x = 'a'"}, cosmoserr.ErrValidation},
 		// A condition that escapes its parentheses would drop the type and partition key scope.
-		{"escape", vector.Query{Vector: ok, K: 1, Where: "true) OR (true"}, vector.ErrValidation},
-		{"unclosed", vector.Query{Vector: ok, K: 1, Where: "(c.x = 1"}, vector.ErrValidation},
-		{"comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 --"}, vector.ErrValidation},
-		{"block comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 /* x */"}, vector.ErrValidation},
-		{"separator", vector.Query{Vector: ok, K: 1, Where: "c.x = 1;"}, vector.ErrValidation},
-		{"key", vector.Query{Vector: ok, K: 1, PartitionKey: repository.KeyOf("a", "b")}, vector.ErrValidation},
-		{"nan key", vector.Query{Vector: ok, K: 1, PartitionKey: repository.KeyOf(math.NaN())}, vector.ErrValidation},
-		{"field", vector.Query{Vector: ok, K: 1, Fields: []string{"a.b"}}, vector.ErrValidation},
+		{"escape", vector.Query{Vector: ok, K: 1, Where: "true) OR (true"}, cosmoserr.ErrValidation},
+		{"unclosed", vector.Query{Vector: ok, K: 1, Where: "(c.x = 1"}, cosmoserr.ErrValidation},
+		{"comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 --"}, cosmoserr.ErrValidation},
+		{"block comment", vector.Query{Vector: ok, K: 1, Where: "c.x = 1 /* x */"}, cosmoserr.ErrValidation},
+		{"separator", vector.Query{Vector: ok, K: 1, Where: "c.x = 1;"}, cosmoserr.ErrValidation},
+		{"key", vector.Query{Vector: ok, K: 1, PartitionKey: partitionkey.Of("a", "b")}, cosmoserr.ErrValidation},
+		{"nan key", vector.Query{Vector: ok, K: 1, PartitionKey: partitionkey.Of(math.NaN())}, cosmoserr.ErrValidation},
+		{"field", vector.Query{Vector: ok, K: 1, Fields: []string{"a.b"}}, cosmoserr.ErrValidation},
 	}
 	for _, tc := range cases {
 		_, err := s.Search(ctx, tc.q)
-		var ve *vector.ValidationError
-		if !errors.Is(err, tc.kind) || !errors.Is(err, vector.ErrValidation) || !errors.As(err, &ve) {
+		var ve *cosmoserr.ValidationError
+		if !errors.Is(err, tc.kind) || !errors.Is(err, cosmoserr.ErrValidation) || !errors.As(err, &ve) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.kind)
 		}
 	}
@@ -66,7 +66,7 @@ func TestNoPolicy(t *testing.T) {
 	t.Parallel()
 	c := newContainer(t, 1, azcosmos.ContainerProperties{PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}})
 	_, err := vector.New(c, nil).Search(context.Background(), vector.Query{Vector: []float32{1}, K: 1})
-	if !errors.Is(err, vector.ErrNoPolicy) {
+	if !errors.Is(err, cosmoserr.ErrNoPolicy) {
 		t.Fatalf("%v", err)
 	}
 }
@@ -79,13 +79,13 @@ func TestNormalize(t *testing.T) {
 	if err := vector.CheckUnit(v); err != nil {
 		t.Fatal(err)
 	}
-	if err := vector.CheckUnit([]float32{1, 0.01}); !errors.Is(err, vector.ErrNotUnit) {
+	if err := vector.CheckUnit([]float32{1, 0.01}); !errors.Is(err, cosmoserr.ErrNotUnit) {
 		t.Fatal(err)
 	}
-	if _, err := vector.Normalize([]float32{0, 0}); !errors.Is(err, vector.ErrInvalidVector) {
+	if _, err := vector.Normalize([]float32{0, 0}); !errors.Is(err, cosmoserr.ErrInvalidVector) {
 		t.Fatal(err)
 	}
-	if _, err := vector.Normalize([]float32{float32(math.NaN())}); !errors.Is(err, vector.ErrInvalidVector) {
+	if _, err := vector.Normalize([]float32{float32(math.NaN())}); !errors.Is(err, cosmoserr.ErrInvalidVector) {
 		t.Fatal(err)
 	}
 }
@@ -110,10 +110,10 @@ func TestHashEmbedder(t *testing.T) {
 	if got := vector.Words("Hello, wörld-42!"); len(got) != 3 || got[1] != "wörld" {
 		t.Fatalf("%q", got)
 	}
-	if _, err := e.Embed(ctx, "!!!"); !errors.Is(err, vector.ErrInvalidVector) {
+	if _, err := e.Embed(ctx, "!!!"); !errors.Is(err, cosmoserr.ErrInvalidVector) {
 		t.Fatal(err)
 	}
-	if _, err := (vector.HashEmbedder{}).Embed(ctx, "x"); !errors.Is(err, vector.ErrValidation) {
+	if _, err := (vector.HashEmbedder{}).Embed(ctx, "x"); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatal(err)
 	}
 	// Golden: "hello" twice and "world" once, FNV-1a hashed into 64 buckets.
@@ -131,7 +131,7 @@ func TestHashEmbedder(t *testing.T) {
 	}
 }
 
-// TestServiceErrorsTyped: a service error is the library's typed *diagnostics.Error (here a
+// TestServiceErrorsTyped: a service error is the library's typed *cosmoserr.Error (here a
 // deleted container: ErrNotFound, status 404).
 func TestServiceErrorsTyped(t *testing.T) {
 	t.Parallel()
@@ -140,8 +140,8 @@ func TestServiceErrorsTyped(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := vector.New(c, nil).Search(context.Background(), vector.Query{Vector: []float32{1, 0}, K: 1})
-	var de *diagnostics.Error
-	if !errors.Is(err, diagnostics.ErrNotFound) || !errors.As(err, &de) || de.StatusCode != 404 {
+	var de *cosmoserr.Error
+	if !errors.Is(err, cosmoserr.ErrNotFound) || !errors.As(err, &de) || de.StatusCode != 404 {
 		t.Fatalf("%v", err)
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -130,7 +129,7 @@ func readAccount(t *testing.T, c *http.Client, endpoint string) accountMetadata 
 		t.Fatal(err)
 	}
 	date := time.Now().UTC().Format(http.TimeFormat)
-	key, _ := base64.StdEncoding.DecodeString(cosmostest.EmulatorKey)
+	key, _ := base64.StdEncoding.DecodeString(wire.EmulatorKey)
 	req.Header.Set("x-ms-date", date)
 	req.Header.Set("x-ms-version", "2020-11-05")
 	req.Header.Set("Authorization", wire.MasterKeyAuthorization(key, http.MethodGet, "", "", date))

@@ -19,7 +19,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 var listeningRE = regexp.MustCompile(`listening on \w+://\[?[^ ]*?\]?:(\d+)/`)
@@ -147,7 +147,7 @@ func startRun(t *testing.T, args []string, env map[string]string) (port string, 
 // advertised endpoint, and cancelling the context returns nil.
 func TestRun(t *testing.T) {
 	port, stop := startRun(t, []string{"--port", "0", "--enable-explorer", "false", "--log-level", "quiet", "--partitions", "3"}, nil)
-	if err := smoke(t, "http://127.0.0.1:"+port+"/", cosmostest.EmulatorKey); err != nil {
+	if err := smoke(t, "http://127.0.0.1:"+port+"/", wire.EmulatorKey); err != nil {
 		t.Errorf("SDK against the command: %v", err)
 	}
 	if err := stop(); err != nil {
@@ -162,10 +162,10 @@ func TestRunHTTPS(t *testing.T) {
 	insecure := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the certificate is self-signed
 	}}
-	if err := smokeWith(t, "https://127.0.0.1:"+port+"/", cosmostest.EmulatorKey, insecure); err != nil {
+	if err := smokeWith(t, "https://127.0.0.1:"+port+"/", wire.EmulatorKey, insecure); err != nil {
 		t.Errorf("SDK over https: %v", err)
 	}
-	if err := smoke(t, "http://127.0.0.1:"+port+"/", cosmostest.EmulatorKey); err == nil {
+	if err := smoke(t, "http://127.0.0.1:"+port+"/", wire.EmulatorKey); err == nil {
 		t.Error("plain http against --protocol https succeeded")
 	}
 }
@@ -182,7 +182,7 @@ func TestRunKeyFile(t *testing.T) {
 	if err := smoke(t, endpoint, key); err != nil {
 		t.Errorf("SDK with the key from the file: %v", err)
 	}
-	err := smoke(t, endpoint, cosmostest.EmulatorKey)
+	err := smoke(t, endpoint, wire.EmulatorKey)
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized {
 		t.Errorf("SDK with the emulator key against a server with another key: %v, want 401", err)
@@ -243,7 +243,7 @@ func TestBinary(t *testing.T) {
 		}
 	})
 	port, lines := waitStarted(t, stdout)
-	if err := smoke(t, "http://127.0.0.1:"+port+"/", cosmostest.EmulatorKey); err != nil {
+	if err := smoke(t, "http://127.0.0.1:"+port+"/", wire.EmulatorKey); err != nil {
 		t.Errorf("SDK against the binary: %v", err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -35,9 +35,9 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -177,7 +177,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	customers.PatchIn(tx, "ada", counter)
 	_, err = tx.Execute(ctx)
 	var be *repository.BatchError
-	if !errors.As(err, &be) || !errors.Is(err, repository.ErrConflict) {
+	if !errors.As(err, &be) || !errors.Is(err, cosmoserr.ErrConflict) {
 		return fmt.Errorf("batch 3: got %w, want a rolled-back batch with a conflict", err)
 	}
 	c, err := customers.Get(ctx, ada, "ada")
@@ -233,7 +233,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		return fmt.Errorf("write a version 3 document: %w", err)
 	}
 	_, err = customers.Get(ctx, linus, "linus")
-	if !errors.Is(err, repository.ErrUnknownSchemaVersion) {
+	if !errors.Is(err, cosmoserr.ErrUnknownSchemaVersion) {
 		return fmt.Errorf("reading a version 3 document: got %w, want ErrUnknownSchemaVersion", err)
 	}
 	say("customer \"linus\" at schemaVersion 3 (newer than this code) is refused: %v\n", err)
@@ -281,7 +281,7 @@ func removeSample(ctx context.Context, c *azcosmos.ContainerClient) error {
 		for _, id := range ids {
 			_, err := c.DeleteItem(ctx, azcosmos.NewPartitionKeyString(pk), id, nil)
 			// Raw azcosmos calls return the SDK's errors; FromError makes them match the sentinels.
-			if err != nil && !errors.Is(diagnostics.FromError(diagnostics.OpDeleteItem, err), cosmoskit.ErrNotFound) {
+			if err != nil && !errors.Is(cosmoserr.FromError(cosmoserr.OpDeleteItem, err), cosmoserr.ErrNotFound) {
 				return fmt.Errorf("remove %s/%s from an earlier run: %w", pk, id, err)
 			}
 		}

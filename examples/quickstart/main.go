@@ -26,6 +26,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
@@ -111,7 +112,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		{ID: "stove", Category: "gear", Name: "Stove", Price: 60},
 	} {
 		_, err := products.Create(ctx, p) // never an upsert in disguise: a duplicate is ErrConflict
-		if errors.Is(err, repository.ErrConflict) {
+		if errors.Is(err, cosmoserr.ErrConflict) {
 			_, err = products.Upsert(ctx, p) // left by an earlier run on a real account
 			reset++
 		} else if err == nil {

@@ -35,6 +35,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
@@ -164,8 +165,8 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	fault = srv.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
 		Status: http.StatusTooManyRequests, RetryAfter: budget + 30*time.Second, Times: 1})
 	_, err = read()
-	var de *diagnostics.Error
-	if !errors.Is(err, cosmoskit.ErrThrottled) || !errors.As(err, &de) {
+	var de *cosmoserr.Error
+	if !errors.Is(err, cosmoserr.ErrThrottled) || !errors.As(err, &de) {
 		return fmt.Errorf("read with a 429 asking for more than the budget: got %w, want ErrThrottled", err)
 	}
 	p.say("  a 429 asking to retry after %v, beyond the %v budget: ErrThrottled at once, after %s\n",

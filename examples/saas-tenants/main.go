@@ -150,7 +150,7 @@ func (d *demo) tenants(ctx context.Context) error {
 			return err
 		}
 		doc, _ := json.Marshal(tenantDoc{ID: fmt.Sprint("note-", i), TenantID: tenant, UserID: user, Note: strings.Repeat("n", 200)})
-		_, err = c.UpsertItem(ctx, pk, doc, nil)
+		_, err = c.UpsertItem(ctx, pk.SDK(), doc, nil)
 		n++
 		return err
 	}
@@ -196,7 +196,7 @@ func (d *demo) tenants(ctx context.Context) error {
 	}
 	d.tracker.Reset()
 	items := 0
-	pager := c.NewQueryItemsPager("SELECT * FROM c", prefix, nil)
+	pager := c.NewQueryItemsPager("SELECT * FROM c", prefix.SDK(), nil)
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
@@ -217,7 +217,7 @@ func (d *demo) tenants(ctx context.Context) error {
 		return err
 	}
 	d.tracker.Reset()
-	resp, err := c.ReadItem(ctx, pk, "note-1", nil)
+	resp, err := c.ReadItem(ctx, pk.SDK(), "note-1", nil)
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func (d *demo) hotKey(ctx context.Context) error {
 			return err
 		}
 		doc, _ := json.Marshal(o)
-		_, err = byCountry.UpsertItem(ctx, pk, doc, nil)
+		_, err = byCountry.UpsertItem(ctx, pk.SDK(), doc, nil)
 		return err
 	})
 	if err != nil {
@@ -292,9 +292,9 @@ func (d *demo) hotKey(ctx context.Context) error {
 	}
 	d.report("orders-sharded", ids, time.Since(start))
 
-	all, err := partitionkey.FanOut(ctx, s, hotCountry, func(ctx context.Context, pk azcosmos.PartitionKey) ([]order, error) {
+	all, err := partitionkey.FanOut(ctx, s, hotCountry, func(ctx context.Context, pk partitionkey.Key) ([]order, error) {
 		var got []order
-		pager := sharded.NewQueryItemsPager("SELECT * FROM c", pk, nil)
+		pager := sharded.NewQueryItemsPager("SELECT * FROM c", pk.SDK(), nil)
 		for pager.More() {
 			page, err := pager.NextPage(ctx)
 			if err != nil {

@@ -30,7 +30,7 @@ func TestSaaSTenantsWithoutEnvironment(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		`(?m)^refused before sending: .*partitionKey: has 1 values, the container has 2 levels$`,
+		`(?m)^refused before sending: .*partitionKey: has 1 value, the container has 2 levels$`,
 		`(?m)^wrote 78 documents: tenant "contoso" with 30 users \(30 logical partitions\), 9 small tenants$`,
 		`(?m)^storage \(x-ms-documentdb-populatepartitionstatistics\): 78 documents, \d+ KB$`,
 		// The routed prefix query: one physical partition of 4, all of the tenant's 60 documents.

@@ -30,6 +30,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 	"github.com/cosmoskit/cosmoskit-go/vector"
 )
@@ -139,7 +140,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		}
 		return nil
 	}
-	if err := show("single partition (topic camping)", "boils water for coffee", vector.Query{K: 2, PartitionKey: repository.KeyOf("camping")}, nil); err != nil {
+	if err := show("single partition (topic camping)", "boils water for coffee", vector.Query{K: 2, PartitionKey: partitionkey.Of("camping")}, nil); err != nil {
 		return err
 	}
 	if err := show("cross-partition", "boils water for coffee", vector.Query{K: 3}, nil); err != nil {

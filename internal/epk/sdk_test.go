@@ -25,9 +25,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/internal/epk"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
-
-const emulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 
 // stubGateway answers the requests ReadManyItems makes for one container and records the range each
 // item id was routed to.
@@ -194,7 +193,7 @@ func TestRoutingMatchesSDK(t *testing.T) {
 			srv := httptest.NewServer(g)
 			t.Cleanup(srv.Close)
 
-			cred, err := azcosmos.NewKeyCredential(emulatorKey)
+			cred, err := azcosmos.NewKeyCredential(wire.EmulatorKey)
 			if err != nil {
 				t.Fatal(err)
 			}

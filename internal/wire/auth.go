@@ -58,3 +58,7 @@ func MasterKeyAuthorization(key []byte, verb, resourceType, resourceLink, date s
 // AADAuthorization is the Authorization header value for a Microsoft Entra ID access token, as
 // azcosmos's bearer token policy sends it (not URL-encoded).
 func AADAuthorization(token string) string { return AuthAADPrefix + token }
+
+// EmulatorKey is the well-known master key of the Azure Cosmos DB emulator, also cosmostest's
+// default. Its public name is cosmoskit.EmulatorKey.
+const EmulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
