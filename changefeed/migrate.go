@@ -26,7 +26,10 @@ func MigrateHandler[T any](repo *repository.Repository[T], opts DispatchOptions)
 		return nil, invalid("repo", "nil")
 	}
 	if len(opts.PartitionKeyPaths) == 0 {
-		return nil, &ValidationError{Kind: ErrInvalidArgument, Field: "opts.PartitionKeyPaths", Reason: "required to find each document's partition key"}
+		return nil, invalid("PartitionKeyPaths", "required to find each document's partition key")
+	}
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	d := &Dispatcher{opts: opts}
 	current := repo.SchemaVersion()

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -25,12 +26,12 @@ type Options struct {
 	// MaxContainers bounds the containers (over every account the policy serves) whose session
 	// tokens are kept; one more evicts the least recently used, whose next read then goes without
 	// a token (it may not see this client's latest writes in another region until it writes or
-	// reads again). If 0 or negative, DefaultMaxContainers (1000).
+	// reads again). Default (0): DefaultMaxContainers (1000); negative is refused.
 	MaxContainers int
 }
 
 func (o Options) withDefaults() Options {
-	if o.MaxContainers <= 0 {
+	if o.MaxContainers == 0 {
 		o.MaxContainers = DefaultMaxContainers
 	}
 	return o
@@ -44,7 +45,9 @@ func (o Options) withDefaults() Options {
 // a client built without cosmoskit, add it to azcosmos.ClientOptions.PerCallPolicies:
 //
 //	opts := &azcosmos.ClientOptions{}
-//	opts.PerCallPolicies = append(opts.PerCallPolicies, consistency.NewPolicy(consistency.Options{}))
+//	session, err := consistency.NewPolicy(consistency.Options{})
+//	...
+//	opts.PerCallPolicies = append(opts.PerCallPolicies, session)
 //
 // Without it the context options do nothing. One Policy may serve several clients and accounts
 // (tokens are kept per account endpoint and container); it is safe for concurrent use.
@@ -71,10 +74,15 @@ type Policy struct {
 	accounts sync.Map // account host → azcosmos.ConsistencyLevel (the default, from GET /)
 }
 
-// NewPolicy returns a session container configured by o.
-func NewPolicy(o Options) *Policy {
+// NewPolicy returns a session container configured by o. Errors: a *cosmoserr.ValidationError
+// (matching cosmoserr.ErrValidation) for a negative Options.MaxContainers.
+func NewPolicy(o Options) (*Policy, error) {
+	if o.MaxContainers < 0 {
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.MaxContainers",
+			Reason: "must not be negative (0 means the default, 1000)"}
+	}
 	o = o.withDefaults()
-	return &Policy{opts: o, store: newStore(o.MaxContainers)}
+	return &Policy{opts: o, store: newStore(o.MaxContainers)}, nil
 }
 
 // Options returns the options in effect, defaults filled in.

@@ -1,12 +1,15 @@
 package cosmoskit
 
 import (
+	"errors"
 	"slices"
+	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/consistency"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -22,7 +25,7 @@ type built struct {
 // user agent, diagnostics, session and retry policies, the caller's policies, and the transport.
 // Per-call order: diagnostics, base, Config, session container. Per-retry order: retry,
 // diagnostics attempt, base, Config, host pinning.
-func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
+func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built, error) {
 	var b built
 	var o azcosmos.ClientOptions
 	if r.base != nil {
@@ -38,7 +41,10 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 		if do.Logger == nil {
 			do.Logger = r.logger // failures once each, and slow or expensive calls
 		}
-		b.diag = diagnostics.NewPolicy(do)
+		var err error
+		if b.diag, err = diagnostics.NewPolicy(do); err != nil {
+			return nil, b, subOptionError("Diagnostics", err)
+		}
 		diagCall = []policy.Policy{b.diag}
 		diagRetry = []policy.Policy{diagnostics.NewAttemptPolicy()}
 		if tp := r.cfg.Diagnostics.TracerProvider; tp != nil && !o.TracingProvider.NewTracer("cosmoskit", "").Enabled() {
@@ -48,7 +54,10 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 	var sessionCall []policy.Policy
 	if !r.cfg.DisableSessionTokens {
 		// Last among the per-call policies, so that a token or level a caller's policy sets wins.
-		b.session = consistency.NewPolicy(r.cfg.Session)
+		var err error
+		if b.session, err = consistency.NewPolicy(r.cfg.Session); err != nil {
+			return nil, b, subOptionError("Session", err)
+		}
 		sessionCall = []policy.Policy{b.session}
 	}
 	o.PerCallPolicies = slices.Concat(diagCall, o.PerCallPolicies, r.cfg.PerCallPolicies, sessionCall)
@@ -75,5 +84,33 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 			o.Transport = newLoopbackTransport()
 		}
 	}
-	return &o, b
+	return &o, b, nil
+}
+
+// subOptionError reports a package's refusal of its options (a *cosmoserr.ValidationError naming
+// "Options.X") as the Config field holding them ("Diagnostics.X").
+func subOptionError(field string, err error) error {
+	var ve *cosmoserr.ValidationError
+	if errors.As(err, &ve) {
+		return &ConfigError{Field: field + "." + strings.TrimPrefix(ve.Field, "Options."), Problem: ve.Reason}
+	}
+	return err
+}
+
+// checkSubOptions validates the options New hands to the diagnostics and session policies without
+// building anything that outlives the call (no instruments, no tracer).
+func checkSubOptions(cfg *Config) error {
+	if !cfg.DisableDiagnostics {
+		d := cfg.Diagnostics
+		d.TracerProvider, d.MeterProvider, d.Logger = nil, nil, nil
+		if _, err := diagnostics.NewPolicy(d); err != nil {
+			return subOptionError("Diagnostics", err)
+		}
+	}
+	if !cfg.DisableSessionTokens {
+		if _, err := consistency.NewPolicy(cfg.Session); err != nil {
+			return subOptionError("Session", err)
+		}
+	}
+	return nil
 }

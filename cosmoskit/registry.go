@@ -94,7 +94,10 @@ func acquire(r *resolved) (*entry, error) {
 		e.refs++
 		return e, nil
 	}
-	opts, b := r.clientOptions()
+	opts, b, err := r.clientOptions()
+	if err != nil {
+		return nil, err
+	}
 	c, err := newAzClient(r, opts)
 	if err != nil {
 		return nil, err

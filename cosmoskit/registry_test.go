@@ -258,7 +258,7 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, b := r.clientOptions()
+	o, b, _ := r.clientOptions()
 	if o == base {
 		t.Fatal("base options not copied")
 	}
@@ -300,7 +300,7 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, b := r.clientOptions(); len(o.PerCallPolicies) != 2 || len(o.PerRetryPolicies) != 1 || b.diag != nil || b.retry != nil || b.session != nil || !slices.Contains(o.Retry.StatusCodes, 429) {
+	if o, b, _ := r.clientOptions(); len(o.PerCallPolicies) != 2 || len(o.PerRetryPolicies) != 1 || b.diag != nil || b.retry != nil || b.session != nil || !slices.Contains(o.Retry.StatusCodes, 429) {
 		t.Errorf("DisableDiagnostics and DisableRetry: %d per-call and %d per-retry policies, retried codes %v", len(o.PerCallPolicies), len(o.PerRetryPolicies), o.Retry.StatusCodes)
 	}
 }

@@ -191,6 +191,10 @@ func resolve(cfg Config) (*resolved, error) {
 		return nil, bad("Retry.ExcludedRegions", "must be empty: set Config.ExcludedRegions")
 	}
 
+	if err := checkSubOptions(c); err != nil {
+		return nil, err
+	}
+
 	// User agent.
 	r.appName = cfg.ApplicationName
 	if r.appName != "" {

@@ -70,7 +70,7 @@ func TestTransportChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := "<nil>"
-		if o, _ := r.clientOptions(); o.Transport != nil {
+		if o, _, _ := r.clientOptions(); o.Transport != nil {
 			tr := o.Transport
 			got = typeName(tr)
 		}

@@ -26,20 +26,31 @@ const (
 // Options configure a Container. The zero value is the documented defaults; Container.Options
 // returns the options in effect.
 type Options struct {
-	// MaxConcurrency is how many partition key ranges are read at the same time.
-	// Default DefaultMaxConcurrency (8).
+	// MaxConcurrency is how many partition key ranges are read at the same time. Default (0):
+	// DefaultMaxConcurrency (8); negative is refused.
 	MaxConcurrency int
 	// MaxNonStreamingItems caps TOP (or OFFSET + LIMIT) of a non-streaming ORDER BY
-	// (ORDER BY VectorDistance), whose candidates are buffered in memory. Default
-	// DefaultMaxNonStreamingItems (50,000), as the other SDKs.
+	// (ORDER BY VectorDistance), whose candidates are buffered in memory. Default (0):
+	// DefaultMaxNonStreamingItems (50,000), as the other SDKs; negative is refused.
 	MaxNonStreamingItems int
 }
 
+// validate refuses values that are neither the zero default nor usable.
+func (o Options) validate() error {
+	if o.MaxConcurrency < 0 {
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.MaxConcurrency", Reason: "must not be negative (0 means the default, 8)"}
+	}
+	if o.MaxNonStreamingItems < 0 {
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.MaxNonStreamingItems", Reason: "must not be negative (0 means the default, 50,000)"}
+	}
+	return nil
+}
+
 func (o Options) withDefaults() Options {
-	if o.MaxConcurrency <= 0 {
+	if o.MaxConcurrency == 0 {
 		o.MaxConcurrency = DefaultMaxConcurrency
 	}
-	if o.MaxNonStreamingItems <= 0 {
+	if o.MaxNonStreamingItems == 0 {
 		o.MaxNonStreamingItems = DefaultMaxNonStreamingItems
 	}
 	return o
@@ -58,13 +69,16 @@ type Container struct {
 
 // New returns a Container running cross-partition queries on c. Requests go through c's own
 // pipeline, so its credentials, retries (cosmoskit's 429 and breaker policies when c comes from
-// cosmoskit) and diagnostics apply to every request. o may be nil.
-func New(c *azcosmos.ContainerClient, o *Options) *Container {
-	var opts Options
-	if o != nil {
-		opts = *o
+// cosmoskit) and diagnostics apply to every request. It sends no request. Errors: a
+// *cosmoserr.ValidationError (matching cosmoserr.ErrValidation) for a nil c or a negative option.
+func New(c *azcosmos.ContainerClient, o Options) (*Container, error) {
+	if c == nil {
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "container", Reason: "is nil"}
 	}
-	return &Container{c: c, opts: opts.withDefaults()}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	return &Container{c: c, opts: o.withDefaults()}, nil
 }
 
 // Options returns the options in effect (defaults filled in).

@@ -52,6 +52,9 @@ const (
 // Options configures a Repository. Type and Key are required; every other zero value is the
 // documented default.
 type Options[T any] struct {
+	// Every field's zero value is its documented default, except Type and Key; negative numbers are
+	// refused by New (never turned into defaults). Repository.Options reads them back.
+
 	// Type is the discriminator written as "type" on every item and required on every item read
 	// ("order", "customer"): letters, digits and _ - . : only. Required.
 	Type string
@@ -84,7 +87,7 @@ type Options[T any] struct {
 	Upgrades map[int]UpgradeFunc
 
 	// UnversionedAs is the version assumed for documents of this type without "schemaVersion"
-	// (written before the repository was adopted). If 0, such documents are
+	// (written before the repository was adopted). Default (0): such documents are
 	// ErrUnknownSchemaVersion.
 	UnversionedAs int
 
@@ -95,17 +98,18 @@ type Options[T any] struct {
 	WriteBackUpgrades bool
 
 	// UpdatePolicy bounds Update's read-modify-replace rounds on 412. Only 412 is retried here;
-	// throttling and transient failures are retried per request by the pipeline. If
-	// MaxAttempts is 0, DefaultUpdateAttempts (3) is used; if InitialBackoff is 0, 5 ms; if
-	// MaxBackoff is 0, 100 ms.
+	// throttling and transient failures are retried per request by the pipeline. Defaults: if
+	// MaxAttempts is 0, DefaultUpdateAttempts (3); if InitialBackoff is 0, 5 ms; if MaxBackoff is
+	// 0, 100 ms; if Retryable is nil, 412 (ErrPreconditionFailed) only.
 	UpdatePolicy retry.Policy
 
-	// LargeItemThreshold is the serialized size from which OnLargeItem is called. If 0,
-	// DefaultLargeItemThreshold (1.5 MB) is used.
+	// LargeItemThreshold is the serialized size from which OnLargeItem is called. Default (0):
+	// DefaultLargeItemThreshold (1.5 MB).
 	LargeItemThreshold int
 
 	// OnLargeItem is called before a write whose serialized size is at least LargeItemThreshold
-	// (and at most MaxItemBytes; larger items are rejected). If nil, a warning is logged.
+	// (and at most MaxItemBytes; larger items are rejected), with the context of the call that
+	// writes it (for a batch, Execute's). Default (nil): a warning is logged to Logger.
 	OnLargeItem func(ctx context.Context, item LargeItem)
 
 	// Diagnostics is the diagnostics policy of the client the container comes from

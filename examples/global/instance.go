@@ -49,7 +49,11 @@ func (a *account) instance(name string, prefer []string) (*instance, error) {
 		opts = &azcosmos.ClientOptions{}
 	}
 	opts.PreferredRegions = prefer
-	opts.PerCallPolicies = append(opts.PerCallPolicies, consistency.NewPolicy(consistency.Options{}))
+	session, err := consistency.NewPolicy(consistency.Options{})
+	if err != nil {
+		return nil, err
+	}
+	opts.PerCallPolicies = append(opts.PerCallPolicies, session)
 	ro := retry.Options{PreferredRegions: prefer}
 	if a.srv != nil {
 		ro.SessionRetry.MaxWait = demoSessionWait
@@ -58,7 +62,6 @@ func (a *account) instance(name string, prefer []string) (*instance, error) {
 	opts.PerRetryPolicies = append(opts.PerRetryPolicies, attemptLog{})
 
 	var az *azcosmos.Client
-	var err error
 	cfg := a.cfg
 	switch {
 	case cfg.ConnectionString != "":

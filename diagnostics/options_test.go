@@ -1,0 +1,48 @@
+package diagnostics_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+)
+
+// mustPolicy returns the policy configured by o, failing the test on a refusal.
+func mustPolicy(t testing.TB, o diagnostics.Options) *diagnostics.Policy {
+	t.Helper()
+	p, err := diagnostics.NewPolicy(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestNewPolicyRefusesBadOptions: negative thresholds are refused with a ValidationError naming
+// the option, never turned into defaults; Options reads the thresholds in effect back.
+func TestNewPolicyRefusesBadOptions(t *testing.T) {
+	for _, tc := range []struct {
+		opts  diagnostics.Options
+		field string
+	}{
+		{diagnostics.Options{PointLatencyThreshold: -time.Second}, "Options.PointLatencyThreshold"},
+		{diagnostics.Options{NonPointLatencyThreshold: -1}, "Options.NonPointLatencyThreshold"},
+		{diagnostics.Options{RequestChargeThreshold: -1}, "Options.RequestChargeThreshold"},
+		{diagnostics.Options{RequestChargeThreshold: math.NaN()}, "Options.RequestChargeThreshold"},
+	} {
+		p, err := diagnostics.NewPolicy(tc.opts)
+		var ve *cosmoserr.ValidationError
+		if p != nil || !errors.As(err, &ve) || ve.Field != tc.field || !errors.Is(err, cosmoserr.ErrValidation) {
+			t.Errorf("NewPolicy(%+v) = %v, %v; want a ValidationError for %s", tc.opts, p, err, tc.field)
+		}
+	}
+	got := mustPolicy(t, diagnostics.Options{}).Options()
+	if got.PointLatencyThreshold != diagnostics.DefaultPointLatencyThreshold || got.NonPointLatencyThreshold != diagnostics.DefaultNonPointLatencyThreshold {
+		t.Errorf("Options() = %+v, want the default thresholds filled in", got)
+	}
+	if got := mustPolicy(t, diagnostics.Options{PointLatencyThreshold: time.Millisecond}).Options(); got.PointLatencyThreshold != time.Millisecond {
+		t.Errorf("Options().PointLatencyThreshold = %v", got.PointLatencyThreshold)
+	}
+}
