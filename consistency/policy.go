@@ -28,6 +28,11 @@ type Options struct {
 	// a token (it may not see this client's latest writes in another region until it writes or
 	// reads again). Default (0): DefaultMaxContainers (1000); negative is refused.
 	MaxContainers int
+	// Disable turns the session container off: cosmoskit.New installs none (requests carry a
+	// session token or a consistency level only when the caller sets them in the SDK's options,
+	// and the context options of this package do nothing), and a Policy built with it passes
+	// every request through. Default: false.
+	Disable bool
 }
 
 func (o Options) withDefaults() Options {
@@ -41,7 +46,7 @@ func (o Options) withDefaults() Options {
 // per-call azcore policy that captures x-ms-session-token from every document response and sends
 // the container's merged token with the requests that need it, so that one client reads its own
 // writes in every region. It also applies the context options of this package (WithSessionToken,
-// WithLevel, Capture). cosmoskit.New installs one by default (Config.DisableSessionTokens); for
+// WithLevel, Capture). cosmoskit.New installs one by default (Config.Session.Disable leaves it out); for
 // a client built without cosmoskit, add it to azcosmos.ClientOptions.PerCallPolicies:
 //
 //	opts := &azcosmos.ClientOptions{}
@@ -119,6 +124,9 @@ func storeKey(host, l string) string { return host + "/" + l }
 
 // Do implements policy.Policy.
 func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
+	if p.opts.Disable {
+		return req.Next()
+	}
 	raw := req.Raw()
 	ctx := raw.Context()
 	op := wire.Classify(raw)

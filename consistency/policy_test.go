@@ -322,3 +322,25 @@ func TestBoundedContainers(t *testing.T) {
 		t.Errorf("after deleting c: a %q, c %q", p.Token(ep, "db", "a"), p.Token(ep, "db", "c"))
 	}
 }
+
+// TestDisabledPolicyPassesThrough: a Policy built with Options.Disable captures nothing and sends
+// no token: the read after a write carries none.
+func TestDisabledPolicyPassesThrough(t *testing.T) {
+	p := newPolicy(t, consistency.Options{Disable: true})
+	if !p.Options().Disable {
+		t.Fatal("Options().Disable = false")
+	}
+	e := newEnv(t, p, nil)
+	ctx := context.Background()
+	a := e.container(t, "a")
+	upsert(t, ctx, a, "1", "x")
+	if got := p.Token(e.s.Endpoint(), "db", "a"); got != "" {
+		t.Errorf("a disabled policy holds %q", got)
+	}
+	if _, err := a.ReadItem(ctx, pk, "1", nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.log.last(t); r.session != "" {
+		t.Errorf("the read carried %q through a disabled policy", r.session)
+	}
+}

@@ -105,7 +105,7 @@ func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
 }
 
 // Diagnostics returns the diagnostics policy installed on the client, for logical operation spans
-// (diagnostics.Policy.StartOperation). It is nil with DisableDiagnostics and for NewFromClient.
+// (diagnostics.Policy.StartOperation). It is nil with Config.Diagnostics.Disable and for NewFromClient.
 func (c *Client) Diagnostics() *diagnostics.Policy {
 	if c.entry == nil {
 		return nil
@@ -114,7 +114,7 @@ func (c *Client) Diagnostics() *diagnostics.Policy {
 }
 
 // Retry returns the retry policy installed on the client (its breakers and effective region order
-// are there). It is nil with DisableRetry and for NewFromClient.
+// are there). It is nil with Config.Retry.Disable and for NewFromClient.
 func (c *Client) Retry() *retry.PipelinePolicy {
 	if c.entry == nil {
 		return nil
@@ -123,7 +123,7 @@ func (c *Client) Retry() *retry.PipelinePolicy {
 }
 
 // Session returns the session container installed on the client (consistency.Policy: its
-// options in effect, and the token it holds per container). It is nil with DisableSessionTokens
+// options in effect, and the token it holds per container). It is nil with Config.Session.Disable
 // and for NewFromClient.
 func (c *Client) Session() *consistency.Policy {
 	if c.entry == nil {
@@ -142,7 +142,7 @@ func (c *Client) ExcludedRegions() []string { return slices.Clone(*c.excluded.Lo
 // SetExcludedRegions replaces the excluded regions for every Client of this account, at runtime and
 // race-free: the retry policy routes requests that start afterwards around them (per-request
 // exclusions: retry.WithExcludedRegions). Entries must be non-empty and distinct (a *ConfigError
-// otherwise); no regions clears the list. With DisableRetry the list is only recorded.
+// otherwise); no regions clears the list. With Config.Retry.Disable the list is only recorded.
 func (c *Client) SetExcludedRegions(regions ...string) error {
 	checked, err := checkRegions(&Config{}, "ExcludedRegions", regions)
 	if err != nil {

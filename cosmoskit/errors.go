@@ -15,7 +15,7 @@ var ErrInvalidSpec = cosmoserr.ErrInvalidSpec
 // ErrConfigConflict is returned by New when a client for the same account and identity is already open
 // in the process with different settings: any option that changes behaviour (regions, application
 // name, server certificate, endpoint discovery, Logger, Diagnostics, Retry, ClientOptions, the
-// policies, DisableDiagnostics, DisableRetry). The message names the fields that differ (values only
+// policies, Diagnostics.Disable, Retry.Disable, Session). The message names the fields that differ (values only
 // where they are plain settings such as regions or durations; never a key). cosmoskit keeps one
 // client per account per process, so configure it once, or Close the other Client first.
 var ErrConfigConflict = cosmoserr.ErrConfigConflict

@@ -36,7 +36,7 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built, error) {
 		o.Telemetry.ApplicationID = r.appName
 	}
 	var diagCall, diagRetry []policy.Policy
-	if !r.cfg.DisableDiagnostics {
+	if !r.cfg.Diagnostics.Disable {
 		do := r.cfg.Diagnostics
 		if do.Logger == nil {
 			do.Logger = r.logger // failures once each, and slow or expensive calls
@@ -52,7 +52,7 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built, error) {
 		}
 	}
 	var sessionCall []policy.Policy
-	if !r.cfg.DisableSessionTokens {
+	if !r.cfg.Session.Disable {
 		// Last among the per-call policies, so that a token or level a caller's policy sets wins.
 		var err error
 		if b.session, err = consistency.NewPolicy(r.cfg.Session); err != nil {
@@ -66,7 +66,7 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built, error) {
 		pin = []policy.Policy{pinHostPolicy{host: r.ep.hostport}}
 	}
 	o.PerRetryPolicies = slices.Concat(diagRetry, o.PerRetryPolicies, r.cfg.PerRetryPolicies, pin)
-	if !r.cfg.DisableRetry {
+	if !r.cfg.Retry.Disable {
 		ro := r.cfg.Retry
 		ro.PreferredRegions = slices.Clone(r.preferred)
 		ro.ExcludedRegions = slices.Clone(r.excluded)
@@ -100,14 +100,14 @@ func subOptionError(field string, err error) error {
 // checkSubOptions validates the options New hands to the diagnostics and session policies without
 // building anything that outlives the call (no instruments, no tracer).
 func checkSubOptions(cfg *Config) error {
-	if !cfg.DisableDiagnostics {
+	if !cfg.Diagnostics.Disable {
 		d := cfg.Diagnostics
 		d.TracerProvider, d.MeterProvider, d.Logger = nil, nil, nil
 		if _, err := diagnostics.NewPolicy(d); err != nil {
 			return subOptionError("Diagnostics", err)
 		}
 	}
-	if !cfg.DisableSessionTokens {
+	if !cfg.Session.Disable {
 		if _, err := consistency.NewPolicy(cfg.Session); err != nil {
 			return subOptionError("Session", err)
 		}

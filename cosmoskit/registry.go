@@ -122,7 +122,7 @@ func acquire(r *resolved) (*entry, error) {
 	r.logger.Info("cosmoskit: Cosmos DB client created", attrs...)
 	if !r.ep.loopback && len(r.preferred) == 0 {
 		msg := "cosmoskit: no PreferredRegions: reads go to the account's regions in the account's order, not nearest first; list the regions nearest first"
-		if r.cfg.DisableRetry {
+		if r.cfg.Retry.Disable {
 			msg = "cosmoskit: no PreferredRegions: the SDK reads from the account's first read region only, with no regional failover; list at least two regions, nearest first"
 		}
 		r.logger.Warn(msg, "endpoint", r.ep.url)

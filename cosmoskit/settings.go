@@ -16,8 +16,7 @@ import (
 //
 //   - PreferredRegions (or ClientOptions.PreferredRegions) and ExcludedRegions, canonical and in order;
 //   - ApplicationName, the server certificate's fingerprint, DisableEndpointDiscovery;
-//   - DisableDiagnostics, DisableRetry, DisableSessionTokens, Logger, PerCallPolicies,
-//     PerRetryPolicies;
+//   - Logger, PerCallPolicies, PerRetryPolicies;
 //   - every field of Diagnostics, of Retry, of Session and of *ClientOptions (its contents, not
 //     the pointer).
 //
@@ -45,9 +44,6 @@ func settingsOf(r *resolved) settings {
 		{name: "ApplicationName", val: r.appName, show: true},
 		{name: "ServerCertificate", val: ""},
 		{name: "DisableEndpointDiscovery", val: c.DisableEndpointDiscovery, show: true},
-		{name: "DisableDiagnostics", val: c.DisableDiagnostics, show: true},
-		{name: "DisableRetry", val: c.DisableRetry, show: true},
-		{name: "DisableSessionTokens", val: c.DisableSessionTokens, show: true},
 		{name: "Logger", val: c.Logger},
 	}...)
 	if r.cert != nil {

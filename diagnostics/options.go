@@ -56,6 +56,11 @@ type Options struct {
 	// CaptureQueryText records the query text of query operations as db.query.text on spans and
 	// in log records. Parameter values are never captured. Off by default.
 	CaptureQueryText bool
+
+	// Disable turns diagnostics off: cosmoskit.New installs neither policy (no spans, metrics,
+	// logs, Stats or Meters), and a Policy built with it passes every request through untouched.
+	// Default: false.
+	Disable bool
 }
 
 // validate refuses values that are neither the zero default nor usable.

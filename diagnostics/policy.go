@@ -95,6 +95,9 @@ func (p *Policy) Options() Options {
 
 // Do implements policy.Policy.
 func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
+	if p.opts.Disable {
+		return req.Next()
+	}
 	raw := req.Raw()
 	ctx := raw.Context()
 	meter := MeterFromContext(ctx)

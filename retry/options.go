@@ -122,6 +122,10 @@ type Options struct {
 	// Clock is the time source of the throttle waits and of the circuit breakers' open interval.
 	// If nil, the system clock is used. (Hedge thresholds always run on the system clock.)
 	Clock Clock
+	// Disable turns the whole policy off: cosmoskit.New installs none (azcore's own retries,
+	// 429s included, apply unchanged, and excluded regions are only recorded), Install adds
+	// nothing, and a PipelinePolicy built with it passes every request through. Default: false.
+	Disable bool
 }
 
 // ThrottleOptions configures the retries of requests answered with 429 (request rate too large).

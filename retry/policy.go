@@ -123,6 +123,9 @@ func (p *PipelinePolicy) Options() Options {
 // 408, 500, 502, 503, 504), so that throttling has one retry layer. A ShouldRetry already set in
 // opts.Retry is wrapped to return false for 429.
 func (p *PipelinePolicy) Install(opts *azcosmos.ClientOptions) {
+	if p.opts.Disable {
+		return
+	}
 	opts.PerRetryPolicies = append([]policy.Policy{p}, opts.PerRetryPolicies...)
 	if should := opts.Retry.ShouldRetry; should != nil {
 		opts.Retry.ShouldRetry = func(resp *http.Response, err error) bool {
@@ -182,6 +185,9 @@ func (p *PipelinePolicy) Regions(ctx context.Context) []string {
 
 // Do implements policy.Policy.
 func (p *PipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
+	if p.opts.Disable {
+		return req.Next()
+	}
 	raw := req.Raw()
 	op := wire.Classify(raw)
 	if op.Name == wire.OpReadAccount {
