@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/consistency"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -88,6 +89,11 @@ func (c *Client) Database(id string) (*azcosmos.DatabaseClient, error) {
 // Container returns a handle on container id in database db, cached per (db, id) so repeated calls are
 // cheap. It does no I/O; use EnsureContainer to create it. Errors: ErrClosed, or the SDK's error for
 // an empty id.
+//
+// Packages given the handle (repository.New, crosspartition.New, vector.New, changefeed) inherit
+// the client's Logger and diagnostics policy unless their own options set them; a handle made
+// with Cosmos().NewContainer is not known to them and gets their defaults (slog.Default(), no
+// diagnostics policy), as a bare azcosmos client's does.
 func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
 	if c.closed.Load() {
 		return nil, ErrClosed
@@ -100,7 +106,10 @@ func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := c.containers.LoadOrStore(k, cc)
+	v, loaded := c.containers.LoadOrStore(k, cc)
+	if !loaded && c.entry != nil {
+		clientaccess.RegisterContainer(cc, clientaccess.Inherited{Logger: c.entry.logger, Diagnostics: c.entry.diag})
+	}
 	return v.(*azcosmos.ContainerClient), nil
 }
 

@@ -2,6 +2,7 @@ package cosmoskit
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,9 @@ type entry struct {
 	// access is what packages built on the client (package conflicts) get through
 	// internal/clientaccess: endpoint, an authorizer holding the credential, the azcore options.
 	access clientaccess.Access
+	// logger is Config.Logger as given (nil: slog.Default()), which packages built on the
+	// client's container handles inherit through internal/clientaccess.
+	logger *slog.Logger
 }
 
 var registry = struct {
@@ -103,7 +107,7 @@ func acquire(r *resolved) (*entry, error) {
 		return nil, err
 	}
 	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred), diag: b.diag, retry: b.retry,
-		session: b.session, access: newAccess(r, opts)}
+		session: b.session, access: newAccess(r, opts), logger: r.cfg.Logger}
 	if (r.base == nil || r.base.Transport == nil) && opts.Transport != nil {
 		if ci, ok := opts.Transport.(interface{ CloseIdleConnections() }); ok {
 			e.closeIdle = ci.CloseIdleConnections
@@ -141,6 +145,10 @@ func release(e *entry) {
 	if registry.entries[e.key] == e {
 		delete(registry.entries, e.key)
 	}
+	e.containers.Range(func(_, v any) bool {
+		clientaccess.ForgetContainer(v.(*azcosmos.ContainerClient))
+		return true
+	})
 	e.cosmos.Close()
 	if e.closeIdle != nil {
 		e.closeIdle()

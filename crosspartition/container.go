@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -12,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 )
 
 // Defaults of Options.
@@ -33,6 +35,10 @@ type Options struct {
 	// (ORDER BY VectorDistance), whose candidates are buffered in memory. Default (0):
 	// DefaultMaxNonStreamingItems (50,000), as the other SDKs; negative is refused.
 	MaxNonStreamingItems int
+	// Logger receives one Debug record per page read across partitions (container, items,
+	// request charge, whether more follow; never a query or its parameters). Default (nil): the
+	// Config.Logger of the cosmoskit.Client whose Container made the handle, else slog.Default().
+	Logger *slog.Logger
 }
 
 // validate refuses values that are neither the zero default nor usable.
@@ -78,7 +84,9 @@ func New(c *azcosmos.ContainerClient, o Options) (*Container, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	return &Container{c: c, opts: o.withDefaults()}, nil
+	o = o.withDefaults()
+	o.Logger = clientaccess.Logger(o.Logger, c)
+	return &Container{c: c, opts: o}, nil
 }
 
 // Options returns the options in effect (defaults filled in).
@@ -116,6 +124,10 @@ func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *
 				}
 			}
 			resp, err := ex.nextPage(ctx)
+			if err == nil && c.opts.Logger.Enabled(ctx, slog.LevelDebug) {
+				c.opts.Logger.DebugContext(ctx, "cosmoskit: cross-partition page", "container", c.c.ID(),
+					"items", len(resp.Items), "requestCharge", resp.RequestCharge, "more", resp.ContinuationToken != nil)
+			}
 			return resp, serviceError(err)
 		},
 	})

@@ -116,12 +116,15 @@ type Options[T any] struct {
 	// (cosmoskit.Client.Diagnostics()). With it, every repository call (Get, Update's read and
 	// replace rounds, a Page reading through empty pages, Migrate, a batch...) is one internal span
 	// "repository.<Method> <container>" with the cosmoskit.repository.type attribute, the
-	// request charge and number of calls it made, and the SDK calls' own spans as children. If nil
-	// (NewFromClient sets the client's), a span is started only when ctx already carries a span,
-	// with that span's provider; otherwise nothing is traced and nothing is allocated.
+	// request charge and number of calls it made, and the SDK calls' own spans as children.
+	// Default (nil): the policy of the cosmoskit.Client whose Container made the handle (and
+	// NewFromClient's client); for any other handle none, and then a span is started only when
+	// ctx already carries a span, with that span's provider; otherwise nothing is traced and
+	// nothing is allocated.
 	Diagnostics *diagnostics.Policy
 
-	// Logger receives cross-partition queries (Info), large items (Warn) and failed write-backs
-	// (Warn). If nil, slog.Default() is used.
+	// Logger receives the start of each cross-partition query and each cross-partition page
+	// (Debug), large items (Warn) and failed write-backs (Warn). Default (nil): the Config.Logger
+	// of the cosmoskit.Client whose Container made the handle, else slog.Default().
 	Logger *slog.Logger
 }

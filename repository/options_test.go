@@ -1,6 +1,7 @@
 package repository_test
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"testing"
@@ -41,5 +42,39 @@ func TestOptionsReadBack(t *testing.T) {
 		if !errors.As(err, &ve) || ve.Field != field || !errors.Is(err, cosmoserr.ErrValidation) {
 			t.Errorf("%s: New = %v, want a ValidationError naming it", field, err)
 		}
+	}
+}
+
+type ctxKey struct{}
+
+// TestBatchLargeItemHookGetsExecuteContext: OnLargeItem for an item added to a batch is called
+// by Execute, with Execute's context, not when the item is added (which has no context).
+func TestBatchLargeItemHookGetsExecuteContext(t *testing.T) {
+	e := newEnv(t)
+	var seen []any
+	orders := newOrders(t, e.container, func(o *repository.Options[Order]) {
+		o.LargeItemThreshold = 10
+		o.OnLargeItem = func(ctx context.Context, li repository.LargeItem) { seen = append(seen, ctx.Value(ctxKey{})) }
+	})
+	tx := repository.NewTx(e.container, pk("c1"))
+	orders.CreateIn(tx, Order{ID: "o1", CustomerID: "c1", Total: 1})
+	orders.CreateIn(tx, Order{ID: "o2", CustomerID: "c1", Total: 2})
+	if len(seen) != 0 {
+		t.Fatalf("the hook ran %d times before Execute", len(seen))
+	}
+	ctx := context.WithValue(context.Background(), ctxKey{}, "caller")
+	if _, err := tx.Execute(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[0] != "caller" || seen[1] != "caller" {
+		t.Fatalf("the hook saw %v, want Execute's context twice", seen)
+	}
+	// A single write reports with its own context, as before.
+	seen = nil
+	if _, err := orders.Upsert(ctx, Order{ID: "o3", CustomerID: "c1"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0] != "caller" {
+		t.Fatalf("Upsert: the hook saw %v", seen)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -145,13 +146,15 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 		r.largeAt = DefaultLargeItemThreshold
 	}
 	r.onLarge = opts.OnLargeItem
-	r.log = opts.Logger
-	if r.log == nil {
-		r.log = slog.Default()
-	}
+	r.log = clientaccess.Logger(opts.Logger, c)
 	r.diag = opts.Diagnostics
+	if r.diag == nil {
+		if in, ok := clientaccess.ForContainer(c); ok {
+			r.diag = in.Diagnostics
+		}
+	}
 	r.ctr = c.ID()
-	xq, err := crosspartition.New(c, crosspartition.Options{})
+	xq, err := crosspartition.New(c, crosspartition.Options{Logger: r.log})
 	if err != nil {
 		return nil, err
 	}
