@@ -32,16 +32,40 @@ type Client struct {
 // request): the first New builds it, later ones take a reference, and the last Close closes it.
 //
 // Errors: a *ConfigError (matching ErrInvalidConfig) says which field is wrong and how to fix it;
-// ErrConfigConflict means a client for the account is already open with a setting that differs
+// a *cosmoserr.ConfigConflictError (matching ErrConfigConflict and cosmoserr.ErrValidation) means
+// a client for the account is already open with settings that differ, listed in its Differences
 // (every field but the credentials, which pick the client, and Database, which New does not use:
-// ClientOptions by content, funcs, interfaces and pointers by identity; see ErrConfigConflict). New
-// does no network I/O: a wrong key or unreachable endpoint shows up on the first request.
+// ClientOptions by content, loggers by handler, funcs, interfaces and pointers by identity; see
+// ErrConfigConflict): configure the account's clients alike, Close the open one first, or build a
+// client outside the registry on purpose with NewIndependent. New does no network I/O: a wrong key
+// or unreachable endpoint shows up on the first request.
 func New(cfg Config) (*Client, error) {
 	r, err := resolve(cfg)
 	if err != nil {
 		return nil, err
 	}
 	e, err := acquire(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{cosmos: e.cosmos, entry: e, preferred: e.preferred, excluded: &e.excluded, containers: &e.containers}, nil
+}
+
+// NewIndependent returns a Client for cfg with its own azcosmos client, outside the process-wide
+// registry: built with the same validation, policies (diagnostics, session container, retry) and
+// defaults as New, but shared with no other Client and never compared with one, so it is never
+// ErrConfigConflict. Use it on purpose, where one process needs two clients for the same account
+// and identity that must not share state: two instances of a service in one test, each with its
+// own session container and preferred regions, or a migration tool talking to one account with
+// two region orders. Everything else should use New (the SDK's guidance is one client per account
+// per process: each independent client holds its own connections and account metadata). Close
+// closes its azcosmos client. Errors are New's, except the conflict.
+func NewIndependent(cfg Config) (*Client, error) {
+	r, err := resolve(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e, err := build(r, registryKey{}, nil) // registryKey{}: in no registry, compared with nothing
 	if err != nil {
 		return nil, err
 	}

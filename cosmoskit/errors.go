@@ -16,8 +16,10 @@ var ErrInvalidSpec = cosmoserr.ErrInvalidSpec
 // in the process with different settings: any option that changes behaviour (regions, application
 // name, server certificate, endpoint discovery, Logger, Diagnostics, Retry, ClientOptions, the
 // policies, Diagnostics.Disable, Retry.Disable, Session). The message names the fields that differ (values only
-// where they are plain settings such as regions or durations; never a key). cosmoskit keeps one
-// client per account per process, so configure it once, or Close the other Client first.
+// where they are plain settings such as regions or durations; never a key); the error is a
+// *cosmoserr.ConfigConflictError whose Differences carry them as data. cosmoskit keeps one client
+// per account per process, so configure it once, Close the other Client first, or build a client
+// outside the registry with NewIndependent.
 var ErrConfigConflict = cosmoserr.ErrConfigConflict
 
 // ErrClosed is returned by the methods of a Client that has been closed.

@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/consistency"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/retry"
@@ -78,7 +79,8 @@ var newAzClient = func(r *resolved, opts *azcosmos.ClientOptions) (*azcosmos.Cli
 	}
 }
 
-// acquire returns the shared entry for r, creating it on first use, and takes a reference.
+// acquire returns the shared entry for r, creating it on first use, and takes a reference. A
+// config that differs from the open entry's is a *cosmoserr.ConfigConflictError.
 func acquire(r *resolved) (*entry, error) {
 	k := registryKey{endpoint: r.ep.key, identity: r.identity}
 	if r.auth == authToken {
@@ -92,12 +94,23 @@ func acquire(r *resolved) (*entry, error) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	if e, ok := registry.entries[k]; ok {
-		if d := e.settings.diff(s); d != "" {
-			return nil, fmt.Errorf("%w: %s: %s; configure the account's clients alike, or Close the open one first", ErrConfigConflict, r.ep.url, d)
+		if d := e.settings.diff(s); len(d) > 0 {
+			return nil, &cosmoserr.ConfigConflictError{Differences: d}
 		}
 		e.refs++
 		return e, nil
 	}
+	e, err := build(r, k, s)
+	if err != nil {
+		return nil, err
+	}
+	registry.entries[k] = e
+	return e, nil
+}
+
+// build makes the azcosmos client and policies of a new entry with one reference, and logs its
+// creation. The caller records it in the registry, or not (NewIndependent).
+func build(r *resolved, k registryKey, s settings) (*entry, error) {
 	opts, b, err := r.clientOptions()
 	if err != nil {
 		return nil, err
@@ -115,7 +128,6 @@ func acquire(r *resolved) (*entry, error) {
 	}
 	ex := slices.Clone(r.excluded)
 	e.excluded.Store(&ex)
-	registry.entries[k] = e
 	attrs := []any{"endpoint", r.ep.url, "credential", r.authSource, "loopback", r.ep.loopback}
 	if len(r.preferred) > 0 {
 		attrs = append(attrs, "preferredRegions", r.preferred)
@@ -123,7 +135,11 @@ func acquire(r *resolved) (*entry, error) {
 	if len(r.excluded) > 0 {
 		attrs = append(attrs, "excludedRegions", r.excluded)
 	}
-	r.logger.Info("cosmoskit: Cosmos DB client created", attrs...)
+	msg := "cosmoskit: Cosmos DB client created"
+	if k == (registryKey{}) {
+		msg = "cosmoskit: independent Cosmos DB client created"
+	}
+	r.logger.Info(msg, attrs...)
 	if !r.ep.loopback && len(r.preferred) == 0 {
 		msg := "cosmoskit: no PreferredRegions: reads go to the account's regions in the account's order, not nearest first; list the regions nearest first"
 		if r.cfg.Retry.Disable {
