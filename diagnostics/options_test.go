@@ -46,3 +46,17 @@ func TestNewPolicyRefusesBadOptions(t *testing.T) {
 		t.Errorf("Options().PointLatencyThreshold = %v", got.PointLatencyThreshold)
 	}
 }
+
+// TestPartitionTrackerOptions: a negative MaxKeys is refused; Options reads the default back.
+func TestPartitionTrackerOptions(t *testing.T) {
+	if tr, err := diagnostics.NewPartitionTracker(diagnostics.TrackerOptions{MaxKeys: -1}); tr != nil || !errors.Is(err, cosmoserr.ErrValidation) {
+		t.Fatalf("NewPartitionTracker(MaxKeys: -1) = %v, %v", tr, err)
+	}
+	tr, err := diagnostics.NewPartitionTracker(diagnostics.TrackerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Options().MaxKeys; got != diagnostics.DefaultMaxKeys {
+		t.Fatalf("Options().MaxKeys = %d, want %d", got, diagnostics.DefaultMaxKeys)
+	}
+}
