@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
@@ -29,20 +30,48 @@ type Dispatcher struct {
 	err    error
 }
 
-// DispatchOptions configure a Dispatcher; zero values are the defaults.
+// DispatchOptions configure a Dispatcher (and MigrateHandler); zero values are the defaults.
+// Dispatcher.Options returns the options in effect.
 type DispatchOptions struct {
-	// PartitionKeyPaths are the monitored container's partition key paths ("/customerId"), which
-	// MigrateHandler needs to write each document back. A Dispatcher does not use them. Default:
-	// none.
+	// PartitionKeyPaths are the monitored container's partition key paths ("/customerId"), at
+	// most 3, broadest first, which MigrateHandler needs to write each document back. A
+	// Dispatcher does not use them. Default: none.
 	PartitionKeyPaths []string
 	// Raw receives changes whose type has no registered function (including documents without a
 	// "type"). Default: nil, such changes are skipped.
 	Raw func(ctx context.Context, doc []byte) error
 }
 
-// NewDispatcher returns an empty dispatcher.
-func NewDispatcher(opts DispatchOptions) *Dispatcher {
-	return &Dispatcher{opts: opts, byType: map[string]func(context.Context, []byte, int, bool) error{}}
+// NewDispatcher returns an empty dispatcher. Errors: a *cosmoserr.ValidationError (matching
+// cosmoserr.ErrValidation) for partition key paths that are not paths such as "/customerId" or
+// more than 3 of them.
+func NewDispatcher(opts DispatchOptions) (*Dispatcher, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	opts.PartitionKeyPaths = slices.Clone(opts.PartitionKeyPaths)
+	return &Dispatcher{opts: opts, byType: map[string]func(context.Context, []byte, int, bool) error{}}, nil
+}
+
+// Options returns the options in effect (a copy: changing it changes nothing).
+func (d *Dispatcher) Options() DispatchOptions {
+	o := d.opts
+	o.PartitionKeyPaths = slices.Clone(o.PartitionKeyPaths)
+	return o
+}
+
+// validate checks the partition key paths' form (the service checks that they are the
+// container's).
+func (o DispatchOptions) validate() error {
+	if len(o.PartitionKeyPaths) > 3 {
+		return invalid("PartitionKeyPaths", "at most 3 levels")
+	}
+	for _, p := range o.PartitionKeyPaths {
+		if len(p) < 2 || p[0] != '/' || strings.HasSuffix(p, "/") {
+			return invalid("PartitionKeyPaths", "each must be a path such as /customerId")
+		}
+	}
+	return nil
 }
 
 // On registers fn for the documents of repo's type and returns d. Registering a type twice, or a

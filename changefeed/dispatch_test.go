@@ -3,6 +3,7 @@ package changefeed_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sort"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -73,7 +75,7 @@ func TestDispatchByType(t *testing.T) {
 		got = append(got, s)
 		mu.Unlock()
 	}
-	d := changefeed.NewDispatcher(changefeed.DispatchOptions{
+	d, err := changefeed.NewDispatcher(changefeed.DispatchOptions{
 		PartitionKeyPaths: []string{"/pk"},
 		Raw: func(_ context.Context, doc []byte) error {
 			var m map[string]any
@@ -82,6 +84,18 @@ func TestDispatchByType(t *testing.T) {
 			return nil
 		},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Options().PartitionKeyPaths; len(got) != 1 || got[0] != "/pk" {
+		t.Fatalf("Options().PartitionKeyPaths = %q", got)
+	}
+	for _, paths := range [][]string{{"pk"}, {"/a", "/b", "/c", "/d"}, {"/a/"}} {
+		var ve *cosmoserr.ValidationError
+		if _, err := changefeed.NewDispatcher(changefeed.DispatchOptions{PartitionKeyPaths: paths}); !errors.As(err, &ve) || ve.Field != "Options.PartitionKeyPaths" {
+			t.Errorf("NewDispatcher(%q) = %v, want a ValidationError for Options.PartitionKeyPaths", paths, err)
+		}
+	}
 	changefeed.On(d, orders, func(_ context.Context, o order) error {
 		add("order " + o.ID + " total " + itoa(o.Total))
 		return nil
@@ -94,7 +108,11 @@ func TestDispatchByType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := changefeed.On(changefeed.NewDispatcher(changefeed.DispatchOptions{}), orders, nil).Handler(); err == nil {
+	empty, err := changefeed.NewDispatcher(changefeed.DispatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changefeed.On(empty, orders, nil).Handler(); err == nil {
 		t.Error("a nil function was accepted")
 	}
 	p := newProc(t, e, "a", h, fast())

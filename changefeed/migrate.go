@@ -29,6 +29,9 @@ func MigrateHandler[T any](repo *repository.Repository[T], opts DispatchOptions)
 	if len(opts.PartitionKeyPaths) == 0 {
 		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "opts.PartitionKeyPaths", Reason: "required to find each document's partition key"}
 	}
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
 	d := &Dispatcher{opts: opts}
 	current := repo.SchemaVersion()
 	return func(ctx context.Context, b Batch) error {

@@ -27,7 +27,11 @@ func TestBatchSpansAndMetrics(t *testing.T) {
 
 	tl := newTally()
 	o := fast()
-	o.Diagnostics = diagnostics.NewPolicy(diagnostics.Options{TracerProvider: tp})
+	diag, err := diagnostics.NewPolicy(diagnostics.Options{TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Diagnostics = diag
 	o.MeterProvider = mp
 	p := newProc(t, e, "a", tl.handle, o)
 	waitFor(t, "120 changes", 10*time.Second, func() bool { return tl.distinct() == 120 })

@@ -5,8 +5,7 @@
 // the credential of the *cosmoskit.Client it is built from, through that client's transport, TLS
 // settings and cosmoskit policies (diagnostics, retry); the credential never leaves cosmoskit.
 //
-//	r, err := conflicts.New(client, "shop", "orders", nil)
-//	if err != nil { ... }
+//	r, err := conflicts.New(client, "shop", "orders", conflicts.Options{})
 //	for c, err := range r.All(ctx) {
 //		if err != nil { ... }
 //		var lost Order

@@ -60,7 +60,7 @@ func Example() {
 	must(east.ReplaceItem(ctx, pk, "o1", []byte(`{"id":"o1","customerId":"c1","status":"cancelled"}`), nil))
 	srv.Advance(time.Minute) // both writes replicated: a conflict
 
-	r, err := conflicts.New(client, "shop", "orders", nil)
+	r, err := conflicts.New(client, "shop", "orders", conflicts.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -116,7 +116,7 @@ func TestCustomModeLosersAreListed(t *testing.T) {
 	}
 	s.Advance(lag)
 
-	r, err := conflicts.New(kc, "db", "c", &conflicts.Options{PageSize: 2})
+	r, err := conflicts.New(kc, "db", "c", conflicts.Options{PageSize: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestVersionPathConverges(t *testing.T) {
 			t.Errorf("%s converged to %+v, want West's version 3", region, d)
 		}
 	}
-	r, err := conflicts.New(kc, "db", "c", nil)
+	r, err := conflicts.New(kc, "db", "c", conflicts.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,8 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// Options configure a Reader. The zero value (and nil) is the documented default of each field.
+// Options configure a Reader. The zero value is the documented default of each field; Reader.Options
+// returns the options in effect.
 type Options struct {
 	// PageSize is the number of conflicts asked for per request (x-ms-max-item-count), 1 or more.
 	// Default: 0, the service's page size (100).
@@ -43,13 +44,12 @@ type Reader struct {
 }
 
 // New returns a Reader of the conflicts of container in database, sending requests with client's
-// credential (key or Microsoft Entra ID token), transport and policies. It does no I/O. opts may
-// be nil.
+// credential (key or Microsoft Entra ID token), transport and policies. It does no I/O.
 //
 // Errors: a *cosmoserr.ValidationError (cosmoserr.ErrValidation) for an empty id or a negative page size;
 // cosmoserr.ErrNoCredential for a client made by cosmoskit.NewFromClient; cosmoserr.ErrClosed for a closed
 // client.
-func New(client *cosmoskit.Client, database, container string, opts *Options) (*Reader, error) {
+func New(client *cosmoskit.Client, database, container string, o Options) (*Reader, error) {
 	switch {
 	case client == nil:
 		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "client", Reason: "is nil"}
@@ -57,10 +57,6 @@ func New(client *cosmoskit.Client, database, container string, opts *Options) (*
 		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "database", Reason: "is required"}
 	case container == "":
 		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "container", Reason: "is required"}
-	}
-	var o Options
-	if opts != nil {
-		o = *opts
 	}
 	if o.PageSize < 0 {
 		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.PageSize", Reason: fmt.Sprintf("is %d; use 0 for the service's page size, or a positive number", o.PageSize)}

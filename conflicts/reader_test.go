@@ -62,13 +62,13 @@ func TestNewRefuses(t *testing.T) {
 	for name, tc := range map[string]struct {
 		client    *cosmoskit.Client
 		db, coll  string
-		opts      *conflicts.Options
+		opts      conflicts.Options
 		wantField string
 	}{
-		"nil client":     {nil, "db", "c", nil, "client"},
-		"no database":    {c, "", "c", nil, "database"},
-		"no container":   {c, "db", "", nil, "container"},
-		"negative pages": {c, "db", "c", &conflicts.Options{PageSize: -1}, "Options.PageSize"},
+		"nil client":     {nil, "db", "c", conflicts.Options{}, "client"},
+		"no database":    {c, "", "c", conflicts.Options{}, "database"},
+		"no container":   {c, "db", "", conflicts.Options{}, "container"},
+		"negative pages": {c, "db", "c", conflicts.Options{PageSize: -1}, "Options.PageSize"},
 	} {
 		_, err := conflicts.New(tc.client, tc.db, tc.coll, tc.opts)
 		var ve *cosmoserr.ValidationError
@@ -76,7 +76,7 @@ func TestNewRefuses(t *testing.T) {
 			t.Errorf("%s: %v, want a ValidationError for %s", name, err, tc.wantField)
 		}
 	}
-	if _, err := conflicts.New(cosmoskit.NewFromClient(c.Cosmos()), "db", "c", nil); !errors.Is(err, cosmoserr.ErrNoCredential) {
+	if _, err := conflicts.New(cosmoskit.NewFromClient(c.Cosmos()), "db", "c", conflicts.Options{}); !errors.Is(err, cosmoserr.ErrNoCredential) {
 		t.Errorf("NewFromClient: %v, want ErrNoCredential", err)
 	}
 	closed, err := cosmoskit.New(cosmoskit.Config{Endpoint: c.Endpoint(), Key: cosmoskit.EmulatorKey, Logger: quiet})
@@ -84,10 +84,10 @@ func TestNewRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed.Close()
-	if _, err := conflicts.New(closed, "db", "c", nil); !errors.Is(err, cosmoserr.ErrClosed) {
+	if _, err := conflicts.New(closed, "db", "c", conflicts.Options{}); !errors.Is(err, cosmoserr.ErrClosed) {
 		t.Errorf("closed client: %v, want ErrClosed", err)
 	}
-	r, err := conflicts.New(c, "db", "c", &conflicts.Options{PageSize: 7})
+	r, err := conflicts.New(c, "db", "c", conflicts.Options{PageSize: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestNewRefuses(t *testing.T) {
 // requests as conflicts requests (the signature's resource type).
 func TestEmptyFeed(t *testing.T) {
 	s, c := kit(t, cosmoskit.Config{})
-	r, err := conflicts.New(c, "db", "c", nil)
+	r, err := conflicts.New(c, "db", "c", conflicts.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestEmptyFeed(t *testing.T) {
 	if err := r.Delete(ctx, conflicts.Conflict{}); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Errorf("Delete without id: %v, want ErrValidation", err)
 	}
-	missing, err := conflicts.New(c, "db", "missing", nil)
+	missing, err := conflicts.New(c, "db", "missing", conflicts.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func itoa(n int64) string {
 // server that refuses tokens answers 401.
 func TestEntraID(t *testing.T) {
 	_, c := kit(t, cosmoskit.Config{Credential: jwt{}}, cosmostest.WithAADTokens())
-	r, err := conflicts.New(c, "db", "c", nil)
+	r, err := conflicts.New(c, "db", "c", conflicts.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestSecretsStayOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	r, err := conflicts.New(c, "db", "c", nil)
+	r, err := conflicts.New(c, "db", "c", conflicts.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestPipeline(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	s, c := kit(t, cosmoskit.Config{Logger: logger})
-	r, err := conflicts.New(c, "db", "c", nil)
+	r, err := conflicts.New(c, "db", "c", conflicts.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

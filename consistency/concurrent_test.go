@@ -13,7 +13,7 @@ import (
 // own Capture session; every session's token stays within its container, and the policy's token
 // for each container covers every session's token for it (run with -race).
 func TestConcurrent(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil)
 	const workers, ops = 8, 15
 	sessions := make([]*consistency.Session, workers)

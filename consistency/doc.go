@@ -17,7 +17,7 @@
 // Everything lives in [Policy], an azcore per-call policy: it sees every request of the client's
 // pipeline, so package repository, vector, changefeed and crosspartition get it with no code of
 // their own. cosmoskit.New installs it by default (turn it off with
-// cosmoskit.Config.DisableSessionTokens; read it back with cosmoskit.Client.Session). A client
+// cosmoskit.Config.Session.Disable; read it back with cosmoskit.Client.Session). A client
 // built without cosmoskit needs it in azcosmos.ClientOptions.PerCallPolicies; without it the
 // context options of this package do nothing (nothing else reads them).
 //

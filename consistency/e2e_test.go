@@ -198,12 +198,12 @@ func TestLevelStrongerThanAccount(t *testing.T) {
 
 // TestReadYourWritesOneClient: one cosmoskit client that writes in West US and reads in the
 // lagging East US reads its own write, thanks to the session container alone; without it
-// (DisableSessionTokens) it reads the old value.
+// (Session.Disable) it reads the old value.
 func TestReadYourWritesOneClient(t *testing.T) {
 	for _, disable := range []bool{false, true} {
 		s := lagged(t)
 		c, err := cosmoskit.New(cosmoskit.Config{Endpoint: s.Endpoint(), Key: s.Key(), PreferredRegions: []string{"East US", "West US"},
-			DisableSessionTokens: disable, Retry: retry.Options{SessionRetry: retry.BackoffOptions{MaxWait: 30 * time.Millisecond}}, Logger: quiet})
+			Session: consistency.Options{Disable: disable}, Retry: retry.Options{SessionRetry: retry.BackoffOptions{MaxWait: 30 * time.Millisecond}}, Logger: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestReadYourWritesOneClient(t *testing.T) {
 			want = 1
 		}
 		if v, err := readV(t, ctx, cc); err != nil || v != want {
-			t.Errorf("DisableSessionTokens %v: read v%d, %v; want v%d", disable, v, err, want)
+			t.Errorf("Session.Disable %v: read v%d, %v; want v%d", disable, v, err, want)
 		}
 		c.Close()
 	}

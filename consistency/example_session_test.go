@@ -24,7 +24,11 @@ func ExampleCapture() {
 	inRegion := func(region string) *azcosmos.Client {
 		o := srv.ClientOptions()
 		o.PreferredRegions = []string{region}
-		o.PerCallPolicies = append(o.PerCallPolicies, consistency.NewPolicy(consistency.Options{}))
+		session, err := consistency.NewPolicy(consistency.Options{})
+		if err != nil {
+			panic(err)
+		}
+		o.PerCallPolicies = append(o.PerCallPolicies, session)
 		c, err := azcosmos.NewClientFromConnectionString(srv.ConnectionString(), o)
 		if err != nil {
 			panic(err)

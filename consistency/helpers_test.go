@@ -149,3 +149,13 @@ func covers(t *testing.T, header, want string) bool {
 	}
 	return true
 }
+
+// newPolicy returns a session container with o, failing the test on a refusal.
+func newPolicy(t testing.TB, o consistency.Options) *consistency.Policy {
+	t.Helper()
+	p, err := consistency.NewPolicy(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -27,12 +28,17 @@ type Options struct {
 	// MaxContainers bounds the containers (over every account the policy serves) whose session
 	// tokens are kept; one more evicts the least recently used, whose next read then goes without
 	// a token (it may not see this client's latest writes in another region until it writes or
-	// reads again). If 0 or negative, DefaultMaxContainers (1000).
+	// reads again). Default (0): DefaultMaxContainers (1000); negative is refused.
 	MaxContainers int
+	// Disable turns the session container off: cosmoskit.New installs none (requests carry a
+	// session token or a consistency level only when the caller sets them in the SDK's options,
+	// and the context options of this package do nothing), and a Policy built with it passes
+	// every request through. Default: false.
+	Disable bool
 }
 
 func (o Options) withDefaults() Options {
-	if o.MaxContainers <= 0 {
+	if o.MaxContainers == 0 {
 		o.MaxContainers = DefaultMaxContainers
 	}
 	return o
@@ -42,11 +48,13 @@ func (o Options) withDefaults() Options {
 // per-call azcore policy that captures x-ms-session-token from every document response and sends
 // the container's merged token with the requests that need it, so that one client reads its own
 // writes in every region. It also applies the context options of this package (WithSessionToken,
-// WithLevel, Capture). cosmoskit.New installs one by default (Config.DisableSessionTokens); for
+// WithLevel, Capture). cosmoskit.New installs one by default (Config.Session.Disable leaves it out); for
 // a client built without cosmoskit, add it to azcosmos.ClientOptions.PerCallPolicies:
 //
 //	opts := &azcosmos.ClientOptions{}
-//	opts.PerCallPolicies = append(opts.PerCallPolicies, consistency.NewPolicy(consistency.Options{}))
+//	session, err := consistency.NewPolicy(consistency.Options{})
+//	...
+//	opts.PerCallPolicies = append(opts.PerCallPolicies, session)
 //
 // Without it the context options do nothing. One Policy may serve several clients and accounts
 // (tokens are kept per account endpoint and container); it is safe for concurrent use.
@@ -75,10 +83,15 @@ type Policy struct {
 	accounts sync.Map // account host → azcosmos.ConsistencyLevel (the default, from GET /)
 }
 
-// NewPolicy returns a session container configured by o.
-func NewPolicy(o Options) *Policy {
+// NewPolicy returns a session container configured by o. Errors: a *cosmoserr.ValidationError
+// (matching cosmoserr.ErrValidation) for a negative Options.MaxContainers.
+func NewPolicy(o Options) (*Policy, error) {
+	if o.MaxContainers < 0 {
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.MaxContainers",
+			Reason: "must not be negative (0 means the default, 1000)"}
+	}
 	o = o.withDefaults()
-	return &Policy{opts: o, store: newStore(o.MaxContainers)}
+	return &Policy{opts: o, store: newStore(o.MaxContainers)}, nil
 }
 
 // Options returns the options in effect, defaults filled in.
@@ -115,6 +128,9 @@ func storeKey(host, l string) string { return host + "/" + l }
 
 // Do implements policy.Policy.
 func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
+	if p.opts.Disable {
+		return req.Next()
+	}
 	raw := req.Raw()
 	ctx := raw.Context()
 	op := wire.Classify(raw)

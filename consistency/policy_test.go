@@ -20,7 +20,7 @@ import (
 // sent with the next read, query and change feed read of that container, never of another one;
 // the write itself (single-write account) carries none.
 func TestTokensCapturedPerContainerAndAttached(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil)
 	ctx := context.Background()
 	a, b := e.container(t, "a"), e.container(t, "b")
@@ -68,7 +68,7 @@ func TestTokensCapturedPerContainerAndAttached(t *testing.T) {
 // TestCapture: every response of a context's requests is recorded, per container, and nested
 // sessions both see it.
 func TestCapture(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil)
 	outerCtx, outer := consistency.Capture(context.Background())
 	ctx, inner := consistency.Capture(outerCtx)
@@ -99,9 +99,9 @@ func TestCapture(t *testing.T) {
 // TestHandOff: a token captured through one client and handed to another (another instance) is
 // sent by the second, merged with the second's own token.
 func TestHandOff(t *testing.T) {
-	p1 := consistency.NewPolicy(consistency.Options{})
+	p1 := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p1, nil)
-	p2 := consistency.NewPolicy(consistency.Options{})
+	p2 := newPolicy(t, consistency.Options{})
 	db2 := newDB(t, e.s, p2)
 	a2, _ := db2.NewContainer("a")
 	own := upsert(t, context.Background(), a2, "other", "z") // the second instance's own write
@@ -135,7 +135,7 @@ func TestHandOff(t *testing.T) {
 
 // TestExplicitTokenWins: a token the request sets itself (ItemOptions.SessionToken) is sent as is.
 func TestExplicitTokenWins(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil)
 	a := e.container(t, "a")
 	upsert(t, context.Background(), a, "1", "x")
@@ -151,7 +151,7 @@ func TestExplicitTokenWins(t *testing.T) {
 // TestMalformedTokenRefused: a bad token from an end user is a typed validation error, and a
 // request made with the context anyway is refused before anything is sent.
 func TestMalformedTokenRefused(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil)
 	a := e.container(t, "a")
 	upsert(t, context.Background(), a, "1", "x")
@@ -188,7 +188,7 @@ func TestMalformedTokenRefused(t *testing.T) {
 // TestWithLevel: a relaxed level goes on reads only and leaves the session token off; an unknown
 // level is refused before sending.
 func TestWithLevel(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil)
 	a := e.container(t, "a")
 	upsert(t, context.Background(), a, "1", "x")
@@ -233,7 +233,7 @@ func TestWithLevel(t *testing.T) {
 // TestLevelTooStrong: the service's 400 for a level stronger than the account's is a LevelError.
 // (The refusal is injected: the server's own validation of the header is the replica work.)
 func TestLevelTooStrong(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil)
 	a := e.container(t, "a")
 	upsert(t, context.Background(), a, "1", "x")
@@ -264,7 +264,7 @@ func TestLevelTooStrong(t *testing.T) {
 // TestAccountNotSession: on an Eventual account reads carry no token, and asking for Session (a
 // stronger level) is the server's 400, reported as a LevelError.
 func TestAccountNotSession(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil, cosmostest.WithDefaultConsistency("Eventual"))
 	a := e.container(t, "a")
 	upsert(t, context.Background(), a, "1", "x")
@@ -286,7 +286,7 @@ func TestAccountNotSession(t *testing.T) {
 // account's, read through a plain azcosmos client (no repository, no cosmoserr.FromError), matches
 // cosmoserr.ErrBadRequest and cosmoserr.ErrLevelTooStrong with errors.Is, as documented.
 func TestLevelErrorIsBadRequestOnAPlainClient(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil, cosmostest.WithDefaultConsistency("Eventual"))
 	a := e.container(t, "a")
 	upsert(t, context.Background(), a, "1", "x")
@@ -305,7 +305,7 @@ func TestLevelErrorIsBadRequestOnAPlainClient(t *testing.T) {
 
 // TestMultiWriteWritesCarryTokens: on a multi-write account writes carry the token too.
 func TestMultiWriteWritesCarryTokens(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{})
+	p := newPolicy(t, consistency.Options{})
 	e := newEnv(t, p, nil, cosmostest.WithRegions("West US", "East US"), cosmostest.WithMultiWrite())
 	a := e.container(t, "a")
 	tok := upsert(t, context.Background(), a, "1", "x")
@@ -318,9 +318,12 @@ func TestMultiWriteWritesCarryTokens(t *testing.T) {
 // TestBoundedContainers: past MaxContainers the least recently used container is forgotten;
 // deleting a container forgets it too.
 func TestBoundedContainers(t *testing.T) {
-	p := consistency.NewPolicy(consistency.Options{MaxContainers: 2})
-	if p.Options().MaxContainers != 2 || consistency.NewPolicy(consistency.Options{}).Options().MaxContainers != consistency.DefaultMaxContainers {
+	p := newPolicy(t, consistency.Options{MaxContainers: 2})
+	if p.Options().MaxContainers != 2 || newPolicy(t, consistency.Options{}).Options().MaxContainers != consistency.DefaultMaxContainers {
 		t.Errorf("Options() = %+v", p.Options())
+	}
+	if _, err := consistency.NewPolicy(consistency.Options{MaxContainers: -1}); !errors.Is(err, cosmoserr.ErrValidation) {
+		t.Errorf("NewPolicy(MaxContainers: -1) = %v, want a refusal matching ErrValidation", err)
 	}
 	e := newEnv(t, p, []string{"c"})
 	ctx := context.Background()
@@ -339,5 +342,27 @@ func TestBoundedContainers(t *testing.T) {
 	}
 	if p.Token(ep, "db", "c") != "" || p.Token(ep, "db", "a") == "" {
 		t.Errorf("after deleting c: a %q, c %q", p.Token(ep, "db", "a"), p.Token(ep, "db", "c"))
+	}
+}
+
+// TestDisabledPolicyPassesThrough: a Policy built with Options.Disable captures nothing and sends
+// no token: the read after a write carries none.
+func TestDisabledPolicyPassesThrough(t *testing.T) {
+	p := newPolicy(t, consistency.Options{Disable: true})
+	if !p.Options().Disable {
+		t.Fatal("Options().Disable = false")
+	}
+	e := newEnv(t, p, nil)
+	ctx := context.Background()
+	a := e.container(t, "a")
+	upsert(t, ctx, a, "1", "x")
+	if got := p.Token(e.s.Endpoint(), "db", "a"); got != "" {
+		t.Errorf("a disabled policy holds %q", got)
+	}
+	if _, err := a.ReadItem(ctx, pk, "1", nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.log.last(t); r.session != "" {
+		t.Errorf("the read carried %q through a disabled policy", r.session)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/consistency"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -32,16 +33,40 @@ type Client struct {
 // request): the first New builds it, later ones take a reference, and the last Close closes it.
 //
 // Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidConfig) says which field is wrong and how to fix it;
-// cosmoserr.ErrConfigConflict means a client for the account is already open with a setting that differs
+// a *cosmoserr.ConfigConflictError (matching ErrConfigConflict and cosmoserr.ErrValidation) means
+// a client for the account is already open with settings that differ, listed in its Differences
 // (every field but the credentials, which pick the client, and Database, which New does not use:
-// ClientOptions by content, funcs, interfaces and pointers by identity; see cosmoserr.ErrConfigConflict). New
-// does no network I/O: a wrong key or unreachable endpoint shows up on the first request.
+// ClientOptions by content, loggers by handler, funcs, interfaces and pointers by identity; see
+// cosmoserr.ErrConfigConflict): configure the account's clients alike, Close the open one first, or build a
+// client outside the registry on purpose with NewIndependent. New does no network I/O: a wrong key
+// or unreachable endpoint shows up on the first request.
 func New(cfg Config) (*Client, error) {
 	r, err := resolve(cfg)
 	if err != nil {
 		return nil, err
 	}
 	e, err := acquire(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{cosmos: e.cosmos, entry: e, preferred: e.preferred, excluded: &e.excluded, containers: &e.containers}, nil
+}
+
+// NewIndependent returns a Client for cfg with its own azcosmos client, outside the process-wide
+// registry: built with the same validation, policies (diagnostics, session container, retry) and
+// defaults as New, but shared with no other Client and never compared with one, so it is never
+// ErrConfigConflict. Use it on purpose, where one process needs two clients for the same account
+// and identity that must not share state: two instances of a service in one test, each with its
+// own session container and preferred regions, or a migration tool talking to one account with
+// two region orders. Everything else should use New (the SDK's guidance is one client per account
+// per process: each independent client holds its own connections and account metadata). Close
+// closes its azcosmos client. Errors are New's, except the conflict.
+func NewIndependent(cfg Config) (*Client, error) {
+	r, err := resolve(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e, err := build(r, registryKey{}, nil) // registryKey{}: in no registry, compared with nothing
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +114,11 @@ func (c *Client) Database(id string) (*azcosmos.DatabaseClient, error) {
 // Container returns a handle on container id in database db, cached per (db, id) so repeated calls are
 // cheap. It does no I/O; use EnsureContainer to create it. Errors: cosmoserr.ErrClosed, or the SDK's error for
 // an empty id.
+//
+// Packages given the handle (repository.New, crosspartition.New, vector.New, changefeed) inherit
+// the client's Logger and diagnostics policy unless their own options set them; a handle made
+// with Cosmos().NewContainer is not known to them and gets their defaults (slog.Default(), no
+// diagnostics policy), as a bare azcosmos client's does.
 func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
 	if c.closed.Load() {
 		return nil, cosmoserr.ErrClosed
@@ -101,12 +131,15 @@ func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := c.containers.LoadOrStore(k, cc)
+	v, loaded := c.containers.LoadOrStore(k, cc)
+	if !loaded && c.entry != nil {
+		clientaccess.RegisterContainer(cc, clientaccess.Inherited{Logger: c.entry.logger, Diagnostics: c.entry.diag})
+	}
 	return v.(*azcosmos.ContainerClient), nil
 }
 
 // Diagnostics returns the diagnostics policy installed on the client, for logical operation spans
-// (diagnostics.Policy.StartOperation). It is nil with DisableDiagnostics and for NewFromClient.
+// (diagnostics.Policy.StartOperation). It is nil with Config.Diagnostics.Disable and for NewFromClient.
 func (c *Client) Diagnostics() *diagnostics.Policy {
 	if c.entry == nil {
 		return nil
@@ -125,7 +158,7 @@ func (c *Client) Connections() ConnectionOptions {
 }
 
 // Retry returns the retry policy installed on the client (its breakers and effective region order
-// are there). It is nil with DisableRetry and for NewFromClient.
+// are there). It is nil with Config.Retry.Disable and for NewFromClient.
 func (c *Client) Retry() *retry.PipelinePolicy {
 	if c.entry == nil {
 		return nil
@@ -134,7 +167,7 @@ func (c *Client) Retry() *retry.PipelinePolicy {
 }
 
 // Session returns the session container installed on the client (consistency.Policy: its
-// options in effect, and the token it holds per container). It is nil with DisableSessionTokens
+// options in effect, and the token it holds per container). It is nil with Config.Session.Disable
 // and for NewFromClient.
 func (c *Client) Session() *consistency.Policy {
 	if c.entry == nil {
@@ -153,7 +186,7 @@ func (c *Client) ExcludedRegions() []string { return slices.Clone(*c.excluded.Lo
 // SetExcludedRegions replaces the excluded regions for every Client of this account, at runtime and
 // race-free: the retry policy routes requests that start afterwards around them (per-request
 // exclusions: retry.WithExcludedRegions). Entries must be non-empty and distinct (a *cosmoserr.ValidationError
-// otherwise); no regions clears the list. With DisableRetry the list is only recorded.
+// otherwise); no regions clears the list. With Config.Retry.Disable the list is only recorded.
 func (c *Client) SetExcludedRegions(regions ...string) error {
 	checked, err := checkRegions(&Config{}, "ExcludedRegions", regions)
 	if err != nil {

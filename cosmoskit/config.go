@@ -64,7 +64,7 @@ type Config struct {
 	// PreferredRegions lists the account's regions in the order reads (and, on multi-write accounts,
 	// writes) should use them, nearest first, e.g. {"West US 3", "East US 2"}. Names are compared as the
 	// SDK does: whitespace removed, case ignored. Entries must be non-empty and distinct. Default: none:
-	// the retry policy then uses the account's regions in the account's order (and with DisableRetry
+	// the retry policy then uses the account's regions in the account's order (and with Retry.Disable
 	// the SDK reads from the first region only, with no failover), so production services should list
 	// their regions, nearest first.
 	PreferredRegions []string
@@ -104,13 +104,10 @@ type Config struct {
 	// spans and metrics, slow/expensive/failed call logs, and request-unit Meters
 	// (diagnostics.WithMeter). The zero value records no spans or metrics, logs failed, slow and
 	// expensive calls to Logger (nothing on the success path), and feeds Meters, for a few
-	// allocations per call. If Diagnostics.TracerProvider is set and ClientOptions has no
-	// TracingProvider, the SDK's HTTP spans join the same traces.
+	// allocations per call. Diagnostics.Disable leaves the policies out entirely (no Meters
+	// either). If Diagnostics.TracerProvider is set and ClientOptions has no TracingProvider, the
+	// SDK's HTTP spans join the same traces. Client.Diagnostics returns the policy.
 	Diagnostics diagnostics.Options
-
-	// DisableDiagnostics leaves the diagnostics policies out entirely (no Meters either). Default:
-	// false.
-	DisableDiagnostics bool
 
 	// Retry configures the resilience policy New installs on every client (package retry): 429
 	// retries following x-ms-retry-after-ms (9 retries within 30 s by default, with azcore's own 429
@@ -118,7 +115,9 @@ type Config struct {
 	// routing by PreferredRegions minus ExcludedRegions, and the hedging options of retry.Hedge. Leave
 	// Retry.PreferredRegions and Retry.ExcludedRegions empty: New fills them from this Config. The
 	// zero value is the documented default. Breaker state changes go to the diagnostics policy unless
-	// Retry.Reporter is set.
+	// Retry.Reporter is set. Retry.Disable leaves the policy out: the SDK's own retries (azcore: 3
+	// retries, including 429s) apply unchanged, and ExcludedRegions is only recorded. Client.Retry
+	// returns the policy.
 	Retry retry.Options
 
 	// Connections caps the connections per host of the transport New builds (not used when
@@ -126,22 +125,15 @@ type Config struct {
 	// beyond the cap wait for a connection within their context. Client.Connections reads it back.
 	Connections ConnectionOptions
 
-	// DisableRetry leaves the retry policy out: the SDK's own retries (azcore: 3 retries, including
-	// 429s) apply unchanged, and ExcludedRegions is only recorded. Default: false.
-	DisableRetry bool
-
 	// Session configures the session container New installs on every client
 	// (consistency.Policy): it captures every response's session token per container and sends
 	// the container's token with reads, so one client reads its own writes in every region, as
 	// the .NET and Java clients do; and it applies consistency.WithSessionToken, WithLevel and
-	// Capture. The zero value keeps the tokens of up to 1000 containers. Client.Session returns it.
+	// Capture. The zero value keeps the tokens of up to 1000 containers. Session.Disable leaves
+	// the session container out: requests carry a session token or a consistency level only when
+	// the caller sets them in the SDK's options (azcosmos has no session container), and the
+	// context options of package consistency do nothing. Client.Session returns it.
 	Session consistency.Options
-
-	// DisableSessionTokens leaves the session container out: requests carry a session token or a
-	// consistency level only when the caller sets them in the SDK's options (azcosmos has no
-	// session container), and the context options of package consistency do nothing. Default:
-	// false.
-	DisableSessionTokens bool
 
 	// PerCallPolicies are azcore policies run once per operation, after the diagnostics policy and
 	// ClientOptions.PerCallPolicies. Default: none.
@@ -236,17 +228,14 @@ func (c Config) String() string {
 	if c.ClientOptions != nil {
 		add("ClientOptions", "set")
 	}
-	if c.DisableDiagnostics {
-		add("DisableDiagnostics", "true")
+	if c.Diagnostics.Disable {
+		add("Diagnostics.Disable", "true")
 	}
-	if c.DisableRetry {
-		add("DisableRetry", "true")
+	if c.Retry.Disable {
+		add("Retry.Disable", "true")
 	}
 	if c.Session != (consistency.Options{}) {
 		add("Session", fmt.Sprintf("%+v", c.Session))
-	}
-	if c.DisableSessionTokens {
-		add("DisableSessionTokens", "true")
 	}
 	if len(c.PerCallPolicies) > 0 {
 		add("PerCallPolicies", strconv.Itoa(len(c.PerCallPolicies)))

@@ -14,6 +14,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+
+	"github.com/cosmoskit/cosmoskit-go/consistency"
+	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // testKey is a syntactically valid account key that is not the emulator's.
@@ -64,6 +67,8 @@ func TestResolveRejectsBadConfig(t *testing.T) {
 		{"certificate PEM garbage", Config{Endpoint: remote, Key: testKey, ServerCertificatePEM: []byte("not pem")}, "ServerCertificatePEM", "PEM"},
 		{"certificate with transport", Config{Endpoint: remote, Key: testKey, ServerCertificate: &x509.Certificate{Raw: []byte{1}},
 			ClientOptions: &azcosmos.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: newHTTPClient(nil, nil, false)}}}, "ServerCertificate", "ClientOptions.Transport"},
+		{"negative diagnostics threshold", Config{Endpoint: remote, Key: testKey, Diagnostics: diagnostics.Options{PointLatencyThreshold: -1}}, "Diagnostics.PointLatencyThreshold", "negative"},
+		{"negative session containers", Config{Endpoint: remote, Key: testKey, Session: consistency.Options{MaxContainers: -1}}, "Session.MaxContainers", "negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

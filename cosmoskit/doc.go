@@ -12,8 +12,10 @@
 //
 // Everything cosmoskit returns is a plain azcosmos type (*azcosmos.ContainerClient and so on), and
 // NewFromClient wraps a client you already have, so code can adopt it one call site at a time.
+// NewIndependent builds a client outside the process-wide registry, with the same policies and
+// defaults, for the rare process that needs two differently configured clients of one account.
 //
-// Every client gets cosmoskit's policies (each can be turned off in Config): diagnostics (spans,
+// Every client gets cosmoskit's policies (each can be turned off with its Disable field in Config): diagnostics (spans,
 // metrics, logs, RU meters), retries (package retry: 429 budget, 404/1002 and 449 backoff,
 // breakers, region routing, hedging) and the session container (package consistency:
 // read-your-writes across regions, session-token hand-off between instances, per-request

@@ -2,12 +2,15 @@ package cosmoskit
 
 import (
 	"crypto/tls"
+	"errors"
 	"slices"
+	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/consistency"
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
@@ -24,7 +27,7 @@ type built struct {
 // user agent, diagnostics, session and retry policies, the caller's policies, and the transport.
 // Per-call order: diagnostics, base, Config, session container. Per-retry order: retry,
 // diagnostics attempt, base, Config, host pinning.
-func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
+func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built, error) {
 	var b built
 	var o azcosmos.ClientOptions
 	if r.base != nil {
@@ -35,12 +38,15 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 		o.Telemetry.ApplicationID = r.appName
 	}
 	var diagCall, diagRetry []policy.Policy
-	if !r.cfg.DisableDiagnostics {
+	if !r.cfg.Diagnostics.Disable {
 		do := r.cfg.Diagnostics
 		if do.Logger == nil {
 			do.Logger = r.logger // failures once each, and slow or expensive calls
 		}
-		b.diag = diagnostics.NewPolicy(do)
+		var err error
+		if b.diag, err = diagnostics.NewPolicy(do); err != nil {
+			return nil, b, subOptionError("Diagnostics", err)
+		}
 		diagCall = []policy.Policy{b.diag}
 		diagRetry = []policy.Policy{diagnostics.NewAttemptPolicy()}
 		if tp := r.cfg.Diagnostics.TracerProvider; tp != nil && !o.TracingProvider.NewTracer("cosmoskit", "").Enabled() {
@@ -48,9 +54,12 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 		}
 	}
 	var sessionCall []policy.Policy
-	if !r.cfg.DisableSessionTokens {
+	if !r.cfg.Session.Disable {
 		// Last among the per-call policies, so that a token or level a caller's policy sets wins.
-		b.session = consistency.NewPolicy(r.cfg.Session)
+		var err error
+		if b.session, err = consistency.NewPolicy(r.cfg.Session); err != nil {
+			return nil, b, subOptionError("Session", err)
+		}
 		sessionCall = []policy.Policy{b.session}
 	}
 	o.PerCallPolicies = slices.Concat(diagCall, o.PerCallPolicies, r.cfg.PerCallPolicies, sessionCall)
@@ -73,7 +82,7 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 		limitConns(o.Transport, b.conns)
 	}
 	// The retry policy wraps the transport (its hedging sends from there): set it first.
-	if !r.cfg.DisableRetry && !r.cfg.Retry.Disable {
+	if !r.cfg.Retry.Disable {
 		ro := r.cfg.Retry
 		ro.PreferredRegions = slices.Clone(r.preferred)
 		ro.ExcludedRegions = slices.Clone(r.excluded)
@@ -86,5 +95,33 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built) {
 			b.retry.Install(&o) // first among the per-retry policies; 429 leaves azcore's retried codes
 		}
 	}
-	return &o, b
+	return &o, b, nil
+}
+
+// subOptionError reports a package's refusal of its options (a *cosmoserr.ValidationError naming
+// "Options.X") as the Config field holding them ("Diagnostics.X").
+func subOptionError(field string, err error) error {
+	var ve *cosmoserr.ValidationError
+	if errors.As(err, &ve) {
+		return configError(field+"."+strings.TrimPrefix(ve.Field, "Options."), ve.Reason, nil)
+	}
+	return err
+}
+
+// checkSubOptions validates the options New hands to the diagnostics and session policies without
+// building anything that outlives the call (no instruments, no tracer).
+func checkSubOptions(cfg *Config) error {
+	if !cfg.Diagnostics.Disable {
+		d := cfg.Diagnostics
+		d.TracerProvider, d.MeterProvider, d.Logger = nil, nil, nil
+		if _, err := diagnostics.NewPolicy(d); err != nil {
+			return subOptionError("Diagnostics", err)
+		}
+	}
+	if !cfg.Session.Disable {
+		if _, err := consistency.NewPolicy(cfg.Session); err != nil {
+			return subOptionError("Session", err)
+		}
+	}
+	return nil
 }

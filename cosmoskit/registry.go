@@ -2,6 +2,7 @@ package cosmoskit
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,9 @@ type entry struct {
 	// access is what packages built on the client (package conflicts) get through
 	// internal/clientaccess: endpoint, an authorizer holding the credential, the azcore options.
 	access clientaccess.Access
+	// logger is Config.Logger as given (nil: slog.Default()), which packages built on the
+	// client's container handles inherit through internal/clientaccess.
+	logger *slog.Logger
 }
 
 var registry = struct {
@@ -77,7 +81,8 @@ var newAzClient = func(r *resolved, opts *azcosmos.ClientOptions) (*azcosmos.Cli
 	}
 }
 
-// acquire returns the shared entry for r, creating it on first use, and takes a reference.
+// acquire returns the shared entry for r, creating it on first use, and takes a reference. A
+// config that differs from the open entry's is a *cosmoserr.ConfigConflictError.
 func acquire(r *resolved) (*entry, error) {
 	k := registryKey{endpoint: r.ep.key, identity: r.identity}
 	if r.auth == authToken {
@@ -91,19 +96,33 @@ func acquire(r *resolved) (*entry, error) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	if e, ok := registry.entries[k]; ok {
-		if d := e.settings.diff(s); d != "" {
-			return nil, fmt.Errorf("%w: %s: %s; configure the account's clients alike, or Close the open one first", cosmoserr.ErrConfigConflict, r.ep.url, d)
+		if d := e.settings.diff(s); len(d) > 0 {
+			return nil, &cosmoserr.ConfigConflictError{Differences: d}
 		}
 		e.refs++
 		return e, nil
 	}
-	opts, b := r.clientOptions()
+	e, err := build(r, k, s)
+	if err != nil {
+		return nil, err
+	}
+	registry.entries[k] = e
+	return e, nil
+}
+
+// build makes the azcosmos client and policies of a new entry with one reference, and logs its
+// creation. The caller records it in the registry, or not (NewIndependent).
+func build(r *resolved, k registryKey, s settings) (*entry, error) {
+	opts, b, err := r.clientOptions()
+	if err != nil {
+		return nil, err
+	}
 	c, err := newAzClient(r, opts)
 	if err != nil {
 		return nil, err
 	}
 	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred), diag: b.diag, retry: b.retry,
-		session: b.session, conns: b.conns, access: newAccess(r, opts)}
+		session: b.session, conns: b.conns, access: newAccess(r, opts), logger: r.cfg.Logger}
 	if (r.base == nil || r.base.Transport == nil) && opts.Transport != nil {
 		if ci, ok := opts.Transport.(interface{ CloseIdleConnections() }); ok {
 			e.closeIdle = ci.CloseIdleConnections
@@ -111,7 +130,6 @@ func acquire(r *resolved) (*entry, error) {
 	}
 	ex := slices.Clone(r.excluded)
 	e.excluded.Store(&ex)
-	registry.entries[k] = e
 	attrs := []any{"endpoint", r.ep.url, "credential", r.authSource, "loopback", r.ep.loopback}
 	if len(r.preferred) > 0 {
 		attrs = append(attrs, "preferredRegions", r.preferred)
@@ -119,10 +137,14 @@ func acquire(r *resolved) (*entry, error) {
 	if len(r.excluded) > 0 {
 		attrs = append(attrs, "excludedRegions", r.excluded)
 	}
-	r.logger.Info("cosmoskit: Cosmos DB client created", attrs...)
+	msg := "cosmoskit: Cosmos DB client created"
+	if k == (registryKey{}) {
+		msg = "cosmoskit: independent Cosmos DB client created"
+	}
+	r.logger.Info(msg, attrs...)
 	if !r.ep.loopback && len(r.preferred) == 0 {
 		msg := "cosmoskit: no PreferredRegions: reads go to the account's regions in the account's order, not nearest first; list the regions nearest first"
-		if r.cfg.DisableRetry {
+		if r.cfg.Retry.Disable {
 			msg = "cosmoskit: no PreferredRegions: the SDK reads from the account's first read region only, with no regional failover; list at least two regions, nearest first"
 		}
 		r.logger.Warn(msg, "endpoint", r.ep.url)
@@ -141,6 +163,10 @@ func release(e *entry) {
 	if registry.entries[e.key] == e {
 		delete(registry.entries, e.key)
 	}
+	e.containers.Range(func(_, v any) bool {
+		clientaccess.ForgetContainer(v.(*azcosmos.ContainerClient))
+		return true
+	})
 	e.cosmos.Close()
 	if e.closeIdle != nil {
 		e.closeIdle()

@@ -260,7 +260,7 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, b := r.clientOptions()
+	o, b, _ := r.clientOptions()
 	if o == base {
 		t.Fatal("base options not copied")
 	}
@@ -297,13 +297,13 @@ func TestClientOptionsAreCopiedAndComposed(t *testing.T) {
 		t.Errorf("a non-loopback endpoint without a certificate got transport %T; want an http.Client", o.Transport)
 	}
 
-	cfg.DisableDiagnostics, cfg.DisableRetry, cfg.DisableSessionTokens = true, true, true
+	cfg.Diagnostics.Disable, cfg.Retry.Disable, cfg.Session.Disable = true, true, true
 	r, err = resolve(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, b := r.clientOptions(); len(o.PerCallPolicies) != 2 || len(o.PerRetryPolicies) != 1 || b.diag != nil || b.retry != nil || b.session != nil || !slices.Contains(o.Retry.StatusCodes, 429) {
-		t.Errorf("DisableDiagnostics and DisableRetry: %d per-call and %d per-retry policies, retried codes %v", len(o.PerCallPolicies), len(o.PerRetryPolicies), o.Retry.StatusCodes)
+	if o, b, _ := r.clientOptions(); len(o.PerCallPolicies) != 2 || len(o.PerRetryPolicies) != 1 || b.diag != nil || b.retry != nil || b.session != nil || !slices.Contains(o.Retry.StatusCodes, 429) {
+		t.Errorf("Diagnostics.Disable and Retry.Disable: %d per-call and %d per-retry policies, retried codes %v", len(o.PerCallPolicies), len(o.PerRetryPolicies), o.Retry.StatusCodes)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -18,7 +17,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -193,6 +191,10 @@ func resolve(cfg Config) (*resolved, error) {
 		return nil, bad("Retry.ExcludedRegions", "must be empty: set Config.ExcludedRegions")
 	}
 
+	if err := checkSubOptions(c); err != nil {
+		return nil, err
+	}
+
 	// User agent.
 	r.appName = cfg.ApplicationName
 	if r.appName != "" {
@@ -230,16 +232,11 @@ func resolve(cfg Config) (*resolved, error) {
 	if cfg.Connections.MaxPerHost < 0 {
 		return nil, bad("Connections.MaxPerHost", "is negative; 0 means the default (50), Connections.Disable removes the cap")
 	}
-	if !cfg.DisableRetry && !cfg.Retry.Disable {
+	if !cfg.Retry.Disable {
 		ro := cfg.Retry
 		ro.PreferredRegions, ro.ExcludedRegions = nil, nil // checked above, as Config's own fields
 		if err := ro.Validate(); err != nil {
-			var ve *cosmoserr.ValidationError
-			field := "Retry"
-			if errors.As(err, &ve) {
-				field = "Retry" + strings.TrimPrefix(ve.Field, "Options")
-			}
-			return nil, configError(c.field(field), "is not valid", err)
+			return nil, subOptionError("Retry", err)
 		}
 	}
 	if r.auth == authToken && !reflect.TypeOf(r.cred).Comparable() {

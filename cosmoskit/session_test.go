@@ -38,11 +38,11 @@ func (ts *tokensSent) last() string {
 }
 
 // TestSessionContainerByDefault: New installs the session container, so a read after a write
-// carries the write's token; DisableSessionTokens leaves it out.
+// carries the write's token; Session.Disable leaves it out.
 func TestSessionContainerByDefault(t *testing.T) {
 	for _, disable := range []bool{false, true} {
 		s := cosmostest.NewServer(t)
-		c, err := cosmoskit.New(cosmoskit.Config{Endpoint: s.Endpoint(), Key: s.Key(), Logger: quiet, DisableSessionTokens: disable})
+		c, err := cosmoskit.New(cosmoskit.Config{Endpoint: s.Endpoint(), Key: s.Key(), Logger: quiet, Session: consistency.Options{Disable: disable}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestSessionContainerByDefault(t *testing.T) {
 		}
 		switch {
 		case disable && (c.Session() != nil || sent.last() != ""):
-			t.Errorf("DisableSessionTokens: Session() = %v, the read carried %q", c.Session(), sent.last())
+			t.Errorf("Session.Disable: Session() = %v, the read carried %q", c.Session(), sent.last())
 		case !disable && (c.Session() == nil || sent.last() != *w.SessionToken):
 			t.Errorf("default: the read carried %q, want the write's %q", sent.last(), *w.SessionToken)
 		case !disable && c.Session().Options() != (consistency.Options{MaxContainers: consistency.DefaultMaxContainers}):

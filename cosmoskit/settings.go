@@ -2,27 +2,31 @@ package cosmoskit
 
 import (
 	"fmt"
+	"log/slog"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // settings are the parts of a Config, beyond the account and identity, that shape the client: two
 // New calls for the same account must agree on every one of them, or the second gets
-// cosmoserr.ErrConfigConflict naming the fields that differ. They are:
+// a *cosmoserr.ConfigConflictError listing the fields that differ. They are:
 //
 //   - PreferredRegions (or ClientOptions.PreferredRegions) and ExcludedRegions, canonical and in order;
 //   - ApplicationName, the server certificate's fingerprint, DisableEndpointDiscovery;
-//   - DisableDiagnostics, DisableRetry, DisableSessionTokens, Logger, PerCallPolicies,
-//     PerRetryPolicies;
+//   - Logger, PerCallPolicies, PerRetryPolicies;
 //   - every field of Diagnostics, of Retry, of Session, of Connections and of *ClientOptions (its contents, not
 //     the pointer).
 //
-// Values are compared as given (a zero value and its documented default differ). Values that Go
-// cannot compare by content are compared by identity: pointers (a *slog.Logger, a Transport,
+// Values are compared as given (a zero value and its documented default differ). Loggers
+// (Logger, Diagnostics.Logger) are compared by handler (see loggerIdentity). Values that Go
+// cannot compare by content are compared by identity: pointers (a Transport,
 // a TracerProvider) and interface values by ==, funcs (Retry.ShouldRetry) by their code, so two
 // closures of one func literal count as the same; a policy or transport value of a type that is
 // not comparable at all is compared by its type only; ClientOptions.TracingProvider (whose
@@ -45,10 +49,7 @@ func settingsOf(r *resolved) settings {
 		{name: "ApplicationName", val: r.appName, show: true},
 		{name: "ServerCertificate", val: ""},
 		{name: "DisableEndpointDiscovery", val: c.DisableEndpointDiscovery, show: true},
-		{name: "DisableDiagnostics", val: c.DisableDiagnostics, show: true},
-		{name: "DisableRetry", val: c.DisableRetry, show: true},
-		{name: "DisableSessionTokens", val: c.DisableSessionTokens, show: true},
-		{name: "Logger", val: c.Logger},
+		{name: "Logger", val: loggerIdentity(c.Logger)},
 	}...)
 	if r.cert != nil {
 		s[3].val = certFingerprint(r.cert.Raw)
@@ -138,6 +139,8 @@ func (s *settings) flatten(name string, v reflect.Value) {
 		add(v.Pointer(), false)
 	case reflect.Pointer:
 		switch {
+		case v.Type() == loggerType:
+			add(loggerIdentity(v.Interface().(*slog.Logger)), false) // Diagnostics.Logger: by handler
 		case v.IsNil():
 			add("nil", true)
 		case v.Elem().Kind() <= reflect.Complex128 || v.Elem().Kind() == reflect.String:
@@ -152,46 +155,55 @@ func (s *settings) flatten(name string, v reflect.Value) {
 	}
 }
 
-// diff names the settings of o that differ from s (the open client's), with both values where they
-// may be printed, for cosmoserr.ErrConfigConflict; "" when they agree. A slice or map is named once, not
-// element by element; a value that is set in one config and absent from the other (a nil
-// ClientOptions) is named by its top-level field.
-func (s settings) diff(o settings) string {
+// diff lists the settings of o (the new config) that differ from s (the open client's), as
+// cosmoserr.Differences in Config order, with Want (o's) and Have (s's) only for plain values
+// (regions, names, numbers, durations, switches), never a logger, policy, credential or
+// pointer; nil when they agree. A slice or map is named once, not element by element, without
+// values; a value that is set in one config and absent from the other (a nil ClientOptions) is
+// named by its top-level field.
+func (s settings) diff(o settings) []cosmoserr.Difference {
 	mine := make(map[string]setting, len(s))
 	for _, x := range s {
 		mine[x.name] = x
 	}
 	theirs := make(map[string]bool, len(o))
-	var out []string
+	var out []cosmoserr.Difference
 	seen := map[string]bool{}
-	note := func(root, text string) {
-		if !seen[root] {
-			seen[root] = true
-			out = append(out, text)
+	note := func(d cosmoserr.Difference) {
+		if !seen[d.Field] {
+			seen[d.Field] = true
+			out = append(out, d)
 		}
 	}
-	differs := func(root string) string { return root + " differs from the open client's" }
 	for _, x := range o {
 		theirs[x.name] = true
 		y, ok := mine[x.name]
 		switch {
 		case !ok:
-			note(missing(x.name), differs(missing(x.name)))
+			note(cosmoserr.Difference{Field: missing(x.name)})
 		case !equalSetting(x.val, y.val):
 			root := collection(x.name)
 			if root == x.name && x.show && y.show {
-				note(root, fmt.Sprintf("%s %v differs from the open client's %v", x.name, printable(x.val), printable(y.val)))
+				note(cosmoserr.Difference{Field: x.name, Want: printable(x.val), Have: printable(y.val)})
 			} else {
-				note(root, differs(root))
+				note(cosmoserr.Difference{Field: root})
 			}
 		}
 	}
 	for _, y := range s {
 		if !theirs[y.name] {
-			note(missing(y.name), differs(missing(y.name)))
+			note(cosmoserr.Difference{Field: missing(y.name)})
 		}
 	}
-	return strings.Join(out, "; ")
+	// A field named whole (ClientOptions set in one config only) stands for its parts.
+	return slices.DeleteFunc(out, func(d cosmoserr.Difference) bool {
+		for i := range len(d.Field) {
+			if (d.Field[i] == '.' || d.Field[i] == '[') && seen[d.Field[:i]] {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // collection returns the slice or map a setting name is an element (or the length) of, else name.
@@ -215,11 +227,30 @@ func missing(name string) string {
 	return name
 }
 
+// printable is a plain setting's value for a Difference: "(none)" for an empty one.
 func printable(v any) string {
-	if s, ok := v.(string); ok {
-		return "[" + s + "]"
+	if s := fmt.Sprint(v); s != "" {
+		return s
 	}
-	return fmt.Sprint(v)
+	return "(none)"
+}
+
+var loggerType = reflect.TypeFor[*slog.Logger]()
+
+// loggerIdentity is what a *slog.Logger is compared by: its handler. Two loggers are the same
+// setting when both are nil, or their Handler() values are == (slog.New(h) twice with one handler
+// h, or equal comparable handler values such as slog.DiscardHandler); a logger whose handler is
+// of a type Go cannot compare is the same only as itself. Loggers derived with With or
+// WithGroup have handlers of their own, so they differ from their parent.
+func loggerIdentity(l *slog.Logger) any {
+	if l == nil {
+		return "nil"
+	}
+	h := l.Handler()
+	if h != nil && reflect.TypeOf(h).Comparable() {
+		return struct{ h slog.Handler }{h}
+	}
+	return l
 }
 
 // equalSetting compares two setting values; values of a type Go cannot compare (never produced by

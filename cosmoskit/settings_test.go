@@ -3,9 +3,11 @@ package cosmoskit
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,14 +76,14 @@ func TestNewConflictsOnEveryBehaviourSetting(t *testing.T) {
 	}
 	c2.Close()
 
-	other := slog.New(slog.NewTextHandler(nil, nil))
+	other := slog.New(slog.NewTextHandler(io.Discard, nil))
 	tests := map[string]func(*Config){
 		"PreferredRegions":                           func(c *Config) { c.PreferredRegions = []string{"East US"} },
 		"ExcludedRegions":                            func(c *Config) { c.ExcludedRegions = []string{"West US"} },
 		"ApplicationName":                            func(c *Config) { c.ApplicationName = "other" },
-		"DisableDiagnostics":                         func(c *Config) { c.DisableDiagnostics = true },
-		"DisableRetry":                               func(c *Config) { c.DisableRetry = true },
-		"DisableSessionTokens":                       func(c *Config) { c.DisableSessionTokens = true },
+		"Diagnostics.Disable":                        func(c *Config) { c.Diagnostics.Disable = true },
+		"Retry.Disable":                              func(c *Config) { c.Retry.Disable = true },
+		"Session.Disable":                            func(c *Config) { c.Session.Disable = true },
 		"Session.MaxContainers":                      func(c *Config) { c.Session.MaxContainers = 5 },
 		"Logger":                                     func(c *Config) { c.Logger = other },
 		"PerCallPolicies":                            func(c *Config) { c.PerCallPolicies = []policy.Policy{nopPolicy{3}} },
@@ -124,12 +126,94 @@ func TestNewConflictsOnEveryBehaviourSetting(t *testing.T) {
 			if !errors.Is(err, cosmoserr.ErrConfigConflict) {
 				t.Fatalf("New = %v, want cosmoserr.ErrConfigConflict", err)
 			}
-			if !strings.Contains(err.Error(), field+" ") {
-				t.Errorf("the error does not name %s: %v", field, err)
+			var cc *cosmoserr.ConfigConflictError
+			// Dropping ClientOptions also drops its Telemetry.ApplicationID: ApplicationName differs too.
+			if !errors.As(err, &cc) || !slices.ContainsFunc(cc.Differences, func(d cosmoserr.Difference) bool { return d.Field == field }) ||
+				len(cc.Differences) != 1 && field != "ClientOptions" {
+				t.Fatalf("New = %v, want a ConfigConflictError with the one difference %s", err, field)
+			}
+			var ve *cosmoserr.ValidationError
+			if !errors.As(err, &ve) || ve.Field != "Config."+cc.Differences[0].Field || !errors.Is(err, cosmoserr.ErrValidation) {
+				t.Errorf("the conflict unwraps to %v, want a ValidationError for Config.%s", ve, cc.Differences[0].Field)
 			}
 			assertNoSecret(t, err.Error())
 		})
 	}
+}
+
+// TestConflictDifferencesAreData: the conflict lists each differing field with the wanted and
+// the open client's values for plain settings (regions, names, numbers), and with no values for
+// a logger, a policy or a pointer.
+func TestConflictDifferencesAreData(t *testing.T) {
+	c, err := New(baseConflictConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cfg := baseConflictConfig()
+	cfg.PreferredRegions = []string{"East US", "West US"}
+	cfg.ApplicationName = "other"
+	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg.Retry.Throttle.MaxRetries = 7
+	_, err = New(cfg)
+	var cc *cosmoserr.ConfigConflictError
+	if !errors.As(err, &cc) {
+		t.Fatalf("New = %v, want a *cosmoserr.ConfigConflictError", err)
+	}
+	want := []cosmoserr.Difference{
+		{Field: "PreferredRegions", Want: "eastus,westus", Have: "westus"},
+		{Field: "ApplicationName", Want: "other", Have: "(none)"}, // the base config sets ClientOptions.Telemetry.ApplicationID
+		{Field: "Logger"},
+		{Field: "Retry.Throttle.MaxRetries", Want: "7", Have: "3"},
+	}
+	if !reflect.DeepEqual(cc.Differences, want) {
+		t.Errorf("Differences = %+v\nwant %+v", cc.Differences, want)
+	}
+	if !errors.Is(err, cosmoserr.ErrConfigConflict) || !errors.Is(err, cosmoserr.ErrValidation) {
+		t.Errorf("%v does not match cosmoserr.ErrConfigConflict and ErrValidation", err)
+	}
+}
+
+// TestLoggersComparedByHandler: two loggers built with slog.New on one handler, or on equal
+// comparable handlers (slog.DiscardHandler), are the same setting; another handler, or a logger
+// derived with With, is a conflict.
+func TestLoggersComparedByHandler(t *testing.T) {
+	h := slog.NewTextHandler(io.Discard, nil)
+	cfg := func(l *slog.Logger) Config {
+		return Config{Endpoint: "https://loggers.documents.azure.com/", Key: testKey, PreferredRegions: []string{"West US"}, Logger: l,
+			Diagnostics: diagnostics.Options{Logger: l}}
+	}
+	c, err := New(cfg(slog.New(h)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c2, err := New(cfg(slog.New(h))) // another component, its own slog.New over the same handler
+	if err != nil {
+		t.Fatalf("a second logger over the same handler: %v", err)
+	}
+	c2.Close()
+	for name, l := range map[string]*slog.Logger{
+		"another handler": slog.New(slog.NewTextHandler(io.Discard, nil)),
+		"With":            slog.New(h).With("component", "b"),
+	} {
+		_, err := New(cfg(l))
+		var cc *cosmoserr.ConfigConflictError
+		if !errors.As(err, &cc) || len(cc.Differences) != 2 || cc.Differences[0].Field != "Logger" || cc.Differences[1].Field != "Diagnostics.Logger" {
+			t.Errorf("%s: New = %v, want a conflict on Logger and Diagnostics.Logger", name, err)
+		}
+	}
+
+	d, err := New(Config{Endpoint: "https://discard.documents.azure.com/", Key: testKey, PreferredRegions: []string{"West US"}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	d2, err := New(Config{Endpoint: "https://discard.documents.azure.com/", Key: testKey, PreferredRegions: []string{"West US"}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatalf("two slog.New(slog.DiscardHandler): %v", err)
+	}
+	d2.Close()
 }
 
 // TestSettingsCoverConfig: every Config field is either compared for conflicts or part of the

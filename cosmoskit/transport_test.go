@@ -72,7 +72,7 @@ func TestTransportChoice(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := "<nil>"
-		if o, _ := r.clientOptions(); o.Transport != nil {
+		if o, _, _ := r.clientOptions(); o.Transport != nil {
 			got = typeName(unwrapTransport(o.Transport))
 		}
 		if got != tc.want {

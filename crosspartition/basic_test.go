@@ -17,7 +17,7 @@ func docs(n int) []map[string]any {
 func TestOrderByTopAcrossPartitions(t *testing.T) {
 	_, c := newContainer(t, 4, nil)
 	put(t, c, docs(60)...)
-	x := New(c, nil)
+	x := mustNew(t, c)
 	got, err := readAll(t, x, "SELECT c.id, c.n FROM c ORDER BY c.n DESC", nil, 7, nil)
 	if err != nil {
 		t.Fatal(err)

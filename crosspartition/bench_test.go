@@ -66,7 +66,7 @@ func benchContainers(b *testing.B) map[int]*Container {
 			if benchErr = g.Wait(); benchErr != nil {
 				return
 			}
-			benchX[n] = New(c, nil)
+			benchX[n], benchErr = New(c, Options{})
 		}
 	})
 	if benchErr != nil {

@@ -10,7 +10,7 @@ import (
 func TestContainerIsSharedAcrossGoroutines(t *testing.T) {
 	_, c := newContainer(t, 4, nil)
 	put(t, c, docs(50)...)
-	x := New(c, nil)
+	x := mustNew(t, c)
 	queries := []string{
 		"SELECT VALUE c.n FROM c ORDER BY c.n",
 		"SELECT VALUE COUNT(1) FROM c",

@@ -3,6 +3,7 @@ package crosspartition
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -11,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 )
 
 // Defaults of Options.
@@ -25,20 +27,35 @@ const (
 // Options configure a Container. The zero value is the documented defaults; Container.Options
 // returns the options in effect.
 type Options struct {
-	// MaxConcurrency is how many partition key ranges are read at the same time.
-	// Default DefaultMaxConcurrency (8).
+	// MaxConcurrency is how many partition key ranges are read at the same time. Default (0):
+	// DefaultMaxConcurrency (8); negative is refused.
 	MaxConcurrency int
 	// MaxNonStreamingItems caps TOP (or OFFSET + LIMIT) of a non-streaming ORDER BY
-	// (ORDER BY VectorDistance), whose candidates are buffered in memory. Default
-	// DefaultMaxNonStreamingItems (50,000), as the other SDKs.
+	// (ORDER BY VectorDistance), whose candidates are buffered in memory. Default (0):
+	// DefaultMaxNonStreamingItems (50,000), as the other SDKs; negative is refused.
 	MaxNonStreamingItems int
+	// Logger receives one Debug record per page read across partitions (container, items,
+	// request charge, whether more follow; never a query or its parameters). Default (nil): the
+	// Config.Logger of the cosmoskit.Client whose Container made the handle, else slog.Default().
+	Logger *slog.Logger
+}
+
+// validate refuses values that are neither the zero default nor usable.
+func (o Options) validate() error {
+	if o.MaxConcurrency < 0 {
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.MaxConcurrency", Reason: "must not be negative (0 means the default, 8)"}
+	}
+	if o.MaxNonStreamingItems < 0 {
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.MaxNonStreamingItems", Reason: "must not be negative (0 means the default, 50,000)"}
+	}
+	return nil
 }
 
 func (o Options) withDefaults() Options {
-	if o.MaxConcurrency <= 0 {
+	if o.MaxConcurrency == 0 {
 		o.MaxConcurrency = DefaultMaxConcurrency
 	}
-	if o.MaxNonStreamingItems <= 0 {
+	if o.MaxNonStreamingItems == 0 {
 		o.MaxNonStreamingItems = DefaultMaxNonStreamingItems
 	}
 	return o
@@ -57,13 +74,18 @@ type Container struct {
 
 // New returns a Container running cross-partition queries on c. Requests go through c's own
 // pipeline, so its credentials, retries (cosmoskit's 429 and breaker policies when c comes from
-// cosmoskit) and diagnostics apply to every request. o may be nil.
-func New(c *azcosmos.ContainerClient, o *Options) *Container {
-	var opts Options
-	if o != nil {
-		opts = *o
+// cosmoskit) and diagnostics apply to every request. It sends no request. Errors: a
+// *cosmoserr.ValidationError (matching cosmoserr.ErrValidation) for a nil c or a negative option.
+func New(c *azcosmos.ContainerClient, o Options) (*Container, error) {
+	if c == nil {
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "container", Reason: "is nil"}
 	}
-	return &Container{c: c, opts: opts.withDefaults()}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	o.Logger = clientaccess.Logger(o.Logger, c)
+	return &Container{c: c, opts: o}, nil
 }
 
 // Options returns the options in effect (defaults filled in).
@@ -102,6 +124,10 @@ func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *
 				}
 			}
 			resp, err := ex.nextPage(ctx)
+			if err == nil && c.opts.Logger.Enabled(ctx, slog.LevelDebug) {
+				c.opts.Logger.DebugContext(ctx, "cosmoskit: cross-partition page", "container", c.c.ID(),
+					"items", len(resp.Items), "requestCharge", resp.RequestCharge, "more", resp.ContinuationToken != nil)
+			}
 			return resp, serviceError(err)
 		},
 	})

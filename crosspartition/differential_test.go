@@ -139,7 +139,7 @@ func diffContainer(t *testing.T, n int, docs []map[string]any) (*cosmostest.Serv
 	}
 	s, c := newContainer(t, n, props, cosmostest.WithHTTP())
 	put(t, c, docs...)
-	return s, New(c, nil)
+	return s, mustNew(t, c)
 }
 
 func params(m map[string]any) []azcosmos.QueryParameter {

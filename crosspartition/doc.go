@@ -7,7 +7,7 @@
 // It is not the query language engine (internal/query, which cosmostest runs): it never parses
 // or rewrites a query. Adopting it is one call:
 //
-//	xq := crosspartition.New(container, nil) // keep one per container: it caches the routing map
+//	xq, err := crosspartition.New(container, crosspartition.Options{}) // keep one per container: it caches the routing map
 //	pager := xq.NewQueryItemsPager("SELECT TOP 10 c.id, c.total FROM c ORDER BY c.total DESC", nil)
 //	for pager.More() {
 //		page, err := pager.NextPage(ctx) // an azcosmos.QueryItemsResponse, as before

@@ -17,7 +17,7 @@ import (
 func TestServiceErrorsAreCosmoserrErrors(t *testing.T) {
 	s, c := newContainer(t, 4, nil)
 	put(t, c, docs(40)...)
-	x := New(c, nil)
+	x := mustNew(t, c)
 	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQuery, PartitionKeyRangeID: "2", Status: http.StatusForbidden, SubStatus: 5300, Message: "injected"})
 	_, err := x.NewQueryItemsPager("SELECT c.id FROM c ORDER BY c.n", nil).NextPage(context.Background())
 	var ce *cosmoserr.Error
@@ -33,7 +33,7 @@ func TestServiceErrorsAreCosmoserrErrors(t *testing.T) {
 	if _, err := c.Delete(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(c, nil).NewQueryItemsPager("SELECT c.id FROM c", nil).NextPage(context.Background())
+	_, err = mustNew(t, c).NewQueryItemsPager("SELECT c.id FROM c", nil).NextPage(context.Background())
 	if !errors.Is(err, cosmoserr.ErrNotFound) || !errors.As(err, &ce) || ce.Operation != cosmoserr.OpQueryItems {
 		t.Fatalf("missing container: %v, want a *cosmoserr.Error matching ErrNotFound", err)
 	}

@@ -28,7 +28,11 @@ func Example() {
 		_, _ = orders.UpsertItem(ctx, azcosmos.NewPartitionKeyString(fmt.Sprint("c", i)), doc, nil)
 	}
 
-	xq := crosspartition.New(orders, nil) // the one extra call: keep it with the container
+	xq, err := crosspartition.New(orders, crosspartition.Options{}) // the one extra call: keep it with the container
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	pager := xq.NewQueryItemsPager("SELECT TOP 3 c.customerId, c.total FROM c ORDER BY c.total DESC", nil)
 	for pager.More() {
 		page, err := pager.NextPage(ctx)

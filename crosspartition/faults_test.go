@@ -22,7 +22,7 @@ import (
 func TestFirstErrorCancelsTheRest(t *testing.T) {
 	s, c := newContainer(t, 8, nil)
 	put(t, c, docs(80)...)
-	x := New(c, nil)
+	x := mustNew(t, c)
 	if _, err := x.routingMap(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestThrottlingAndChargeThroughCosmoskit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := New(c, nil)
+	x := mustNew(t, c)
 	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQuery, PartitionKeyRangeID: "1", Status: http.StatusTooManyRequests, RetryAfter: 5 * time.Millisecond, Times: 2})
 	ctx, meter := diagnostics.WithMeter(context.Background())
 	p := x.NewQueryItemsPager("SELECT VALUE COUNT(1) FROM c", nil)

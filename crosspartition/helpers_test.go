@@ -109,3 +109,13 @@ func readOnePager(t testing.TB, x *Container, query string, params []azcosmos.Qu
 	}
 	return out, nil
 }
+
+// mustNew returns a Container over c with the default options.
+func mustNew(t testing.TB, c *azcosmos.ContainerClient) *Container {
+	t.Helper()
+	x, err := New(c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}

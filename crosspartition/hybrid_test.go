@@ -111,7 +111,7 @@ func TestHybridSearchDifferential(t *testing.T) {
 	for i, d := range docs {
 		put(t, cc, map[string]any{"id": d.id, "pk": fmt.Sprint("p", i%13), "text": d.text, "v": d.v})
 	}
-	x := New(cc, nil)
+	x := mustNew(t, cc)
 	q := []float64{0.3, -0.5, 0.8}
 	terms := []string{"rocky", "summit"}
 	text := bm25(docs, terms)
@@ -220,7 +220,7 @@ func BenchmarkHybridSearch(b *testing.B) {
 			for i, d := range docs {
 				put(b, cc, map[string]any{"id": d.id, "pk": fmt.Sprint("p", i%37), "text": d.text, "v": d.v})
 			}
-			x := New(cc, nil)
+			x := mustNew(b, cc)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {

@@ -14,7 +14,7 @@ import (
 func TestSpanNamesTheRangesContacted(t *testing.T) {
 	_, c := newContainer(t, 4, nil)
 	put(t, c, docs(40)...)
-	x := New(c, nil)
+	x := mustNew(t, c)
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer func() { _ = tp.Shutdown(context.Background()) }()

@@ -15,7 +15,7 @@ func TestSplitsWhileOnePagerReads(t *testing.T) {
 	for _, q := range []string{"SELECT c.id, c.n FROM c ORDER BY c.n DESC", "SELECT c.id, c.n FROM c"} {
 		s, c := newContainer(t, 2, nil)
 		put(t, c, docs(90)...)
-		x := New(c, nil)
+		x := mustNew(t, c)
 		p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{PageSizeHint: 4})
 		var ids []string
 		var ns []float64

@@ -43,7 +43,7 @@ func contacted(t *testing.T, x *Container, query string, params []azcosmos.Query
 func TestQueriesGoOnlyToTheRangesTheyNeed(t *testing.T) {
 	_, c := newContainer(t, 8, nil)
 	put(t, c, docs(80)...)
-	x := New(c, nil)
+	x := mustNew(t, c)
 	rows, ranges := contacted(t, x, "SELECT VALUE c.n FROM c WHERE c.pk = @pk ORDER BY c.n", []azcosmos.QueryParameter{{Name: "@pk", Value: "p3"}})
 	if len(ranges) != 1 || len(rows) != 6 {
 		t.Fatalf("pinned key: %d rows from ranges %v", len(rows), ranges)
@@ -63,7 +63,7 @@ func TestQueriesGoOnlyToTheRangesTheyNeed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	hx := New(h, nil)
+	hx := mustNew(t, h)
 	rows, ranges = contacted(t, hx, "SELECT VALUE c.n FROM c WHERE c.tenant = @t ORDER BY c.n DESC", []azcosmos.QueryParameter{{Name: "@t", Value: "t1"}})
 	var got []int
 	for _, r := range rows {

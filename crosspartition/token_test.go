@@ -32,7 +32,7 @@ func firstToken(t *testing.T, x *Container, query string, params []azcosmos.Quer
 func TestTokensAreValidatedBeforeAnyRequest(t *testing.T) {
 	s, c := newContainer(t, 4, nil)
 	put(t, c, docs(40)...)
-	x := New(c, nil)
+	x := mustNew(t, c)
 	const q = "SELECT c.id FROM c WHERE c.pk = @tenant OR c.n >= @n ORDER BY c.n"
 	ps := []azcosmos.QueryParameter{{Name: "@tenant", Value: "p1"}, {Name: "@n", Value: 3}}
 	tok := firstToken(t, x, q, ps)
@@ -79,7 +79,7 @@ func TestTokensAreValidatedBeforeAnyRequest(t *testing.T) {
 func TestNotResumableShapesSaySo(t *testing.T) {
 	_, c := newContainer(t, 4, nil)
 	put(t, c, docs(40)...)
-	x := New(c, nil)
+	x := mustNew(t, c)
 	const q = "SELECT c.s, COUNT(1) AS n FROM c GROUP BY c.s"
 	p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{PageSizeHint: 2})
 	resp, err := p.NextPage(context.Background())
@@ -156,7 +156,7 @@ func forge(t *testing.T, tok string, change func(*token)) string {
 func TestForgedHeaderFieldsAreRefusedBeforeAnyRequest(t *testing.T) {
 	s, c := newContainer(t, 4, nil)
 	put(t, c, docs(40)...)
-	x := New(c, nil)
+	x := mustNew(t, c)
 	const q = "SELECT c.id FROM c WHERE c.n >= @n"
 	ps := []azcosmos.QueryParameter{{Name: "@n", Value: 0}}
 	tok := firstToken(t, x, q, ps)

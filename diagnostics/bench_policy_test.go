@@ -56,7 +56,7 @@ func BenchmarkPolicy(b *testing.B) {
 			o := &policy.ClientOptions{Transport: cannedTransport{}}
 			o.Telemetry.Disabled = true
 			if bc.install {
-				o.PerCallPolicies = []policy.Policy{diagnostics.NewPolicy(bc.opts)}
+				o.PerCallPolicies = []policy.Policy{mustPolicy(b, bc.opts)}
 				o.PerRetryPolicies = []policy.Policy{diagnostics.NewAttemptPolicy()}
 			}
 			pl := runtime.NewPipeline("bench", "v0", runtime.PipelineOptions{}, o)

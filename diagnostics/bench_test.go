@@ -65,7 +65,7 @@ func BenchmarkReadItem(b *testing.B) {
 		b.Run("diagnostics="+bc.name, func(b *testing.B) {
 			copts := s.ClientOptions()
 			if bc.install {
-				copts.PerCallPolicies = append(copts.PerCallPolicies, diagnostics.NewPolicy(bc.opts))
+				copts.PerCallPolicies = append(copts.PerCallPolicies, mustPolicy(b, bc.opts))
 				copts.PerRetryPolicies = append(copts.PerRetryPolicies, diagnostics.NewAttemptPolicy())
 			}
 			if bc.bridge {

@@ -8,7 +8,7 @@
 // Install [NewPolicy] as a per-call policy and [NewAttemptPolicy] as a per-retry policy on
 // azcosmos.ClientOptions (package cosmoskit does this for you):
 //
-//	p := diagnostics.NewPolicy(diagnostics.Options{TracerProvider: tp, MeterProvider: mp, Logger: slog.Default()})
+//	p, err := diagnostics.NewPolicy(diagnostics.Options{TracerProvider: tp, MeterProvider: mp, Logger: slog.Default()})
 //	opts := &azcosmos.ClientOptions{}
 //	opts.PerCallPolicies = append(opts.PerCallPolicies, p)
 //	opts.PerRetryPolicies = append(opts.PerRetryPolicies, diagnostics.NewAttemptPolicy())

@@ -21,8 +21,12 @@ func exampleContainer(opts diagnostics.Options) (*azcosmos.ContainerClient, func
 	if err != nil {
 		log.Fatal(err)
 	}
+	p, err := diagnostics.NewPolicy(opts)
+	if err != nil {
+		log.Fatal(err)
+	}
 	copts := srv.ClientOptions()
-	copts.PerCallPolicies = append(copts.PerCallPolicies, diagnostics.NewPolicy(opts))
+	copts.PerCallPolicies = append(copts.PerCallPolicies, p)
 	copts.PerRetryPolicies = append(copts.PerRetryPolicies, diagnostics.NewAttemptPolicy())
 	cred, err := azcosmos.NewKeyCredential(srv.Key())
 	if err != nil {

@@ -2,7 +2,10 @@ package diagnostics
 
 import (
 	"log/slog"
+	"math"
 	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -17,7 +20,7 @@ const (
 )
 
 // Options configures [NewPolicy]. The zero value is valid: no spans, no metrics, no logs (only
-// [Meter]s are fed), with the default thresholds.
+// [Meter]s are fed), with the default thresholds. [Policy.Options] returns the options in effect.
 //
 // With none of TracerProvider, MeterProvider and Logger set, the policy does nothing for a request
 // whose context carries no [Meter]: it records no [Stats] for it, so [StatsFromContext] returns
@@ -35,22 +38,45 @@ type Options struct {
 	Logger *slog.Logger
 
 	// PointLatencyThreshold is the duration above which an item point operation (create, upsert,
-	// read, replace, patch, delete) is logged as slow with its full diagnostics. If 0 or negative,
-	// DefaultPointLatencyThreshold (1 s) is used; to log no slow operations, set DisableLatencyLog.
+	// read, replace, patch, delete) is logged as slow with its full diagnostics. Default (0):
+	// DefaultPointLatencyThreshold (1 s); negative is refused. To log no slow operations, set
+	// DisableLatencyLog.
 	PointLatencyThreshold time.Duration
 	// NonPointLatencyThreshold is the same threshold for every other operation (query pages,
-	// batches, change feed, metadata). If 0 or negative, DefaultNonPointLatencyThreshold (3 s) is
-	// used.
+	// batches, change feed, metadata). Default (0): DefaultNonPointLatencyThreshold (3 s); negative
+	// is refused.
 	NonPointLatencyThreshold time.Duration
-	// DisableLatencyLog turns off the slow-operation log records.
+	// DisableLatencyLog turns off the slow-operation log records. Default: false.
 	DisableLatencyLog bool
 	// RequestChargeThreshold is the request charge (RU) above which an operation is logged as
-	// expensive with its full diagnostics. If 0 or negative, charges are not logged (the default).
+	// expensive with its full diagnostics. Default (0): charges are not logged; negative or NaN is
+	// refused.
 	RequestChargeThreshold float64
 
 	// CaptureQueryText records the query text of query operations as db.query.text on spans and
 	// in log records. Parameter values are never captured. Off by default.
 	CaptureQueryText bool
+
+	// Disable turns diagnostics off: cosmoskit.New installs neither policy (no spans, metrics,
+	// logs, Stats or Meters), and a Policy built with it passes every request through untouched.
+	// Default: false.
+	Disable bool
+}
+
+// validate refuses values that are neither the zero default nor usable.
+func (o Options) validate() error {
+	bad := func(field, reason string) error {
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options." + field, Reason: reason}
+	}
+	switch {
+	case o.PointLatencyThreshold < 0:
+		return bad("PointLatencyThreshold", "must not be negative (0 means the default, 1s; DisableLatencyLog turns the log off)")
+	case o.NonPointLatencyThreshold < 0:
+		return bad("NonPointLatencyThreshold", "must not be negative (0 means the default, 3s; DisableLatencyLog turns the log off)")
+	case o.RequestChargeThreshold < 0 || math.IsNaN(o.RequestChargeThreshold):
+		return bad("RequestChargeThreshold", "must be a number, 0 or more (0 logs no charges)")
+	}
+	return nil
 }
 
 func (o Options) pointThreshold() time.Duration {

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -46,7 +47,7 @@ type TrackerOptions struct {
 	// MaxKeys bounds the logical partition keys kept per container (a Space-Saving summary:
 	// when full, a new key takes the place of the key with the least RU and inherits its count,
 	// so every key with more than 1/MaxKeys of the RU is kept, its figures an upper bound).
-	// Default (0): DefaultMaxKeys.
+	// Default (0): DefaultMaxKeys; negative is refused.
 	MaxKeys int
 }
 
@@ -61,6 +62,7 @@ type TrackerOptions struct {
 // gateway, metadata reads) are left out of Report.
 type PartitionTracker struct {
 	maxKeys int
+	mp      metric.MeterProvider
 	inst    *partitionInstruments
 
 	mu    sync.Mutex
@@ -99,10 +101,14 @@ type partitionInstruments struct {
 }
 
 // NewPartitionTracker returns a tracker configured by o. If the MeterProvider fails to create an
-// instrument, the error is returned with a tracker that keeps counts without metrics.
+// instrument, the error is returned with a tracker that keeps counts without metrics. A negative
+// MaxKeys is refused (nil and a *cosmoserr.ValidationError naming Options.MaxKeys).
 func NewPartitionTracker(o TrackerOptions) (*PartitionTracker, error) {
-	t := &PartitionTracker{maxKeys: o.MaxKeys, parts: map[partitionID]*usage{}, keys: map[containerID]*keySummary{}}
-	if t.maxKeys <= 0 {
+	if o.MaxKeys < 0 {
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.MaxKeys", Reason: "must not be negative (0 means the default)"}
+	}
+	t := &PartitionTracker{maxKeys: o.MaxKeys, mp: o.MeterProvider, parts: map[partitionID]*usage{}, keys: map[containerID]*keySummary{}}
+	if t.maxKeys == 0 {
 		t.maxKeys = DefaultMaxKeys
 	}
 	if o.MeterProvider == nil {
@@ -129,6 +135,11 @@ func NewPartitionTracker(o TrackerOptions) (*PartitionTracker, error) {
 
 // MaxKeys returns the number of logical keys kept per container: the option in effect.
 func (t *PartitionTracker) MaxKeys() int { return t.maxKeys }
+
+// Options returns the options in effect (MaxKeys filled in).
+func (t *PartitionTracker) Options() TrackerOptions {
+	return TrackerOptions{MeterProvider: t.mp, MaxKeys: t.maxKeys}
+}
 
 // Do implements policy.Policy.
 func (t *PartitionTracker) Do(req *policy.Request) (*http.Response, error) {

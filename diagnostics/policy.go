@@ -60,8 +60,13 @@ type Policy struct {
 }
 
 // NewPolicy returns the per-call policy configured by o. If the MeterProvider fails to create an
-// instrument, metrics are turned off and the failure is logged to o.Logger.
-func NewPolicy(o Options) *Policy {
+// instrument, metrics are turned off and the failure is logged to o.Logger. Errors: a
+// *cosmoserr.ValidationError (matching cosmoserr.ErrValidation) naming the option for a negative
+// threshold.
+func NewPolicy(o Options) (*Policy, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
 	p := &Policy{opts: o, logger: o.Logger}
 	if o.TracerProvider != nil {
 		p.tracer = o.TracerProvider.Tracer(instrumentationName, trace.WithSchemaURL(semconv.SchemaURL))
@@ -77,11 +82,22 @@ func NewPolicy(o Options) *Policy {
 		}
 	}
 	p.active = p.tracer != nil || p.inst != nil || p.logger != nil
-	return p
+	return p, nil
+}
+
+// Options returns the options in effect, the default thresholds filled in.
+func (p *Policy) Options() Options {
+	o := p.opts
+	o.PointLatencyThreshold = o.pointThreshold()
+	o.NonPointLatencyThreshold = o.nonPointThreshold()
+	return o
 }
 
 // Do implements policy.Policy.
 func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
+	if p.opts.Disable {
+		return req.Next()
+	}
 	raw := req.Raw()
 	ctx := raw.Context()
 	meter := MeterFromContext(ctx)

@@ -105,7 +105,7 @@ func newHarness(t *testing.T, cfg harnessConfig, serverOpts ...cosmostest.Option
 	o.TracerProvider = tp
 	o.MeterProvider = mp
 	o.Logger = slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h.policy = diagnostics.NewPolicy(o)
+	h.policy = mustPolicy(t, o)
 
 	copts := h.server.ClientOptions()
 	copts.PerCallPolicies = append(copts.PerCallPolicies, h.policy)
@@ -429,7 +429,7 @@ func TestPolicyMeter(t *testing.T) {
 func TestMeterWithoutProviders(t *testing.T) {
 	s := cosmostest.NewServer(t)
 	copts := s.ClientOptions()
-	copts.PerCallPolicies = append(copts.PerCallPolicies, diagnostics.NewPolicy(diagnostics.Options{}))
+	copts.PerCallPolicies = append(copts.PerCallPolicies, mustPolicy(t, diagnostics.Options{}))
 	cred, _ := azcosmos.NewKeyCredential(s.Key())
 	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, copts)
 	if err != nil {

@@ -46,7 +46,7 @@ func statsClient(t *testing.T, o diagnostics.Options, preferred ...string) (*cos
 	s := cosmostest.NewServer(t, cosmostest.WithRegions("West US", "East US"))
 	capture := &statsCapture{}
 	copts := s.ClientOptions()
-	copts.PerCallPolicies = append(copts.PerCallPolicies, diagnostics.NewPolicy(o), capture)
+	copts.PerCallPolicies = append(copts.PerCallPolicies, mustPolicy(t, o), capture)
 	copts.PerRetryPolicies = append(copts.PerRetryPolicies, diagnostics.NewAttemptPolicy())
 	copts.PreferredRegions = preferred
 	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), copts)

@@ -55,7 +55,10 @@ func scenarioVector(ctx context.Context, t *testing.T, db *azcosmos.DatabaseClie
 		}
 	}
 	q, _ := e.Embed(ctx, "alpha bravo delta")
-	s := vector.New(c, nil)
+	s, err := vector.New(c, vector.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, scope := range [][]any{nil, {"t2"}} {
 		res, err := s.Search(ctx, vector.Query{Vector: q, K: 5, PartitionKey: partitionkey.Of(scope...)})
 		skipIfNotImplemented(t, lenient, "vector search", err)

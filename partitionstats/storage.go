@@ -32,7 +32,9 @@ const (
 )
 
 // StorageOptions configures ReadStorage. The zero value uses the service's limits and
-// DefaultWarnFraction.
+// DefaultWarnFraction; ReadStorage refuses negative limits and a WarnFraction outside [0, 1]
+// (a *cosmoserr.ValidationError naming the option), and StorageReport carries nothing of them:
+// Settings reads the options in effect.
 type StorageOptions struct {
 	// LogicalLimitKB is the logical partition limit warnings are computed against. Default (0):
 	// LogicalPartitionLimitKB.
@@ -43,6 +45,22 @@ type StorageOptions struct {
 	// WarnFraction is the share of a limit from which a Warning is reported, in (0, 1]. Default
 	// (0): DefaultWarnFraction.
 	WarnFraction float64
+}
+
+// validate refuses values that are neither the zero default nor usable.
+func (o StorageOptions) validate() error {
+	bad := func(field, reason string) error {
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options." + field, Reason: reason}
+	}
+	switch {
+	case o.LogicalLimitKB < 0:
+		return bad("LogicalLimitKB", "must not be negative (0 means the service's limit)")
+	case o.PhysicalLimitKB < 0:
+		return bad("PhysicalLimitKB", "must not be negative (0 means the service's limit)")
+	case !(o.WarnFraction >= 0 && o.WarnFraction <= 1):
+		return bad("WarnFraction", "must be in [0, 1] (0 means the default, 0.8)")
+	}
+	return nil
 }
 
 // Settings returns o with every default filled in: the options in effect.
@@ -127,8 +145,12 @@ func gb(kb int64) string {
 }
 
 // ReadStorage reads the container with partition statistics and quota info and reports its
-// storage. It is one metadata read.
+// storage. It is one metadata read. Options that are neither zero nor usable are refused before
+// it, with a *cosmoserr.ValidationError (matching cosmoserr.ErrValidation) naming the option.
 func ReadStorage(ctx context.Context, c *azcosmos.ContainerClient, o StorageOptions) (StorageReport, error) {
+	if err := o.validate(); err != nil {
+		return StorageReport{}, err
+	}
 	o = o.Settings()
 	ctx = policy.WithHTTPHeader(ctx, http.Header{wire.HeaderPopulatePartitionStatistics: {"true"}})
 	resp, err := c.Read(ctx, &azcosmos.ReadContainerOptions{PopulateQuotaInfo: true})

@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/partitionstats"
 )
 
@@ -136,5 +137,26 @@ func TestReadStorageMissingContainerIsNotFound(t *testing.T) {
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) || re.StatusCode != 404 {
 		t.Fatalf("%v does not unwrap to the SDK's 404 *azcore.ResponseError", err)
+	}
+}
+
+// TestReadStorageRefusesBadOptions: negative limits and a warning fraction outside [0, 1] are
+// refused before any request, naming the option, instead of being replaced by defaults.
+func TestReadStorageRefusesBadOptions(t *testing.T) {
+	s, _, c := newContainer(t, byTenant)
+	s.ResetRequests()
+	for field, o := range map[string]partitionstats.StorageOptions{
+		"Options.LogicalLimitKB":  {LogicalLimitKB: -1},
+		"Options.PhysicalLimitKB": {PhysicalLimitKB: -1},
+		"Options.WarnFraction":    {WarnFraction: 1.5},
+	} {
+		_, err := partitionstats.ReadStorage(context.Background(), c, o)
+		var ve *cosmoserr.ValidationError
+		if !errors.As(err, &ve) || ve.Field != field || !errors.Is(err, cosmoserr.ErrValidation) {
+			t.Errorf("%s: ReadStorage = %v, want a ValidationError naming it", field, err)
+		}
+	}
+	if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
+		t.Errorf("%d requests sent for refused options", n)
 	}
 }

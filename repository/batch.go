@@ -31,6 +31,15 @@ type Tx struct {
 	dec []Entity // per operation: the repository that decodes its result (nil for delete)
 	err error
 	rep *core // the first repository added: its diagnostics span the batch
+	// large are the items at or above their repository's LargeItemThreshold, reported with
+	// Execute's context.
+	large []largeItem
+}
+
+// largeItem is a batch item to report to its repository's OnLargeItem.
+type largeItem struct {
+	c  *core
+	li LargeItem
 }
 
 // TxResult is the outcome of one operation of a Tx.
@@ -107,10 +116,13 @@ func (r *Repository[T]) txBody(tx *Tx, item T) (string, []byte, bool) {
 		return "", nil, false
 	}
 	// With PartitionKeyPaths and a Key for the batch, the item's own key must be the batch's.
-	e, err := r.encodeFor(context.Background(), item, id, tx.key)
+	e, large, err := r.encode(item, id, tx.key)
 	if err != nil {
 		tx.setError(err)
 		return "", nil, false
+	}
+	if large != nil {
+		tx.large = append(tx.large, largeItem{c: &r.core, li: *large})
 	}
 	body := append([]byte(nil), e.b...)
 	e.release()
@@ -215,6 +227,9 @@ func (tx *Tx) Execute(ctx context.Context) (_ []TxResult, err error) {
 	}
 	if len(tx.dec) == 0 {
 		return nil, invalid(cosmoserr.ErrValidation, "batch", "has no operations")
+	}
+	for _, l := range tx.large {
+		l.c.reportLarge(ctx, l.li)
 	}
 	first := tx.dec[0]
 	for _, e := range tx.dec {

@@ -32,17 +32,37 @@ func (e encoded) release() {
 // be at most 2 MB; with Options.PartitionKeyPaths, its values there must make up pk. The item is
 // marshalled once, into a pooled buffer; the stamp replaces its closing brace.
 func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionKey) (encoded, error) {
+	e, large, err := c.encode(item, id, pk)
+	if err == nil && large != nil {
+		c.reportLarge(ctx, *large)
+	}
+	return e, err
+}
+
+// reportLarge calls Options.OnLargeItem with the context of the call that writes the item, or
+// logs a warning.
+func (c *core) reportLarge(ctx context.Context, li LargeItem) {
+	if c.onLarge != nil {
+		c.onLarge(ctx, li)
+		return
+	}
+	c.log.WarnContext(ctx, "cosmoskit: large item; keep items well under 2 MB", "type", li.Type, "id", li.ID, "bytes", li.Size)
+}
+
+// encode is encodeFor without the large-item report: it returns the LargeItem to report (nil if
+// the item is below the threshold), for a batch to report when it executes.
+func (c *core) encode(item any, id string, pk PartitionKey) (encoded, *LargeItem, error) {
 	buf := bufPool.Get().(*bytes.Buffer)
 	e := encoded{buf: buf}
 	enc := json.NewEncoder(buf)
 	if err := enc.Encode(item); err != nil {
 		e.release()
-		return encoded{}, invalid(cosmoserr.ErrValidation, "item", "cannot be encoded as JSON: "+err.Error())
+		return encoded{}, nil, invalid(cosmoserr.ErrValidation, "item", "cannot be encoded as JSON: "+err.Error())
 	}
 	b := bytes.TrimRight(buf.Bytes(), "\n")
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
 		e.release()
-		return encoded{}, invalid(cosmoserr.ErrValidation, "item", "must encode as a JSON object")
+		return encoded{}, nil, invalid(cosmoserr.ErrValidation, "item", "must encode as a JSON object")
 	}
 	h, issue := scanHeader(b, true)
 	if issue != nil {
@@ -51,15 +71,15 @@ func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionK
 		if errors.Is(issue.kind, cosmoserr.ErrUnsafeInteger) {
 			reason = "integer beyond ±2^53 would lose precision; encode it as a string (json:\",string\")"
 		}
-		return encoded{}, invalid(issue.kind, pointerAt(b, issue.at), reason)
+		return encoded{}, nil, invalid(issue.kind, pointerAt(b, issue.at), reason)
 	}
 	if err := c.checkHeaderForWrite(h, id); err != nil {
 		e.release()
-		return encoded{}, err
+		return encoded{}, nil, err
 	}
 	if err := c.checkDocKey(b, pk); err != nil {
 		e.release()
-		return encoded{}, err
+		return encoded{}, nil, err
 	}
 	// stamp: replace the closing brace, skipping properties the item already carries
 	stamp := c.stamp
@@ -80,17 +100,12 @@ func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionK
 	e.b = buf.Bytes()
 	if len(e.b) > MaxItemBytes {
 		e.release()
-		return encoded{}, invalid(cosmoserr.ErrItemTooLarge, "item", fmt.Sprintf("%d bytes serialized, the limit is %d", len(e.b), MaxItemBytes))
+		return encoded{}, nil, invalid(cosmoserr.ErrItemTooLarge, "item", fmt.Sprintf("%d bytes serialized, the limit is %d", len(e.b), MaxItemBytes))
 	}
 	if len(e.b) >= c.largeAt {
-		li := LargeItem{Type: c.typeName, ID: id, Size: len(e.b)}
-		if c.onLarge != nil {
-			c.onLarge(ctx, li)
-		} else {
-			c.log.WarnContext(ctx, "cosmoskit: large item; keep items well under 2 MB", "type", li.Type, "id", li.ID, "bytes", li.Size)
-		}
+		return e, &LargeItem{Type: c.typeName, ID: id, Size: len(e.b)}, nil
 	}
-	return e, nil
+	return e, nil, nil
 }
 
 // checkHeaderForWrite checks the properties the repository owns in an encoded item.

@@ -47,6 +47,9 @@ const (
 // Options configures a Repository. Type and Key are required; every other zero value is the
 // documented default.
 type Options[T any] struct {
+	// Every field's zero value is its documented default, except Type and Key; negative numbers are
+	// refused by New (never turned into defaults). Repository.Options reads them back.
+
 	// Type is the discriminator written as "type" on every item and required on every item read
 	// ("order", "customer"): letters, digits and _ - . : only. Required.
 	Type string
@@ -79,7 +82,7 @@ type Options[T any] struct {
 	Upgrades map[int]UpgradeFunc
 
 	// UnversionedAs is the version assumed for documents of this type without "schemaVersion"
-	// (written before the repository was adopted). If 0, such documents are
+	// (written before the repository was adopted). Default (0): such documents are
 	// cosmoserr.ErrUnknownSchemaVersion.
 	UnversionedAs int
 
@@ -90,29 +93,33 @@ type Options[T any] struct {
 	WriteBackUpgrades bool
 
 	// UpdatePolicy bounds Update's read-modify-replace rounds on 412. Only 412 is retried here;
-	// throttling and transient failures are retried per request by the pipeline. If
-	// MaxAttempts is 0, DefaultUpdateAttempts (3) is used; if InitialBackoff is 0, 5 ms; if
-	// MaxBackoff is 0, 100 ms.
+	// throttling and transient failures are retried per request by the pipeline. Defaults: if
+	// MaxAttempts is 0, DefaultUpdateAttempts (3); if InitialBackoff is 0, 5 ms; if MaxBackoff is
+	// 0, 100 ms; if Retryable is nil, 412 (cosmoserr.ErrPreconditionFailed) only.
 	UpdatePolicy retry.Backoff
 
-	// LargeItemThreshold is the serialized size from which OnLargeItem is called. If 0,
-	// DefaultLargeItemThreshold (1.5 MB) is used.
+	// LargeItemThreshold is the serialized size from which OnLargeItem is called. Default (0):
+	// DefaultLargeItemThreshold (1.5 MB).
 	LargeItemThreshold int
 
 	// OnLargeItem is called before a write whose serialized size is at least LargeItemThreshold
-	// (and at most MaxItemBytes; larger items are rejected). If nil, a warning is logged.
+	// (and at most MaxItemBytes; larger items are rejected), with the context of the call that
+	// writes it (for a batch, Execute's). Default (nil): a warning is logged to Logger.
 	OnLargeItem func(ctx context.Context, item LargeItem)
 
 	// Diagnostics is the diagnostics policy of the client the container comes from
 	// (cosmoskit.Client.Diagnostics()). With it, every repository call (Get, Update's read and
 	// replace rounds, a Page reading through empty pages, Migrate, a batch...) is one internal span
 	// "repository.<Method> <container>" with the cosmoskit.repository.type attribute, the
-	// request charge and number of calls it made, and the SDK calls' own spans as children. If nil
-	// (NewFromClient sets the client's), a span is started only when ctx already carries a span,
-	// with that span's provider; otherwise nothing is traced and nothing is allocated.
+	// request charge and number of calls it made, and the SDK calls' own spans as children.
+	// Default (nil): the policy of the cosmoskit.Client whose Container made the handle (and
+	// NewFromClient's client); for any other handle none, and then a span is started only when
+	// ctx already carries a span, with that span's provider; otherwise nothing is traced and
+	// nothing is allocated.
 	Diagnostics *diagnostics.Policy
 
-	// Logger receives cross-partition queries (Info), large items (Warn) and failed write-backs
-	// (Warn). If nil, slog.Default() is used.
+	// Logger receives the start of each cross-partition query and each cross-partition page
+	// (Debug), large items (Warn) and failed write-backs (Warn). Default (nil): the Config.Logger
+	// of the cosmoskit.Client whose Container made the handle, else slog.Default().
 	Logger *slog.Logger
 }

@@ -255,7 +255,7 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 		opts.ContinuationToken = &cont
 	}
 	if q.cross && token == "" {
-		c.log.InfoContext(ctx, "cosmoskit: cross-partition query", "type", c.typeName, "query", rq.text)
+		c.log.DebugContext(ctx, "cosmoskit: cross-partition query", "type", c.typeName, "query", rq.text)
 	}
 	pager := c.queryPager(q, rq.text, pk, &opts)
 	for pager.More() {

@@ -172,7 +172,7 @@ func TestCrossPartitionNeedsOptIn(t *testing.T) {
 	var logs bytes.Buffer
 	var mu sync.Mutex
 	orders := newOrders(t, e.container, func(o *repository.Options[Order]) {
-		o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{&logs, &mu}, nil))
+		o.Logger = slog.New(slog.NewTextHandler(&lockedWriter{&logs, &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
 	seedOrders(t, orders, "c1", 3)
 	seedOrders(t, orders, "c2", 3)

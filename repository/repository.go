@@ -17,6 +17,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
+	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -26,7 +27,8 @@ import (
 // concurrent use. Several repositories of different types may share a container.
 type Repository[T any] struct {
 	core
-	key KeyFunc[T]
+	key  KeyFunc[T]
+	opts Options[T] // in effect, for Options
 }
 
 // core is the part of a repository that does not depend on T.
@@ -63,22 +65,22 @@ func (c *core) start(ctx context.Context, name string) (context.Context, func(er
 }
 
 // New returns a repository for items of type T in container c. It sends no request. It returns
-// an error wrapping cosmoserr.ErrValidation when Type or Key is missing, Type has characters other than
-// letters, digits and _ - . :, or an upgrade is registered for a version outside
-// [1, SchemaVersion).
+// a *cosmoserr.ValidationError (matching cosmoserr.ErrValidation) naming the option when Type or
+// Key is missing, Type has characters other than letters, digits and _ - . :, an upgrade is
+// registered for a version outside [1, SchemaVersion), or a number is negative.
 func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], error) {
 	if c == nil {
 		return nil, invalid(cosmoserr.ErrValidation, "container", "is nil")
 	}
 	if opts.Key == nil {
-		return nil, invalid(cosmoserr.ErrValidation, "Key", "is required")
+		return nil, invalid(cosmoserr.ErrValidation, "Options.Key", "is required")
 	}
 	if opts.Type == "" || len(opts.Type) > 128 {
-		return nil, invalid(cosmoserr.ErrValidation, "Type", "must be 1 to 128 characters")
+		return nil, invalid(cosmoserr.ErrValidation, "Options.Type", "must be 1 to 128 characters")
 	}
 	for _, r := range opts.Type {
 		if !typeRune(r) {
-			return nil, invalid(cosmoserr.ErrValidation, "Type", "may only hold letters, digits and _ - . :")
+			return nil, invalid(cosmoserr.ErrValidation, "Options.Type", "may only hold letters, digits and _ - . :")
 		}
 	}
 	v := opts.SchemaVersion
@@ -86,20 +88,30 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 		v = 1
 	}
 	if v < 0 {
-		return nil, invalid(cosmoserr.ErrValidation, "SchemaVersion", "must not be negative")
+		return nil, invalid(cosmoserr.ErrValidation, "Options.SchemaVersion", "must not be negative")
 	}
 	for from := range opts.Upgrades {
 		if from < 1 || from >= v {
-			return nil, invalid(cosmoserr.ErrValidation, "Upgrades", fmt.Sprintf("version %d is outside [1, %d)", from, v))
+			return nil, invalid(cosmoserr.ErrValidation, "Options.Upgrades", fmt.Sprintf("version %d is outside [1, %d)", from, v))
 		}
 	}
 	if len(opts.PartitionKeyPaths) > 3 {
-		return nil, invalid(cosmoserr.ErrInvalidPartitionKey, "PartitionKeyPaths", "at most 3 levels")
+		return nil, invalid(cosmoserr.ErrInvalidPartitionKey, "Options.PartitionKeyPaths", "at most 3 levels")
 	}
 	for _, p := range opts.PartitionKeyPaths {
 		if len(p) < 2 || p[0] != '/' || strings.HasSuffix(p, "/") {
-			return nil, invalid(cosmoserr.ErrInvalidPartitionKey, "PartitionKeyPaths", fmt.Sprintf("%q is not a path such as /customerId", p))
+			return nil, invalid(cosmoserr.ErrInvalidPartitionKey, "Options.PartitionKeyPaths", fmt.Sprintf("%q is not a path such as /customerId", p))
 		}
+	}
+	switch {
+	case opts.UnversionedAs < 0:
+		return nil, invalid(cosmoserr.ErrValidation, "Options.UnversionedAs", "must not be negative (0 means unversioned documents are refused)")
+	case opts.LargeItemThreshold < 0:
+		return nil, invalid(cosmoserr.ErrValidation, "Options.LargeItemThreshold", "must not be negative (0 means the default, 1.5 MB)")
+	case opts.UpdatePolicy.MaxAttempts < 0:
+		return nil, invalid(cosmoserr.ErrValidation, "Options.UpdatePolicy.MaxAttempts", "must not be negative (0 means the default, 3)")
+	case opts.UpdatePolicy.InitialBackoff < 0 || opts.UpdatePolicy.MaxBackoff < 0:
+		return nil, invalid(cosmoserr.ErrValidation, "Options.UpdatePolicy", "backoffs must not be negative (0 means the default)")
 	}
 	r := &Repository[T]{key: opts.Key}
 	r.c = c
@@ -131,18 +143,41 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 		r.policy.Retryable = func(err error) bool { return errors.Is(err, cosmoserr.ErrPreconditionFailed) }
 	}
 	r.largeAt = opts.LargeItemThreshold
-	if r.largeAt <= 0 {
+	if r.largeAt == 0 {
 		r.largeAt = DefaultLargeItemThreshold
 	}
 	r.onLarge = opts.OnLargeItem
-	r.log = opts.Logger
-	if r.log == nil {
-		r.log = slog.Default()
-	}
+	r.log = clientaccess.Logger(opts.Logger, c)
 	r.diag = opts.Diagnostics
+	if r.diag == nil {
+		if in, ok := clientaccess.ForContainer(c); ok {
+			r.diag = in.Diagnostics
+		}
+	}
 	r.ctr = c.ID()
-	r.xq = crosspartition.New(c, nil)
+	xq, err := crosspartition.New(c, crosspartition.Options{Logger: r.log})
+	if err != nil {
+		return nil, err
+	}
+	r.xq = xq
+	eff := opts
+	eff.SchemaVersion = v
+	eff.PartitionKeyPaths = slices.Clone(opts.PartitionKeyPaths)
+	eff.UpdatePolicy = r.policy
+	eff.LargeItemThreshold = r.largeAt
+	eff.Logger = r.log
+	eff.Diagnostics = r.diag
+	r.opts = eff
 	return r, nil
+}
+
+// Options returns the options in effect: those given, with the defaults filled in (SchemaVersion,
+// UpdatePolicy, LargeItemThreshold, Logger, Diagnostics). Its PartitionKeyPaths is a copy; the
+// Upgrades map is the one given (do not change it).
+func (r *Repository[T]) Options() Options[T] {
+	o := r.opts
+	o.PartitionKeyPaths = slices.Clone(o.PartitionKeyPaths)
+	return o
 }
 
 // Client is what NewFromClient needs of a client: a container handle and the diagnostics policy

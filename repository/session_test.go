@@ -30,7 +30,11 @@ func TestSessionTokensOnAPlainClient(t *testing.T) {
 	created := false
 	instance := func() *repository.Repository[Order] {
 		co := s.ClientOptions()
-		co.PerCallPolicies = append(co.PerCallPolicies, consistency.NewPolicy(consistency.Options{}))
+		session, err := consistency.NewPolicy(consistency.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		co.PerCallPolicies = append(co.PerCallPolicies, session)
 		client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), co)
 		if err != nil {
 			t.Fatal(err)

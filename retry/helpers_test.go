@@ -124,7 +124,11 @@ func newEnv(t *testing.T, o retry.Options, serverOpts ...cosmostest.Option) *env
 	e.rec = &recorder{next: co.Transport}
 	co.Transport = e.rec
 	co.PreferredRegions = o.PreferredRegions
-	co.PerCallPolicies = append(co.PerCallPolicies, diagnostics.NewPolicy(diagnostics.Options{}), e.stats)
+	diag, err := diagnostics.NewPolicy(diagnostics.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	co.PerCallPolicies = append(co.PerCallPolicies, diag, e.stats)
 	co.PerRetryPolicies = append(co.PerRetryPolicies, diagnostics.NewAttemptPolicy())
 	e.p = mustPolicy(t, o)
 	e.p.Install(co)

@@ -132,7 +132,7 @@ type Options struct {
 // ThrottleOptions configures the retries of requests answered with 429 (request rate too large).
 // Each wait is exactly the server's x-ms-retry-after-ms, cut short by the caller's context; a
 // request is not retried when the next wait would pass MaxWait (counting the waits already made)
-// or the context's deadline. After that the caller gets an error matching ErrThrottled.
+// or the context's deadline. After that the caller gets an error matching cosmoserr.ErrThrottled.
 type ThrottleOptions struct {
 	// MaxRetries is the number of retries after the first 429. If 0, DefaultThrottleMaxRetries (9)
 	// is used. Negative values are refused: for no retries, set Disable.

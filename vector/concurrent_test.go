@@ -19,7 +19,7 @@ func TestSearcherShared(t *testing.T) {
 	srv, c := newServerContainer(t, 4, vectorProps(azcosmos.VectorDistanceFunctionEuclidean, 8, azcosmos.VectorIndexTypeFlat))
 	docs := corpus(80, 8, 5)
 	load(t, c, docs, nil)
-	s := vector.New(c, nil)
+	s := newSearcher(t, c, vector.Options{})
 	q := corpus(1, 8, 6)[0].Embedding
 	want := bruteForce(docs, q, azcosmos.VectorDistanceFunctionEuclidean, 5, func(doc) bool { return true })
 	srv.ResetRequests()

@@ -2,7 +2,7 @@
 // with a vector embedding policy: typed over a repository.Repository[T] (ForRepository) or raw
 // over a plain *azcosmos.ContainerClient (New).
 //
-//	s := vector.ForRepository(products, nil) // keep one per container
+//	s, err := vector.ForRepository(products, vector.Options{}) // keep one per container
 //	q, _ := embedder.Embed(ctx, "waterproof hiking boots")
 //	res, err := s.Search(ctx, vector.Query{Vector: q, K: 10}, repository.NewQuery().Where("category", repository.Eq, "shoes"))
 //	for _, h := range res.Hits { fmt.Println(h.Item.Name, h.Score) }

@@ -72,7 +72,10 @@ func ExampleForRepository() {
 		}
 	}
 
-	search := vector.ForRepository(products, nil) // keep one per container: it caches the policy
+	search, err := vector.ForRepository(products, vector.Options{}) // keep one per container: it caches the policy
+	if err != nil {
+		panic(err)
+	}
 	q, _ := embedder.Embed(ctx, "waterproof boots for hiking")
 	res, err := search.Search(ctx, vector.Query{Vector: q, K: 2}, nil)
 	if err != nil {

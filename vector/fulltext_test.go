@@ -33,7 +33,7 @@ func TestFullTextFilter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := vector.New(c, nil)
+	s := newSearcher(t, c, vector.Options{})
 	qv := corpus(1, dims, 12)[0].Embedding
 	for _, scope := range [][]any{nil, {"p04"}} {
 		res, err := s.Search(ctx, vector.Query{Vector: qv, K: 10, PartitionKey: partitionkey.Of(scope...), Fields: []string{"id", "text"},

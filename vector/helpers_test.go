@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/vector"
 )
 
 // newContainer starts a cosmostest server with n physical partitions and creates container "c"
@@ -167,4 +168,14 @@ func bruteForce(docs []doc, q []float32, fn azcosmos.VectorDistanceFunction, k i
 func jsonFloat(f float32) float64 {
 	x, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'g', -1, 32), 64)
 	return x
+}
+
+// newSearcher returns a Searcher over c with o, failing the test on a refusal.
+func newSearcher(t testing.TB, c *azcosmos.ContainerClient, o vector.Options) *vector.Searcher {
+	t.Helper()
+	s, err := vector.New(c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -82,7 +82,7 @@ func TestTextAndHybridSearch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := vector.New(c, nil)
+	s := newSearcher(t, c, vector.Options{})
 	qv := corpus(1, dims, 22)[0].Embedding
 	terms := []string{"frost", "pine"}
 	text := bm25Scores(texts, terms)
@@ -161,7 +161,7 @@ func TestTextAndHybridValidation(t *testing.T) {
 	t.Parallel()
 	props := vectorProps(azcosmos.VectorDistanceFunctionCosine, 4, azcosmos.VectorIndexTypeFlat)
 	c := newContainer(t, 1, props)
-	s := vector.New(c, nil)
+	s := newSearcher(t, c, vector.Options{})
 	ctx := context.Background()
 	v := []float32{1, 0, 0, 0}
 	ft := vector.TextRank{Path: "/text", Terms: []string{"a"}}

@@ -113,7 +113,7 @@ func TestLargeSearchEqualsBruteForce(t *testing.T) {
 		c := largeContainer(t, parts)
 		start := time.Now()
 		for _, p := range largePaths {
-			s := vector.New(c, &vector.Options{Path: p.path})
+			s := newSearcher(t, c, vector.Options{Path: p.path})
 			for qi, qd := range queries {
 				for _, filtered := range []bool{false, true} {
 					for _, scoped := range []bool{false, true} {
@@ -159,7 +159,7 @@ func BenchmarkSearchTop10(b *testing.B) {
 	q := corpus(1, largeDims, 5)[0].Embedding
 	for _, parts := range []int{1, 8} {
 		c := largeContainer(b, parts)
-		s := vector.New(c, &vector.Options{Path: "/cos"})
+		s := newSearcher(b, c, vector.Options{Path: "/cos"})
 		b.Run(fmt.Sprintf("partitions=%d", parts), func(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()

@@ -18,9 +18,17 @@ type Repo[T any] struct {
 	s *Searcher
 }
 
-// ForRepository returns a typed search over r's container. o may be nil.
-func ForRepository[T any](r *repository.Repository[T], o *Options) *Repo[T] {
-	return &Repo[T]{r: r, s: New(r.Container(), o)}
+// ForRepository returns a typed search over r's container. Errors are New's, and a
+// *cosmoserr.ValidationError for a nil r.
+func ForRepository[T any](r *repository.Repository[T], o Options) (*Repo[T], error) {
+	if r == nil {
+		return nil, invalid(cosmoserr.ErrValidation, "repository", "is nil")
+	}
+	s, err := New(r.Container(), o)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo[T]{r: r, s: s}, nil
 }
 
 // Searcher returns the untyped Searcher underneath (Index, Options).

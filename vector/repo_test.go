@@ -54,7 +54,10 @@ func TestRepoSearch(t *testing.T) {
 	if _, err := c.UpsertItem(ctx, azcosmos.NewPartitionKeyString("t1").AppendString("u1"), b, nil); err != nil {
 		t.Fatal(err)
 	}
-	s := vector.ForRepository(repo, nil)
+	s, err := vector.ForRepository(repo, vector.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	qv := corpus(1, dims, 42)[0].Embedding
 	// A filter carries no scope: one scoped with Partition or CrossPartition is refused rather than
 	// silently searching every tenant.

@@ -3,6 +3,7 @@ package vector
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -33,13 +34,16 @@ const DefaultMaxK = 1000
 // Options configure a Searcher. The zero value is the documented defaults; Searcher.Options
 // returns the options in effect.
 type Options struct {
-	// Path is the embedding's path in the container's vector embedding policy ("/embedding").
-	// Default: the policy's only embedding (an error if it has several).
+	// Path is the embedding's path in the container's vector embedding policy ("/embedding"):
+	// letters, digits and _ between slashes. Default (""): the policy's only embedding (an error
+	// at the first search if it has several).
 	Path string
-	// MaxK bounds Query.K. Default DefaultMaxK (1,000); at most the crosspartition engine's
-	// MaxNonStreamingItems.
+	// MaxK bounds Query.K. Default (0): DefaultMaxK (1,000), lowered to the crosspartition
+	// engine's MaxNonStreamingItems if that is smaller. An explicit MaxK must be positive and at
+	// most that cap.
 	MaxK int
-	// CrossPartition configures the engine of cross-partition searches. Default: its defaults.
+	// CrossPartition configures the engine of cross-partition searches (crosspartition.New
+	// validates it). Default: its defaults (its Logger: the client's, see crosspartition.Options).
 	CrossPartition crosspartition.Options
 }
 
@@ -55,19 +59,37 @@ type Searcher struct {
 }
 
 // New returns a Searcher over c. It sends no request; the container's properties are read on the
-// first search (or Index) and cached. o may be nil.
-func New(c *azcosmos.ContainerClient, o *Options) *Searcher {
-	var opts Options
-	if o != nil {
-		opts = *o
+// first search (or Index) and cached. Errors: a *cosmoserr.ValidationError (matching
+// cosmoserr.ErrValidation) naming the option ("Options.MaxK", "Options.Path",
+// "Options.CrossPartition.MaxConcurrency", ...) for a nil c or a value that is neither zero nor
+// usable.
+func New(c *azcosmos.ContainerClient, o Options) (*Searcher, error) {
+	if c == nil {
+		return nil, invalid(cosmoserr.ErrValidation, "container", "is nil")
 	}
-	xq := crosspartition.New(c, &opts.CrossPartition)
-	opts.CrossPartition = xq.Options()
-	if opts.MaxK <= 0 {
-		opts.MaxK = DefaultMaxK
+	if o.Path != "" {
+		if _, err := sqlPath(o.Path); err != nil {
+			return nil, invalid(cosmoserr.ErrValidation, "Options.Path", "must be a path such as /embedding of letters, digits and _ only")
+		}
 	}
-	opts.MaxK = min(opts.MaxK, opts.CrossPartition.MaxNonStreamingItems)
-	return &Searcher{c: c, xq: xq, opts: opts}
+	xq, err := crosspartition.New(c, o.CrossPartition)
+	if err != nil {
+		var ve *cosmoserr.ValidationError
+		if errors.As(err, &ve) {
+			return nil, &cosmoserr.ValidationError{Kind: ve.Kind, Field: "Options.CrossPartition." + strings.TrimPrefix(ve.Field, "Options."), Reason: ve.Reason}
+		}
+		return nil, err
+	}
+	o.CrossPartition = xq.Options()
+	switch {
+	case o.MaxK < 0:
+		return nil, invalid(cosmoserr.ErrValidation, "Options.MaxK", "must not be negative (0 means the default, %d)", DefaultMaxK)
+	case o.MaxK > o.CrossPartition.MaxNonStreamingItems:
+		return nil, invalid(cosmoserr.ErrValidation, "Options.MaxK", "is above Options.CrossPartition.MaxNonStreamingItems (%d), the most a cross-partition search can merge", o.CrossPartition.MaxNonStreamingItems)
+	case o.MaxK == 0:
+		o.MaxK = min(DefaultMaxK, o.CrossPartition.MaxNonStreamingItems)
+	}
+	return &Searcher{c: c, xq: xq, opts: o}, nil
 }
 
 // Options returns the options in effect.

@@ -27,7 +27,7 @@ func TestSearchEqualsBruteForce(t *testing.T) {
 				t.Parallel()
 				c := newContainer(t, parts, vectorProps(fn, dims, azcosmos.VectorIndexTypeQuantizedFlat))
 				load(t, c, docs, nil)
-				s := vector.New(c, nil)
+				s := newSearcher(t, c, vector.Options{})
 				for qi, qd := range queries {
 					for _, filtered := range []bool{false, true} {
 						for _, scoped := range []bool{false, true} {

@@ -19,7 +19,7 @@ import (
 func TestBadQueriesSendNothing(t *testing.T) {
 	t.Parallel()
 	srv, c := newServerContainer(t, 1, vectorProps(azcosmos.VectorDistanceFunctionCosine, 4, azcosmos.VectorIndexTypeFlat))
-	s := vector.New(c, nil)
+	s := newSearcher(t, c, vector.Options{})
 	ok := []float32{1, 0, 0, 0}
 	ctx := context.Background()
 	if _, err := s.Index(ctx); err != nil { // the one properties read
@@ -65,7 +65,7 @@ func TestBadQueriesSendNothing(t *testing.T) {
 func TestNoPolicy(t *testing.T) {
 	t.Parallel()
 	c := newContainer(t, 1, azcosmos.ContainerProperties{PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}})
-	_, err := vector.New(c, nil).Search(context.Background(), vector.Query{Vector: []float32{1}, K: 1})
+	_, err := newSearcher(t, c, vector.Options{}).Search(context.Background(), vector.Query{Vector: []float32{1}, K: 1})
 	if !errors.Is(err, cosmoserr.ErrNoPolicy) {
 		t.Fatalf("%v", err)
 	}
@@ -139,7 +139,7 @@ func TestServiceErrorsTyped(t *testing.T) {
 	if _, err := c.Delete(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err := vector.New(c, nil).Search(context.Background(), vector.Query{Vector: []float32{1, 0}, K: 1})
+	_, err := newSearcher(t, c, vector.Options{}).Search(context.Background(), vector.Query{Vector: []float32{1, 0}, K: 1})
 	var de *cosmoserr.Error
 	if !errors.Is(err, cosmoserr.ErrNotFound) || !errors.As(err, &de) || de.StatusCode != 404 {
 		t.Fatalf("%v", err)

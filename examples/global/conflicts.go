@@ -74,7 +74,7 @@ func (d *demo) conflicts(ctx context.Context, acct *account) error {
 	// The service does not document which version Custom mode keeps without a merge procedure;
 	// cosmostest keeps the one last writer wins on /_ts would (unsure, see cosmostest/conflicts.go).
 	d.say("  both regions kept version %d (which one Custom mode keeps is the service's choice; cosmostest keeps the later write)\n", kept.Version)
-	r, err := conflicts.New(prov, d.db, "orders-custom", nil)
+	r, err := conflicts.New(prov, d.db, "orders-custom", conflicts.Options{})
 	if err != nil {
 		return err
 	}

@@ -7,14 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/consistency"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
-	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
 // instance is one instance of the web service with its own client.
@@ -23,71 +18,33 @@ import (
 // one client per account in a process (the SDK's guidance), shared by every New for the account,
 // and refuses a second with other PreferredRegions (ErrConfigConflict); two instances sharing one
 // client would also share its session container, and B would see A's writes without any hand-off.
-// So to run two instances in this one process, each builds its azcosmos client itself, with what
-// cosmoskit.New installs that matters here: its own session container (consistency.NewPolicy),
-// the retry layer (retry.NewPipelinePolicy, for the 404/1002 session retries) and its preferred
-// regions; cosmoskit.NewFromClient wraps it. Provisioning and the conflicts reader use an ordinary
-// cosmoskit.New client.
+// So to run two instances in this one process, each builds its client with
+// cosmoskit.NewIndependent: New's policies and defaults (its own session container, the retry
+// layer with the 404/1002 session retries, its preferred regions), outside the registry.
+// Provisioning and the conflicts reader use an ordinary cosmoskit.New client.
 type instance struct {
 	name    string
 	prefer  []string
-	az      *azcosmos.Client
 	client  *cosmoskit.Client
 	handler http.Handler
 }
 
 func (a *account) instance(name string, prefer []string) (*instance, error) {
-	var opts *azcosmos.ClientOptions
-	switch {
-	case a.srv != nil:
-		opts = a.srv.ClientOptions()
-	case a.cfg.ClientOptions != nil:
-		o := *a.cfg.ClientOptions
-		o.PerCallPolicies, o.PerRetryPolicies = slices.Clone(o.PerCallPolicies), slices.Clone(o.PerRetryPolicies)
-		opts = &o
-	default:
-		opts = &azcosmos.ClientOptions{}
-	}
-	opts.PreferredRegions = prefer
-	opts.PerCallPolicies = append(opts.PerCallPolicies, consistency.NewPolicy(consistency.Options{}))
-	ro := retry.Options{PreferredRegions: prefer}
-	if a.srv != nil {
-		ro.SessionRetry.MaxWait = demoSessionWait
-	}
-	rp, rerr := retry.NewPipelinePolicy(ro)
-	if rerr != nil {
-		return nil, rerr
-	}
-	rp.Install(opts)
-	opts.PerRetryPolicies = append(opts.PerRetryPolicies, attemptLog{})
-
-	var az *azcosmos.Client
-	var err error
 	cfg := a.cfg
-	switch {
-	case cfg.ConnectionString != "":
-		az, err = azcosmos.NewClientFromConnectionString(cfg.ConnectionString, opts)
-	case cfg.Key != "":
-		var cred azcosmos.KeyCredential
-		if cred, err = azcosmos.NewKeyCredential(cfg.Key); err == nil {
-			az, err = azcosmos.NewClientWithKey(cfg.Endpoint, cred, opts)
-		}
-	case cfg.Credential != nil:
-		az, err = azcosmos.NewClient(cfg.Endpoint, cfg.Credential, opts)
-	default:
-		var cred azcore.TokenCredential
-		if cred, err = azidentity.NewDefaultAzureCredential(nil); err == nil {
-			az, err = azcosmos.NewClient(cfg.Endpoint, cred, opts)
-		}
+	cfg.PreferredRegions = prefer
+	if a.srv != nil {
+		cfg.Retry.SessionRetry.MaxWait = demoSessionWait
 	}
+	cfg.PerRetryPolicies = append(slices.Clone(cfg.PerRetryPolicies), attemptLog{})
+	client, err := cosmoskit.NewIndependent(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: %w", name, err)
 	}
-	return &instance{name: name, prefer: prefer, az: az, client: cosmoskit.NewFromClient(az)}, nil
+	return &instance{name: name, prefer: prefer, client: client}, nil
 }
 
-// Close closes the instance's client (NewFromClient leaves that to its owner).
-func (in *instance) Close() { in.az.Close() }
+// Close closes the instance's client.
+func (in *instance) Close() { in.client.Close() }
 
 // attempt is one HTTP attempt of an operation, as attemptLog saw it.
 type attempt struct {

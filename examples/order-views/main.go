@@ -127,7 +127,11 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		}
 	}()
 	for _, instance := range []string{"view-1", "view-2"} {
-		h, err := changefeed.On(changefeed.NewDispatcher(changefeed.DispatchOptions{}), orders, v.apply).Handler()
+		d, err := changefeed.NewDispatcher(changefeed.DispatchOptions{})
+		if err != nil {
+			return err
+		}
+		h, err := changefeed.On(d, orders, v.apply).Handler()
 		if err != nil {
 			return err
 		}

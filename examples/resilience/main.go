@@ -218,7 +218,7 @@ func printConfig(ctx context.Context, p *printer, cfg cosmoskit.Config, client *
 	p.say("configuration in effect:\n")
 	p.say("  preferred regions: %s; excluded: %s\n", list(client.PreferredRegions()), list(client.ExcludedRegions()))
 	if client.Retry() == nil {
-		p.say("  retry policy: off (DisableRetry): the SDK's own retries apply\n")
+		p.say("  retry policy: off (Retry.Disable): the SDK's own retries apply\n")
 		return
 	}
 	p.say("  effective read order: %s\n", list(client.Retry().Regions(ctx)))

@@ -119,7 +119,10 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	}
 	say("embedded and stored %d passages\n", len(corpus))
 
-	search := vector.ForRepository(passages, nil) // keep one per container: it caches the policy
+	search, err := vector.ForRepository(passages, vector.Options{}) // keep one per container: it caches the policy
+	if err != nil {
+		return err
+	}
 	show := func(title, text string, q vector.Query, filter *repository.Query) error {
 		v, err := embedder.Embed(ctx, text)
 		if err != nil {

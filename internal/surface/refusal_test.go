@@ -99,7 +99,10 @@ func TestEveryRefusalIsAValidationError(t *testing.T) {
 	}
 	pk := partitionkey.Of("p")
 	keyFn := func(i item) (string, azcosmos.PartitionKey) { return i.ID, azcosmos.NewPartitionKeyString(i.PK) }
-	xp := crosspartition.New(cc, nil)
+	xp, err := crosspartition.New(cc, crosspartition.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	crossPage := func(o azcosmos.QueryOptions) error {
 		_, err := xp.NewQueryItemsPager("SELECT * FROM c", &o).NextPage(ctx)
 		return err
@@ -109,7 +112,10 @@ func TestEveryRefusalIsAValidationError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	searcher := vector.New(cc, nil)
+	searcher, err := vector.New(cc, vector.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	noop := func(context.Context, changefeed.Batch) error { return nil }
 	second := func(_ string, err error) error { return err }
 
@@ -187,7 +193,7 @@ func TestEveryRefusalIsAValidationError(t *testing.T) {
 			_, err := changefeed.NewEstimator(nil, changefeed.EstimatorOptions{Name: "n", Leases: changefeed.Leases(cc)})
 			return err
 		}, cosmoserr.ErrValidation},
-		{"conflicts.New without client", func() error { _, err := conflicts.New(nil, "db", "c", nil); return err }, cosmoserr.ErrValidation},
+		{"conflicts.New without client", func() error { _, err := conflicts.New(nil, "db", "c", conflicts.Options{}); return err }, cosmoserr.ErrValidation},
 		// cosmoskit: Config and ContainerSpec.
 		{"cosmoskit.New without endpoint", func() error { _, err := cosmoskit.New(cosmoskit.Config{}); return err }, cosmoserr.ErrInvalidConfig},
 		{"cosmoskit Config.Validate emulator key remote", func() error {
