@@ -86,7 +86,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 	record(diagnostics.FromError(diagnostics.OpCreateItem, err))
 	_, err = cc.ReadItem(ctx, pk, "missing", nil)
 	record(diagnostics.FromError(diagnostics.OpReadItem, err))
-	read := cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, RetryAfter: time.Millisecond}
+	read := cosmostest.Fault{Operation: cosmostest.OpReadItem, RetryAfter: time.Millisecond}
 	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusInternalServerError} {
 		f := read
 		f.Status = status
@@ -99,7 +99,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 		record(err)
 		record(diagnostics.FromError(diagnostics.OpReadItem, err))
 	}
-	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, ResourceType: cosmostest.ResourceDocument, DropConnection: true, Times: 1})
+	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsertItem, DropConnection: true, Times: 1})
 	_, err = cc.UpsertItem(ctx, pk, []byte(`{"id":"2","pk":"a"}`), nil)
 	h.Remove()
 	record(diagnostics.FromError(diagnostics.OpUpsertItem, err))

@@ -8,22 +8,61 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// Operation is what a request does, as request counters and fault rules see it.
+// Operation is what a request does, as request counters and fault rules see it: the operation
+// names of internal/wire (the azcosmos SDK's span names, "read_item", "query_items", ...), the one
+// spelling cosmoserr and the diagnostics use too.
 type Operation string
 
-// Operations the server tells apart.
+// Operations the server tells apart (wire.Classify names them).
 const (
-	OpReadAccount Operation = "ReadAccount"
-	OpCreate      Operation = "Create"
-	OpRead        Operation = "Read"
-	OpReplace     Operation = "Replace"
-	OpUpsert      Operation = "Upsert"
-	OpDelete      Operation = "Delete"
-	OpPatch       Operation = "Patch"
-	OpQuery       Operation = "Query"
-	OpReadFeed    Operation = "ReadFeed"
-	OpBatch       Operation = "Batch"
-	OpChangeFeed  Operation = "ChangeFeed"
+	OpReadAccount            Operation = wire.OpReadAccount
+	OpCreateDatabase         Operation = wire.OpCreateDatabase
+	OpQueryDatabases         Operation = wire.OpQueryDatabases
+	OpReadDatabase           Operation = wire.OpReadDatabase
+	OpDeleteDatabase         Operation = wire.OpDeleteDatabase
+	OpCreateContainer        Operation = wire.OpCreateContainer
+	OpQueryContainers        Operation = wire.OpQueryContainers
+	OpReadContainer          Operation = wire.OpReadContainer
+	OpReplaceContainer       Operation = wire.OpReplaceContainer
+	OpDeleteContainer        Operation = wire.OpDeleteContainer
+	OpReadPartitionKeyRanges Operation = wire.OpReadPartitionKeyRanges
+	OpCreateItem             Operation = wire.OpCreateItem
+	OpUpsertItem             Operation = wire.OpUpsertItem
+	OpReadItem               Operation = wire.OpReadItem
+	OpReplaceItem            Operation = wire.OpReplaceItem
+	OpPatchItem              Operation = wire.OpPatchItem
+	OpDeleteItem             Operation = wire.OpDeleteItem
+	OpQueryItems             Operation = wire.OpQueryItems
+	OpQueryPlan              Operation = wire.OpQueryPlan
+	OpExecuteBatch           Operation = wire.OpExecuteBatch
+	OpReadChangeFeed         Operation = wire.OpReadChangeFeed
+	OpReadAllItems           Operation = wire.OpReadAllItems
+	OpQueryOffers            Operation = wire.OpQueryOffers
+	OpReadThroughput         Operation = wire.OpReadThroughput
+	OpReplaceThroughput      Operation = wire.OpReplaceThroughput
+	OpReadConflicts          Operation = wire.OpReadConflicts
+	OpReadConflict           Operation = wire.OpReadConflict
+	OpDeleteConflict         Operation = wire.OpDeleteConflict
+	// OpOther is any other request (reading the database or container feed, an unknown path).
+	OpOther Operation = wire.OpOther
+)
+
+// verb is the HTTP-level kind of a request the handlers switch on (a finer Operation is for
+// counters and fault rules).
+type verb string
+
+const (
+	verbReadAccount verb = "ReadAccount"
+	verbCreate      verb = "Create"
+	verbRead        verb = "Read"
+	verbReplace     verb = "Replace"
+	verbUpsert      verb = "Upsert"
+	verbDelete      verb = "Delete"
+	verbPatch       verb = "Patch"
+	verbQuery       verb = "Query"
+	verbReadFeed    verb = "ReadFeed"
+	verbBatch       verb = "Batch"
+	verbChangeFeed  verb = "ChangeFeed"
 )
 
 // ResourceType is the kind of resource a request targets, as in the signature: "" (account),
@@ -46,7 +85,8 @@ const (
 // computed once, in classify, and is what counters, fault rules and throughput limits match on.
 type classification struct {
 	Region       string       // region name of the listener that received it
-	Operation    Operation    // see the Op constants
+	Operation    Operation    // see the Op constants (wire.Classify's name)
+	verb         verb         // what the handlers switch on
 	ResourceType ResourceType // resource type of the target
 	Database     string       // database id, if any
 	Container    string       // container id, if any
@@ -146,40 +186,53 @@ func classify(r *http.Request) (*classification, error) {
 	}
 	c.PKRangeID = r.Header.Get(hdrPKRangeID)
 	feed := n%2 == 1 && !c.emptyID
+	c.Operation = Operation(wire.Classify(r).Name)
+	if c.emptyID { // a point operation on the empty id, not the feed wire.Classify takes it for
+		switch r.Method {
+		case http.MethodGet:
+			c.Operation = OpReadItem
+		case http.MethodPut:
+			c.Operation = OpReplaceItem
+		case http.MethodPatch:
+			c.Operation = OpPatchItem
+		case http.MethodDelete:
+			c.Operation = OpDeleteItem
+		}
+	}
 	switch r.Method {
 	case http.MethodGet:
 		switch {
 		case n == 0:
-			c.Operation = OpReadAccount
+			c.verb = verbReadAccount
 		case feed && c.ResourceType == ResourceDocument && r.Header.Get("A-IM") != "":
-			c.Operation = OpChangeFeed
+			c.verb = verbChangeFeed
 		case feed:
-			c.Operation = OpReadFeed
+			c.verb = verbReadFeed
 		default:
-			c.Operation = OpRead
+			c.verb = verbRead
 		}
 	case http.MethodPost:
 		switch {
 		case strings.HasPrefix(r.Header.Get("Content-Type"), "application/query+json"):
-			c.Operation = OpQuery
+			c.verb = verbQuery
 		case strings.EqualFold(r.Header.Get(hdrIsBatch), "true"):
-			c.Operation = OpBatch
+			c.verb = verbBatch
 			c.IsWrite = true
 		case strings.EqualFold(r.Header.Get(hdrIsUpsert), "true"):
-			c.Operation = OpUpsert
+			c.verb = verbUpsert
 			c.IsWrite = true
 		default:
-			c.Operation = OpCreate
+			c.verb = verbCreate
 			c.IsWrite = true
 		}
 	case http.MethodPut:
-		c.Operation = OpReplace
+		c.verb = verbReplace
 		c.IsWrite = true
 	case http.MethodPatch:
-		c.Operation = OpPatch
+		c.verb = verbPatch
 		c.IsWrite = true
 	case http.MethodDelete:
-		c.Operation = OpDelete
+		c.verb = verbDelete
 		c.IsWrite = true
 	default:
 		return c, newError(http.StatusMethodNotAllowed, subNone, "cosmostest: method %s is not supported", r.Method)

@@ -40,7 +40,7 @@ import (
 type Fault struct {
 	// Region is the region name (compared like the SDK does: case and spaces ignored).
 	Region string
-	// Operation is the kind of request, e.g. OpRead, OpQuery, OpCreate.
+	// Operation is the kind of request, e.g. OpReadItem, OpQueryItems, OpCreateItem (internal/wire's names).
 	Operation Operation
 	// ResourceType is the kind of resource, e.g. ResourceDocument. The account (GET /) has
 	// ResourceType "", which matches anything: select it with Operation OpReadAccount.

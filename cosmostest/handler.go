@@ -33,6 +33,7 @@ type request struct {
 	touched    []*pkRange          // partitions admit was asked about, in order (partition.go's responseRange)
 	level      string              // the consistency level in effect (consistency.go)
 	tokens     []wire.SessionToken // a Session read's x-ms-session-token, checked by admit
+	direct     bool                // a call of the Go test API (seed.go): never throttled, not counted
 
 	// The success response reply recorded, written by flush once srv.mu is released: a client
 	// that reads slowly must not hold up every other request.

@@ -124,7 +124,7 @@ func TestAllRegionsOpenTriesTheLeastRecentlyOpened(t *testing.T) {
 		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 3},
 		Clock:            clock,
 	})
-	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusServiceUnavailable})
 	ctx := context.Background()
 	for i := range 3 {
@@ -197,7 +197,7 @@ func TestBreakerClassification(t *testing.T) {
 			// East US fails, West US answers: a failure fails over and counts once in East US.
 			e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
 			f := tt.fault
-			f.Region, f.Operation, f.ResourceType = "East US", cosmostest.OpRead, cosmostest.ResourceDocument
+			f.Region, f.Operation, f.ResourceType = "East US", cosmostest.OpReadItem, cosmostest.ResourceDocument
 			e.s.InjectFault(f)
 			err := e.read(context.Background())
 			_, failures := breakerState(e.p, e.host(t, "East US"), false)
@@ -220,7 +220,7 @@ func TestBreakerClassification(t *testing.T) {
 
 func TestCallerCancellationIsNotAFailure(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if err := e.read(ctx); !errors.Is(err, context.DeadlineExceeded) {
@@ -240,7 +240,7 @@ func TestPartitionBreaker(t *testing.T) {
 		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 2, OpenInterval: time.Hour},
 	}, cosmostest.WithPartitionCount(2))
 	east := e.host(t, "East US")
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQuery, PartitionKeyRangeID: "0",
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQueryItems, PartitionKeyRangeID: "0",
 		Status: http.StatusServiceUnavailable})
 	query := func(rangeID string) error {
 		ctx := retry.WithPartitionKeyRange(context.Background(), rangeID)
@@ -276,7 +276,7 @@ func TestPartitionBreaker(t *testing.T) {
 	if err := query("0"); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpQuery}); got != 1 {
+	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpQueryItems}); got != 1 {
 		t.Errorf("%d queries in East US, want 1 (range 1 only)", got)
 	}
 }
@@ -304,7 +304,7 @@ func TestEveryRegionDown(t *testing.T) {
 func TestBreakersDisabled(t *testing.T) {
 	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{Disable: true, ReadFailureThreshold: 1}},
 		cosmostest.WithRegions("West US"))
-	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusServiceUnavailable, Times: 3})
 	for range 3 {
 		if err := e.read(context.Background()); errors.Is(err, retry.ErrCircuitOpen) {
@@ -353,7 +353,7 @@ func TestRegionDownUnderConcurrentReads(t *testing.T) {
 // retryable and stays so once wrapped as a *diagnostics.Error (as every cosmoskit package does).
 func TestEveryRegionDroppingIsRetryable(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"West US", "East US"}})
-	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, DropConnection: true})
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, DropConnection: true})
 	err := e.read(context.Background())
 	if err == nil {
 		t.Fatal("read succeeded with every region dropping connections")

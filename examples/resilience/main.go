@@ -150,7 +150,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 
 	// 1. Throttling.
 	p.say("1. throttling\n")
-	fault := srv.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	fault := srv.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusTooManyRequests, RetryAfter: demoRetryAfter, Times: 3})
 	st, err := read()
 	if err != nil {
@@ -161,7 +161,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	fault.Remove()
 
 	budget := orDefault(cfg.Retry.Throttle.MaxWait, retry.DefaultThrottleMaxWait)
-	fault = srv.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	fault = srv.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusTooManyRequests, RetryAfter: budget + 30*time.Second, Times: 1})
 	_, err = read()
 	var de *diagnostics.Error
