@@ -279,7 +279,7 @@ func faultError(f *Fault) *statusError {
 		e.header.Set(hdrRetryAfterMs, strconv.FormatInt(int64(ms), 10))
 	}
 	for k, v := range f.Headers {
-		e.header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
+		e.header[spell(k)] = append([]string(nil), v...)
 	}
 	return e
 }

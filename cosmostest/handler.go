@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
@@ -54,43 +55,65 @@ func (rq *request) reply(status int, body []byte) {
 // flush writes the response reply recorded. Callers do not hold srv.mu.
 func (rq *request) flush() {
 	h := rq.w.Header()
-	for k, v := range rq.header {
-		h[k] = v
-	}
+	copyHeaders(h, rq.header)
 	rq.writeCommon(h)
 	if rq.out != nil {
-		h.Set("Content-Type", "application/json")
+		h[wire.HeaderContentType] = []string{"application/json"}
 	}
-	h.Set("Content-Length", strconv.Itoa(len(rq.out)))
+	h["Content-Length"] = []string{strconv.Itoa(len(rq.out))}
 	rq.w.WriteHeader(rq.status)
 	if len(rq.out) > 0 && rq.r.Method != http.MethodHead {
 		_, _ = rq.w.Write(rq.out)
 	}
 }
 
+// writeCommon writes the headers of every response, each assigned into the map so that it keeps
+// the service's spelling (sentHeaders).
 func (rq *request) writeCommon(h http.Header) {
-	h.Set(hdrActivityID, rq.activityID)
-	h.Set(hdrCharge, strconv.FormatFloat(rq.charge, 'f', -1, 64))
+	h[hdrActivityID] = []string{rq.activityID}
+	h[hdrCharge] = []string{strconv.FormatFloat(rq.charge, 'f', -1, 64)}
 	if rq.session != "" {
-		h.Set(hdrSession, rq.session)
+		h[hdrSession] = []string{rq.session}
 	}
 	if r := rq.responseRange(); r != nil {
-		h.Set(hdrPKRangeID, r.id)
+		h[hdrPKRangeID] = []string{r.id}
 	}
-	h.Set("x-ms-gatewayversion", "2.14.0")
+	if p := rq.altContentPath(); p != "" {
+		h[wire.HeaderAltContentPath] = []string{p}
+	}
+	h[wire.HeaderGatewayVersion] = []string{"2.14.0"}
+}
+
+// altContentPath is x-ms-alt-content-path as the service sends it: the name-based path of the
+// resource's parent ("dbs/db/colls/c" for an item, its feed or the container's pkranges,
+// "dbs/db" for a container), "" for a database, an offer and the account.
+func (rq *request) altContentPath() string {
+	if rq.classification == nil || len(rq.segs) < 2 || rq.segs[0] != "dbs" {
+		return ""
+	}
+	n := len(rq.segs)
+	k := n - 1 // a feed: its parent
+	if n%2 == 0 {
+		k = n - 2 // a resource: its parent
+	}
+	if rq.emptyID {
+		k = n - 1
+	}
+	if k < 2 {
+		return ""
+	}
+	return strings.Join(rq.segs[:k], "/")
 }
 
 // fail writes an error response in the service's format.
 func (rq *request) fail(e *statusError) {
 	h := rq.w.Header()
-	for k, v := range e.header {
-		h[k] = v
-	}
+	copyHeaders(h, e.header)
 	rq.writeCommon(h)
-	h.Set(hdrSubstatus, strconv.Itoa(e.substatus))
-	h.Set("Content-Type", "application/json")
+	h[hdrSubstatus] = []string{strconv.Itoa(e.substatus)}
+	h[wire.HeaderContentType] = []string{"application/json"}
 	body := errorBody(e, rq.activityID)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	rq.w.WriteHeader(e.status)
 	_, _ = rq.w.Write(body)
 }
@@ -131,6 +154,15 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	if cerr != nil {
 		rq.fail(asStatus(cerr))
 		return
+	}
+	if c.ridBased {
+		srv.mu.Lock()
+		err := srv.resolveRIDs(c)
+		srv.mu.Unlock()
+		if err != nil {
+			rq.fail(asStatus(err))
+			return
+		}
 	}
 	body, err := io.ReadAll(io.LimitReader(hr.Body, maxBodyBytes+1))
 	if err != nil {

@@ -172,7 +172,7 @@ func (srv *server) direct(method, path string, h http.Header, body any) ([]byte,
 		return nil, badRequest("cosmostest: %v", err)
 	}
 	for k, v := range h {
-		hr.Header[k] = v
+		hr.Header[http.CanonicalHeaderKey(k)] = v
 	}
 	if body != nil {
 		hr.Header.Set("Content-Type", "application/json")
