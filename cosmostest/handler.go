@@ -34,7 +34,10 @@ type request struct {
 	touched    []*pkRange          // partitions admit was asked about, in order (partition.go's responseRange)
 	level      string              // the consistency level in effect (consistency.go)
 	tokens     []wire.SessionToken // a Session read's x-ms-session-token, checked by admit
-	direct     bool                // a call of the Go test API (seed.go): never throttled, not counted
+	// unlocked, when a handler sets it, is the rest of the request's work, which serveHTTP runs
+	// without mu once the handler returns (query.go: the execution of a query).
+	unlocked func() error
+	direct   bool // a call of the Go test API (seed.go): never throttled, not counted
 
 	// The success response reply recorded, written by flush once srv.mu is released: a client
 	// that reads slowly must not hold up every other request.
@@ -188,6 +191,12 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	srv.mu.Lock()
 	herr := srv.dispatch(rq)
+	if work := rq.unlocked; herr == nil && work != nil {
+		// The handler left its heavy part (a query's execution) to run without mu.
+		srv.mu.Unlock()
+		herr = work()
+		srv.mu.Lock()
+	}
 	readCharge(rq)
 	srv.spend(rq)
 	srv.mu.Unlock()

@@ -132,7 +132,7 @@ func (srv *server) handleDocs(rq *request) error {
 	case verbChangeFeed:
 		return srv.changeFeed(rq, c)
 	case verbReadFeed:
-		return unsupported("reading the document feed without a query")
+		return srv.readDocFeed(rq, c)
 	}
 	return unsupported(string(rq.verb) + " on …/docs")
 }
