@@ -65,7 +65,8 @@ type Fault struct {
 	// RetryAfter becomes x-ms-retry-after-ms (milliseconds, rounded up) when positive. When 0 the
 	// header is absent, and azcore then backs off on its own (0.8 s, 2.4 s, ... for a 429).
 	RetryAfter time.Duration
-	// Headers are added to the error response; they cannot replace x-ms-substatus,
+	// Headers are added to the error response, each name spelled as the service spells it (the
+	// table of headers.go, else lower case); they cannot replace x-ms-substatus,
 	// x-ms-activity-id or x-ms-request-charge.
 	Headers http.Header
 	// Delay is waited before anything else.
