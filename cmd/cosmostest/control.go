@@ -31,6 +31,8 @@ const controlDoc = `Control API (off unless --control-port is set; needs --contr
   POST   /region            take a region down or up: {"name","down"}
   POST   /failover          make a region the write region: {"region"}
   POST   /replication-lag   {"region","lag"} (a Go duration such as "200ms")
+  POST   /throughput-limits enforce provisioned RU/s (429/3200) or not: {"enabled"}; a container's
+                            RU/s is set through the offers API (ReplaceThroughput in the SDKs)
   POST   /advance           move the server clock forward: {"by"} (a Go duration)
   GET    /requests          count of requests: ?region=&operation=&resourceType=&database=&container=
                             -> {"count"}; DELETE /requests resets the counts
@@ -202,6 +204,16 @@ func (c *control) route(r *http.Request, path string) (int, any, error) {
 			return 0, nil, fmt.Errorf("lag %q: want a duration ≥ 0 such as 200ms", b.Lag)
 		}
 		return http.StatusNoContent, nil, c.srv.SetReplicationLag(b.Region, d)
+	case path == "throughput-limits" && m == http.MethodPost:
+		var b struct{ Enabled *bool }
+		if err := decode(r, &b); err != nil {
+			return 0, nil, err
+		}
+		if b.Enabled == nil {
+			return 0, nil, errors.New(`want {"enabled": true} or {"enabled": false}`)
+		}
+		c.srv.SetThroughputLimits(*b.Enabled)
+		return http.StatusNoContent, nil, nil
 	case path == "advance" && m == http.MethodPost:
 		var b struct{ By string }
 		if err := decode(r, &b); err != nil {

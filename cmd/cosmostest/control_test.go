@@ -57,11 +57,16 @@ func TestControlAPI(t *testing.T) {
 		{"POST", "advance", `{"by":"-1h"}`, 400, "duration"},
 		{"POST", "replication-lag", `{"region":"East US","lag":"50ms"}`, 204, ""},
 		{"GET", "requests?operation=read_item", "", 200, `"count":0`},
+		{"POST", "throughput-limits", `{"enabled":true}`, 204, ""},
+		{"POST", "throughput-limits", `{}`, 400, "enabled"},
 		{"GET", "nowhere", "", 404, "no control endpoint"},
 	} {
 		if st, body := do(tc.method, tc.path, tc.body, "tok"); st != tc.status || !strings.Contains(body, tc.contains) {
 			t.Errorf("%s /%s %s: %d %s, want %d containing %q", tc.method, tc.path, tc.body, st, body, tc.status, tc.contains)
 		}
+	}
+	if !s.ThroughputLimits() {
+		t.Error("throughput limits not on")
 	}
 	if d, err := s.ReplicationLag("East US"); err != nil || d.Milliseconds() != 50 {
 		t.Errorf("replication lag: %v %v", d, err)
