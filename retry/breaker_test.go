@@ -43,7 +43,9 @@ func TestRegionDownMidRun(t *testing.T) {
 		t.Fatalf("healthy read: %d reads in East US, want 1", got)
 	}
 
-	e.s.SetRegionDown("East US", true)
+	if err := e.s.SetRegionDown("East US", true); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	for i := 1; i <= retry.DefaultReadFailureThreshold; i++ {
 		if err := e.read(ctx); err != nil {
@@ -79,7 +81,9 @@ func TestRegionDownMidRun(t *testing.T) {
 	}
 
 	// Still open just before the interval ends.
-	e.s.SetRegionDown("East US", false)
+	if err := e.s.SetRegionDown("East US", false); err != nil {
+		t.Fatal(err)
+	}
 	clock.advance(retry.DefaultOpenInterval - time.Millisecond)
 	e.s.ResetRequests()
 	if err := e.read(ctx); err != nil {
@@ -287,7 +291,9 @@ func TestEveryRegionDown(t *testing.T) {
 	// 1 s connection retries.
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "North Europe"}},
 		cosmostest.WithRegions("West US", "East US", "North Europe"))
-	e.s.SetRegionDown("East US", true)
+	if err := e.s.SetRegionDown("East US", true); err != nil {
+		t.Fatal(err)
+	}
 	e.s.SetRegionDown("North Europe", true)
 	err := e.read(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "every region failed; last, North Europe") {
@@ -321,7 +327,9 @@ func TestBreakersDisabled(t *testing.T) {
 
 func TestRegionDownUnderConcurrentReads(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
-	e.s.SetRegionDown("East US", true)
+	if err := e.s.SetRegionDown("East US", true); err != nil {
+		t.Fatal(err)
+	}
 	errs := make(chan error, 8*20)
 	done := make(chan struct{})
 	for range 8 {

@@ -61,7 +61,9 @@ func TestExcludedRegions(t *testing.T) {
 func TestExcludedRegionFailoverSkipsIt(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "North Europe", "West US"}},
 		cosmostest.WithRegions("West US", "East US", "North Europe"))
-	e.s.SetRegionDown("East US", true)
+	if err := e.s.SetRegionDown("East US", true); err != nil {
+		t.Fatal(err)
+	}
 	ctx := retry.WithExcludedRegions(context.Background(), "North Europe")
 	if err := e.read(ctx); err != nil {
 		t.Fatal(err)

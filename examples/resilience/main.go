@@ -179,7 +179,9 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		return err
 	}
 	p.say("  East US up: read served by %s in %s\n", region(st.Host), attempts(st.Attempts))
-	srv.SetRegionDown("East US", true)
+	if err := srv.SetRegionDown("East US", true); err != nil {
+		return err
+	}
 	p.say("  East US is down\n")
 	for i := 1; i <= demoReadFailureThreshold+1; i++ {
 		st, err = read()
@@ -190,7 +192,9 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	}
 	printBreakers(p, client, "East US")
 
-	srv.SetRegionDown("East US", false)
+	if err := srv.SetRegionDown("East US", false); err != nil {
+		return err
+	}
 	p.say("  East US is back; waiting %v for the breaker to let a probe through\n", demoOpenInterval)
 	select {
 	case <-time.After(demoOpenInterval):
