@@ -63,7 +63,7 @@ func (rq *request) flush() {
 	if rq.out != nil {
 		h[wire.HeaderContentType] = []string{"application/json"}
 	}
-	h["Content-Length"] = []string{strconv.Itoa(len(rq.out))}
+	h[wire.HeaderContentLen] = []string{strconv.Itoa(len(rq.out))}
 	rq.w.WriteHeader(rq.status)
 	if len(rq.out) > 0 && rq.r.Method != http.MethodHead {
 		_, _ = rq.w.Write(rq.out)
@@ -73,18 +73,18 @@ func (rq *request) flush() {
 // writeCommon writes the headers of every response, each assigned into the map so that it keeps
 // the service's spelling (sentHeaders).
 func (rq *request) writeCommon(h http.Header) {
-	h[hdrActivityID] = []string{rq.activityID}
-	h[hdrCharge] = []string{strconv.FormatFloat(rq.charge, 'f', -1, 64)}
+	h[spActivityID] = []string{rq.activityID}
+	h[spCharge] = []string{strconv.FormatFloat(rq.charge, 'f', -1, 64)}
 	if rq.session != "" {
-		h[hdrSession] = []string{rq.session}
+		h[spSession] = []string{rq.session}
 	}
 	if r := rq.responseRange(); r != nil {
-		h[hdrPKRangeID] = []string{r.id}
+		h[spPKRangeID] = []string{r.id}
 	}
 	if p := rq.altContentPath(); p != "" {
-		h[wire.HeaderAltContentPath] = []string{p}
+		h[spAltContentPath] = []string{p}
 	}
-	h[wire.HeaderGatewayVersion] = []string{"2.14.0"}
+	h[spGatewayVersion] = []string{"2.14.0"}
 }
 
 // altContentPath is x-ms-alt-content-path as the service sends it: the name-based path of the
@@ -113,10 +113,10 @@ func (rq *request) fail(e *statusError) {
 	h := rq.w.Header()
 	copyHeaders(h, e.header)
 	rq.writeCommon(h)
-	h[hdrSubstatus] = []string{strconv.Itoa(e.substatus)}
+	h[spSubStatus] = []string{strconv.Itoa(e.substatus)}
 	h[wire.HeaderContentType] = []string{"application/json"}
 	body := errorBody(e, rq.activityID)
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h[wire.HeaderContentLen] = []string{strconv.Itoa(len(body))}
 	rq.w.WriteHeader(e.status)
 	_, _ = rq.w.Write(body)
 }

@@ -17,7 +17,7 @@ func FuzzRetryAfter(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		ms := RetryAfter(http.Header{http.CanonicalHeaderKey(HeaderRetryAfterMs): {v}}, now)
+		ms := RetryAfter(http.Header{HeaderRetryAfterMs: {v}}, now)
 		if ms < 0 || ms != RetryAfter(http.Header{HeaderRetryAfterMsStd: {v}}, now) {
 			t.Fatalf("%q: %v", v, ms)
 		}
@@ -36,7 +36,7 @@ func FuzzHeaderNumbers(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		h := http.Header{http.CanonicalHeaderKey(HeaderRequestCharge): {v}, http.CanonicalHeaderKey(HeaderSubStatus): {v}}
+		h := http.Header{HeaderRequestCharge: {v}, HeaderSubStatus: {v}}
 		if c := RequestCharge(h); !(c >= 0) || math.IsInf(c, 0) {
 			t.Fatalf("RequestCharge(%q) = %v", v, c)
 		}

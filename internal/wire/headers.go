@@ -1,76 +1,78 @@
 package wire
 
-import "net/http"
+import (
+	"net/http"
+	"strings"
+)
 
-// Header names, spelled as the service sends them (its REST reference: "x-ms-continuation",
-// "etag", "lsn", all lower case; the standard HTTP headers in their usual case). http.Header's
-// Get, Set, Values and Del canonicalise the key, so these work with them on either side; to send a
-// header with this spelling, assign into the map (h[name] = []string{v}), as cosmostest does. Go's
-// HTTP client canonicalises the keys of the responses it reads, so a Go client finds them either way.
+// Header names, in Go's canonical form (http.Header.Get and Set do not allocate for these). The
+// service spells its response headers otherwise (x-ms-* in lower case); ServiceSpelling gives that
+// spelling, for a server that writes headers as the service does (cosmostest).
 const (
-	HeaderActivityID      = "x-ms-activity-id"
-	HeaderRequestCharge   = "x-ms-request-charge"
-	HeaderSubStatus       = "x-ms-substatus"
-	HeaderRetryAfterMs    = "x-ms-retry-after-ms"
+	HeaderActivityID      = "X-Ms-Activity-Id"
+	HeaderRequestCharge   = "X-Ms-Request-Charge"
+	HeaderSubStatus       = "X-Ms-Substatus"
+	HeaderRetryAfterMs    = "X-Ms-Retry-After-Ms"
 	HeaderRetryAfterMsStd = "Retry-After-Ms" // azcore reads it first
 	HeaderRetryAfter      = "Retry-After"    // seconds or an HTTP date
-	HeaderContinuation    = "x-ms-continuation"
-	HeaderMaxItemCount    = "x-ms-max-item-count"
-	HeaderSessionToken    = "x-ms-session-token"
-	HeaderLSN             = "lsn" // the partition's latest LSN, on change feed responses
-	HeaderItemCount       = "x-ms-item-count"
-	HeaderPKRangeID       = "x-ms-documentdb-partitionkeyrangeid"
-	HeaderPartitionKey    = "x-ms-documentdb-partitionkey"
-	HeaderConsistency     = "x-ms-consistency-level"
+	HeaderContinuation    = "X-Ms-Continuation"
+	HeaderMaxItemCount    = "X-Ms-Max-Item-Count"
+	HeaderSessionToken    = "X-Ms-Session-Token"
+	HeaderLSN             = "Lsn" // the partition's latest LSN, on change feed responses
+	HeaderItemCount       = "X-Ms-Item-Count"
+	HeaderPKRangeID       = "X-Ms-Documentdb-Partitionkeyrangeid"
+	HeaderPartitionKey    = "X-Ms-Documentdb-Partitionkey"
+	HeaderConsistency     = "X-Ms-Consistency-Level"
 	// HeaderAllowTentativeWrites is "true" on the requests azcosmos sends to a multi-write account.
-	HeaderAllowTentativeWrites = "x-ms-cosmos-allow-tentative-writes"
-	HeaderIsQuery              = "x-ms-documentdb-query"
-	HeaderIsQueryOld           = "x-ms-documentdb-isquery"
-	HeaderIsQueryPlan          = "x-ms-cosmos-is-query-plan-request"
+	HeaderAllowTentativeWrites = "X-Ms-Cosmos-Allow-Tentative-Writes"
+	HeaderIsQuery              = "X-Ms-Documentdb-Query"
+	HeaderIsQueryOld           = "X-Ms-Documentdb-Isquery"
+	HeaderIsQueryPlan          = "X-Ms-Cosmos-Is-Query-Plan-Request"
 	// HeaderSupportedQueryFeatures lists the query features a client merges itself; the gateway
 	// refuses to plan a query that needs one it does not list (400/1004).
-	HeaderSupportedQueryFeatures = "x-ms-cosmos-supported-query-features"
+	HeaderSupportedQueryFeatures = "X-Ms-Cosmos-Supported-Query-Features"
 	// HeaderQueryVersion is the query plan protocol version a client speaks ("1.4").
-	HeaderQueryVersion = "x-ms-cosmos-query-version"
-	HeaderIsBatch      = "x-ms-cosmos-is-batch-request"
-	HeaderIsUpsert     = "x-ms-documentdb-is-upsert"
-	HeaderAIM          = "A-IM" // "Incremental feed": a change feed read
+	HeaderQueryVersion = "X-Ms-Cosmos-Query-Version"
+	HeaderIsBatch      = "X-Ms-Cosmos-Is-Batch-Request"
+	HeaderIsUpsert     = "X-Ms-Documentdb-Is-Upsert"
+	HeaderAIM          = "A-Im" // "Incremental feed": a change feed read
 	HeaderContentType  = "Content-Type"
-	HeaderETag         = "etag"
+	HeaderETag         = "Etag"
+	HeaderContentLen   = "Content-Length"
 
-	// Response headers only cosmostest reads or sends.
-	HeaderGatewayVersion      = "x-ms-gatewayversion"
-	HeaderAltContentPath      = "x-ms-alt-content-path" // the name-based path of the resource's parent (or the resource, for a feed)
-	HeaderQueryMetrics        = "x-ms-documentdb-query-metrics"
-	HeaderIndexUtilization    = "x-ms-cosmos-index-utilization"
-	HeaderOfferReplacePending = "x-ms-offer-replace-pending"
-	HeaderMinThroughput       = "x-ms-cosmos-min-throughput"
+	// Response headers only a server writes.
+	HeaderGatewayVersion      = "X-Ms-Gatewayversion"
+	HeaderAltContentPath      = "X-Ms-Alt-Content-Path" // the name-based path of the resource's parent (or the feed's)
+	HeaderQueryMetrics        = "X-Ms-Documentdb-Query-Metrics"
+	HeaderIndexUtilization    = "X-Ms-Cosmos-Index-Utilization"
+	HeaderOfferReplacePending = "X-Ms-Offer-Replace-Pending"
+	HeaderMinThroughput       = "X-Ms-Cosmos-Min-Throughput"
 
 	// Container read options and their answers (partitioning signals).
-	HeaderPopulatePartitionStatistics = "x-ms-documentdb-populatepartitionstatistics" // "true": the body carries "statistics"
-	HeaderPopulateQuotaInfo           = "x-ms-documentdb-populatequotainfo"           // "true": the usage and quota headers
-	HeaderResourceUsage               = "x-ms-resource-usage"                         // "documentsSize=<KB>;documentsCount=<n>;..."
-	HeaderResourceQuota               = "x-ms-resource-quota"                         // the same keys, the limits
+	HeaderPopulatePartitionStatistics = "X-Ms-Documentdb-Populatepartitionstatistics" // "true": the body carries "statistics"
+	HeaderPopulateQuotaInfo           = "X-Ms-Documentdb-Populatequotainfo"           // "true": the usage and quota headers
+	HeaderResourceUsage               = "X-Ms-Resource-Usage"                         // "documentsSize=<KB>;documentsCount=<n>;..."
+	HeaderResourceQuota               = "X-Ms-Resource-Quota"                         // the same keys, the limits
 
 	// Authentication: the signature, the date it covers, the REST API version.
 	HeaderAuthorization = "Authorization"
-	HeaderDate          = "x-ms-date"
-	HeaderVersion       = "x-ms-version"
+	HeaderDate          = "X-Ms-Date"
+	HeaderVersion       = "X-Ms-Version"
 )
 
 // queryContentType is the Content-Type of a query request.
 const queryContentType = "application/query+json"
 
-// Canonical forms of the names this package looks up in parsed headers: http.Header.Get
-// canonicalises its key, which allocates for a lower-case name and not for a canonical one.
-var (
-	canonIsQueryPlan   = http.CanonicalHeaderKey(HeaderIsQueryPlan)
-	canonIsBatch       = http.CanonicalHeaderKey(HeaderIsBatch)
-	canonIsUpsert      = http.CanonicalHeaderKey(HeaderIsUpsert)
-	canonAIM           = http.CanonicalHeaderKey(HeaderAIM)
-	canonIsQuery       = http.CanonicalHeaderKey(HeaderIsQuery)
-	canonIsQueryOld    = http.CanonicalHeaderKey(HeaderIsQueryOld)
-	canonRequestCharge = http.CanonicalHeaderKey(HeaderRequestCharge)
-	canonSubStatus     = http.CanonicalHeaderKey(HeaderSubStatus)
-	canonRetryAfterMs  = http.CanonicalHeaderKey(HeaderRetryAfterMs)
-)
+// ServiceSpelling returns header name as the service spells it in its responses (its REST
+// reference: "x-ms-continuation", "x-ms-session-token", "etag", "lsn"): the x-ms-* headers, etag and
+// lsn in lower case, the standard HTTP headers (Content-Type, Content-Length, Retry-After) in
+// their usual case. Go's HTTP client canonicalises the names it reads, so only clients that copy
+// headers into a plain map see the difference; to send this spelling, assign into the
+// http.Header map (Set canonicalises).
+func ServiceSpelling(name string) string {
+	l := strings.ToLower(name)
+	if strings.HasPrefix(l, "x-ms-") || l == "etag" || l == "lsn" {
+		return l
+	}
+	return http.CanonicalHeaderKey(name)
+}

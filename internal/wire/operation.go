@@ -188,19 +188,19 @@ func classifyDocs(op *Operation, m string, id string, h http.Header) {
 	switch m {
 	case http.MethodPost:
 		switch {
-		case strings.EqualFold(h.Get(canonIsQueryPlan), "true"):
+		case strings.EqualFold(h.Get(HeaderIsQueryPlan), "true"):
 			op.Name = OpQueryPlan
 		case isQuery(h):
 			op.Name = OpQueryItems
-		case strings.EqualFold(h.Get(canonIsBatch), "true"):
+		case strings.EqualFold(h.Get(HeaderIsBatch), "true"):
 			op.Name, op.Write = OpExecuteBatch, true
-		case strings.EqualFold(h.Get(canonIsUpsert), "true"):
+		case strings.EqualFold(h.Get(HeaderIsUpsert), "true"):
 			op.Name, op.Write, op.Point = OpUpsertItem, true, true
 		default:
 			op.Name, op.Write, op.Point = OpCreateItem, true, true
 		}
 	case http.MethodGet:
-		if h.Get(canonAIM) != "" {
+		if h.Get(HeaderAIM) != "" {
 			op.Name = OpReadChangeFeed
 		} else {
 			op.Name = OpReadAllItems
@@ -215,7 +215,7 @@ func isQuery(h http.Header) bool {
 	if len(ct) >= len(queryContentType) && strings.EqualFold(ct[:len(queryContentType)], queryContentType) {
 		return true
 	}
-	return strings.EqualFold(h.Get(canonIsQuery), "true") || strings.EqualFold(h.Get(canonIsQueryOld), "true")
+	return strings.EqualFold(h.Get(HeaderIsQuery), "true") || strings.EqualFold(h.Get(HeaderIsQueryOld), "true")
 }
 
 func isWriteMethod(m string) bool {

@@ -15,7 +15,7 @@ import (
 // not numbers here. A hint too large for a Duration saturates at the largest one, so a hostile
 // header never turns into a negative wait.
 func RetryAfter(h http.Header, now func() time.Time) time.Duration {
-	for _, k := range [...]string{HeaderRetryAfterMsStd, canonRetryAfterMs} {
+	for _, k := range [...]string{HeaderRetryAfterMsStd, HeaderRetryAfterMs} {
 		if d := parseMillis(h.Get(k)); d > 0 {
 			return d
 		}
@@ -92,7 +92,7 @@ func parseDigits(v string) (int64, bool) {
 // RequestCharge returns the x-ms-request-charge of a response: a finite, non-negative number of
 // request units, 0 when absent or not such a number.
 func RequestCharge(h http.Header) float64 {
-	v := h.Get(canonRequestCharge)
+	v := h.Get(HeaderRequestCharge)
 	if v == "" {
 		return 0
 	}
@@ -105,7 +105,7 @@ func RequestCharge(h http.Header) float64 {
 
 // SubStatus returns the x-ms-substatus of a response, 0 when absent or not a non-negative integer.
 func SubStatus(h http.Header) int {
-	v := h.Get(canonSubStatus)
+	v := h.Get(HeaderSubStatus)
 	if v == "" {
 		return 0
 	}
