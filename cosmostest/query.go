@@ -147,7 +147,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 		Vector: vec, Index: scope.orderIndex(c, q.info(vec)),
 	}
 	scope.itemByRID(sc.ranges, "") // builds the lookup now, under mu; it is read-only afterwards
-	byRID, docs := scope.byRID, scope.docs
+	byRID, docs, rid := scope.byRID, scope.docs, c.rid // c may be a region's view, rewritten under mu
 	// The query itself runs without mu (serveHTTP), so that a heavy query (a JOIN over a large
 	// partition, until its row budget ends it) holds up no other request: what it reads is
 	// immutable once taken here (the scope's document slice, the stored documents, the index and
@@ -179,7 +179,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 		if strings.EqualFold(rq.hdr(hdrPopulateIndex), "true") {
 			rq.header.Set(hdrIndexUtilization, base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
 		}
-		rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": c.rid, "Documents": results, "_count": len(results)}))
+		rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": rid, "Documents": results, "_count": len(results)}))
 		return nil
 	}
 	return nil
