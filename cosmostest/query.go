@@ -146,7 +146,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 		Params: params, MaxItemCount: limit, Continuation: rq.hdr(hdrContinuation), Now: srv.now(),
 		Vector: vec, Index: scope.orderIndex(c, q.info(vec)),
 	}
-	scope.itemByRID(sc.ranges, "") // builds the lookup now, under mu; it is read-only afterwards
+	scope.itemByRID(sc.ranges, "")                     // builds the lookup now, under mu; it is read-only afterwards
 	byRID, docs, rid := scope.byRID, scope.docs, c.rid // c may be a region's view, rewritten under mu
 	// The query itself runs without mu (serveHTTP), so that a heavy query (a JOIN over a large
 	// partition, until its row budget ends it) holds up no other request: what it reads is
