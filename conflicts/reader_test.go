@@ -109,7 +109,7 @@ func TestEmptyFeed(t *testing.T) {
 	if err != nil || len(got) != 0 {
 		t.Fatalf("All = %v, %v; want nothing", got, err)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{ResourceType: cosmostest.ResourceConflict, Operation: cosmostest.OpReadFeed}); n != 1 {
+	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadConflicts}); n != 1 {
 		t.Errorf("%d conflict feed reads, want 1", n)
 	}
 	ctx := context.Background()

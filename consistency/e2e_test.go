@@ -135,11 +135,11 @@ func TestHandOffAcrossInstancesUnderLag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
+	before := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem})
 	if v, err := readV(t, ctx, reader); err != nil || v != 2 {
 		t.Fatalf("with the token: v%d, %v; want v2", v, err)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}) - before; n != 1 {
+	if n := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem}) - before; n != 1 {
 		t.Errorf("%d reads in West US; want the SDK's one write-region retry after East US answered 404/1002", n)
 	}
 	// Relaxed to Eventual, the same read may be stale: the token is not sent.
@@ -167,7 +167,7 @@ func TestHandOffWaitsInTheRegion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	west := cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}
+	west := cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem}
 	before := s.Requests(west)
 	if v, err := readV(t, ctx, reader); err != nil || v != 2 {
 		t.Fatalf("with the token: v%d, %v; want v2", v, err)

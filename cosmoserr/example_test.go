@@ -44,7 +44,7 @@ func ExampleFromError() {
 	fmt.Println(errors.Is(err, cosmoserr.ErrNotFound), cosmoserr.IsRetryable(err))
 
 	// A throttled request, past azcosmos's own retries, is worth retrying later.
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, Status: http.StatusTooManyRequests, RetryAfter: time.Hour})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusTooManyRequests, RetryAfter: time.Hour})
 	_, err = orders.ReadItem(ctx, pk, "o1", nil)
 	err = cosmoserr.FromError("", err)
 	fmt.Println(errors.Is(err, cosmoserr.ErrThrottled), cosmoserr.IsRetryable(err), errors.As(err, &e) && e.RetryAfter == time.Hour)

@@ -74,8 +74,8 @@ func TestPreferredRegionsRouteReadsInOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	east := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
-	west := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
+	east := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpReadItem})
+	west := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem})
 	if east != 3 || west != 0 {
 		t.Errorf("item reads: East US %d, West US %d; want 3 and 0 (the first preferred region)", east, west)
 	}

@@ -116,7 +116,7 @@ func TestTenThousandCallersAgainstPermanentThrottling(t *testing.T) {
 	if got := c.Connections(); got != (cosmoskit.ConnectionOptions{MaxPerHost: cosmoskit.DefaultMaxConnsPerHost}) {
 		t.Fatalf("Connections() = %+v, want the default cap", got)
 	}
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond})
 	var dials dialCounter
 	ctx, cancel := context.WithTimeout(dials.ctx(context.Background()), 5*time.Minute)
@@ -150,7 +150,7 @@ func TestTenThousandCallersAgainstPermanentThrottling(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("%d callers: %v, %d dials, at most %d connections open, %d requests served", callers, time.Since(start), dials.n.Load(), conns.most(),
-		s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead}))
+		s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}))
 	if n := throttle.Load(); n != callers {
 		t.Errorf("%d of %d calls ended ErrThrottled; others, e.g.: %q", n, callers, other)
 	}

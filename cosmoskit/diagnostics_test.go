@@ -92,14 +92,14 @@ func TestDiagnosticsSeeEveryRetryAttempt(t *testing.T) {
 	cfg := cosmoskit.Config{}
 	o := observe(t, &cfg)
 	s, _, cc := twoRegions(t, cfg)
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond, Times: n})
 	s.ResetRequests()
 	ctx, m := diagnostics.WithMeter(context.Background())
 	if _, err := cc.ReadItem(ctx, azcosmos.NewPartitionKeyString("a"), "1", nil); err != nil {
 		t.Fatal(err)
 	}
-	if sent := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}); sent != n+1 {
+	if sent := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}); sent != n+1 {
 		t.Fatalf("server saw %d reads, want %d", sent, n+1)
 	}
 	a := o.span(t, "read_item c")
@@ -146,7 +146,7 @@ func TestDiagnosticsSeeEachRegionOfAFailover(t *testing.T) {
 	cfg := cosmoskit.Config{}
 	o := observe(t, &cfg)
 	s, _, cc := twoRegions(t, cfg)
-	s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpReadItem,
 		Status: http.StatusServiceUnavailable, Times: 1})
 	ctx, m := diagnostics.WithMeter(context.Background())
 	if w, e := readsInCtx(ctx, t, s, cc); w != 1 || e != 1 {
@@ -174,7 +174,7 @@ func readsInCtx(ctx context.Context, t *testing.T, s *cosmostest.Server, cc *azc
 	if _, err := cc.ReadItem(ctx, azcosmos.NewPartitionKeyString("a"), "1", nil); err != nil {
 		t.Fatal(err)
 	}
-	f := cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}
+	f := cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}
 	f.Region = "West US"
 	west = s.Requests(f)
 	f.Region = "East US"

@@ -23,10 +23,10 @@ import (
 func TestErrorsThroughNew(t *testing.T) {
 	s, c, cc := twoRegions(t, cosmoskit.Config{Retry: retry.Options{Breaker: retry.BreakerOptions{ReadFailureThreshold: 1, OpenInterval: time.Hour}}})
 	pk := azcosmos.NewPartitionKeyString("a")
-	reads := cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}
+	reads := cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}
 
 	t.Run("throttled past the budget", func(t *testing.T) {
-		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 			Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond})
 		defer h.Remove()
 		s.ResetRequests()
@@ -52,7 +52,7 @@ func TestErrorsThroughNew(t *testing.T) {
 	})
 
 	t.Run("retry hint past the deadline", func(t *testing.T) {
-		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 			Status: http.StatusTooManyRequests, RetryAfter: time.Minute})
 		defer h.Remove()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -65,7 +65,7 @@ func TestErrorsThroughNew(t *testing.T) {
 	})
 
 	t.Run("caller cancels", func(t *testing.T) {
-		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Delay: time.Minute})
+		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Delay: time.Minute})
 		defer h.Remove()
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(20*time.Millisecond, cancel)

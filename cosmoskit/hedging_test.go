@@ -43,7 +43,7 @@ func TestClientHedgingAppliesToRepositoryReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slowWrites := s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsert, Delay: 100 * time.Millisecond})
+	slowWrites := s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsertItem, Delay: 100 * time.Millisecond})
 	if _, err := repo.Upsert(ctx, hedgedDoc{ID: "1", PK: "a", N: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +51,7 @@ func TestClientHedgingAppliesToRepositoryReads(t *testing.T) {
 		t.Fatalf("a slow write: HedgeStats %+v, %d slow upserts; want no hedge, 1 upsert", got, slowWrites.Hits())
 	}
 
-	slow := s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpRead,
-		ResourceType: cosmostest.ResourceDocument, Delay: 500 * time.Millisecond})
+	slow := s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpReadItem, Delay: 500 * time.Millisecond})
 	s.ResetRequests()
 	start := time.Now()
 	got, err := repo.Get(ctx, partitionkey.Of("a"), "1")
@@ -64,7 +63,7 @@ func TestClientHedgingAppliesToRepositoryReads(t *testing.T) {
 	if hs := c.Retry().HedgeStats(); hs != (retry.HedgeStats{Hedged: 1, Sent: 1, Won: 1, Cancelled: 1}) {
 		t.Errorf("HedgeStats = %+v, want exactly one hedge, which won, and the slow request cancelled", hs)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpRead}); n != 1 {
+	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpReadItem}); n != 1 {
 		t.Errorf("%d reads in East US, want 1 (the hedge)", n)
 	}
 	for deadline := time.Now().Add(5 * time.Second); slow.Cancelled() != 1; time.Sleep(5 * time.Millisecond) {

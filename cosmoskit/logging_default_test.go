@@ -33,7 +33,7 @@ func TestConfigLoggerReceivesFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := strings.Count(buf.String(), "\n")
-	fault := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, Status: 500})
+	fault := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: 500})
 	_, err = cc.ReadItem(ctx, pk, "a", nil)
 	fault.Remove()
 	if err == nil {

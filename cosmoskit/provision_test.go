@@ -39,10 +39,10 @@ func TestEnsureContainerCreatesDatabaseThenContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDatabase}); n != 1 {
+	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreateDatabase}); n != 1 {
 		t.Errorf("database creates = %d, want 1", n)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceContainer}); n != 1 {
+	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreateContainer}); n != 1 {
 		t.Errorf("container creates = %d, want 1", n)
 	}
 
@@ -271,7 +271,7 @@ func TestEnsureContainerRefusesAnExistingContainerWithOtherVectors(t *testing.T)
 func TestEnsureContainerErrorNamesEachThingOnce(t *testing.T) {
 	ctx := context.Background()
 	s, c := newKit(t)
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceContainer, Status: 400, Times: 1})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreateContainer, Status: 400, Times: 1})
 	_, err := c.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
 	var e *cosmoserr.Error
 	if !errors.As(err, &e) || e.ActivityID == "" {

@@ -43,7 +43,7 @@ func TestBreakerThroughNew(t *testing.T) {
 		Retry:       retry.Options{Breaker: retry.BreakerOptions{ReadFailureThreshold: 2, OpenInterval: time.Hour}},
 	}
 	s, c, cc := twoRegions(t, cfg)
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: http.StatusServiceUnavailable})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusServiceUnavailable})
 	read := func() error {
 		_, err := cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("a"), "1", nil)
 		return err
@@ -86,13 +86,13 @@ func TestBreakerThroughNew(t *testing.T) {
 
 func TestHedgingThroughNew(t *testing.T) {
 	s, c, cc := twoRegions(t, cosmoskit.Config{Retry: retry.Options{Hedging: retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond}}})
-	s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	if _, err := retry.Hedge(context.Background(), c.Retry(), func(ctx context.Context) (azcosmos.ItemResponse, error) {
 		return cc.ReadItem(ctx, azcosmos.NewPartitionKeyString("a"), "1", nil)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpRead}); n != 1 {
+	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpReadItem}); n != 1 {
 		t.Errorf("%d hedged reads in East US, want 1", n)
 	}
 }

@@ -45,7 +45,7 @@ func readsIn(t *testing.T, s *cosmostest.Server, cc *azcosmos.ContainerClient, n
 			t.Fatal(err)
 		}
 	}
-	f := cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}
+	f := cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}
 	f.Region = "West US"
 	west = s.Requests(f)
 	f.Region = "East US"
@@ -84,19 +84,19 @@ func TestExcludedRegionsFromConfig(t *testing.T) {
 
 func TestThrottlingIsRetriedOnceByTheRetryPolicy(t *testing.T) {
 	s, _, cc := twoRegions(t, cosmoskit.Config{})
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: http.StatusTooManyRequests, RetryAfter: 5 * time.Millisecond, Times: 3})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusTooManyRequests, RetryAfter: 5 * time.Millisecond, Times: 3})
 	if w, _ := readsIn(t, s, cc, 1); w != 4 {
 		t.Errorf("3 throttles then success: %d attempts, want 4", w)
 	}
 
 	// A storm past the budget: ErrThrottled, within the budget, no azcore retries on top.
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond})
 	s.ResetRequests()
 	_, err := cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("a"), "1", nil)
 	if !errors.Is(err, cosmoserr.ErrThrottled) {
 		t.Fatalf("storm: %v, want ErrThrottled", err)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}); n != 10 {
+	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}); n != 10 {
 		t.Errorf("storm: %d attempts, want 10 (1 + 9 retries, one retry layer)", n)
 	}
 }

@@ -87,7 +87,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 	record(cosmoserr.FromError(cosmoserr.OpCreateItem, err))
 	_, err = cc.ReadItem(ctx, pk, "missing", nil)
 	record(cosmoserr.FromError(cosmoserr.OpReadItem, err))
-	read := cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, RetryAfter: time.Millisecond}
+	read := cosmostest.Fault{Operation: cosmostest.OpReadItem, RetryAfter: time.Millisecond}
 	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusInternalServerError} {
 		f := read
 		f.Status = status
@@ -100,7 +100,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 		record(err)
 		record(cosmoserr.FromError(cosmoserr.OpReadItem, err))
 	}
-	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, ResourceType: cosmostest.ResourceDocument, DropConnection: true, Times: 1})
+	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsertItem, DropConnection: true, Times: 1})
 	_, err = cc.UpsertItem(ctx, pk, []byte(`{"id":"2","pk":"a"}`), nil)
 	h.Remove()
 	record(cosmoserr.FromError(cosmoserr.OpUpsertItem, err))

@@ -32,7 +32,7 @@ func writeThenRead(tb testing.TB, pairs int, lag time.Duration, ro retry.Options
 		tb.Fatal(err)
 	}
 	pk := azcosmos.NewPartitionKeyString("p")
-	west := cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}
+	west := cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem}
 	before := s.Requests(west)
 	start := time.Now()
 	for i := range pairs {

@@ -1,6 +1,7 @@
 package cosmostest
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,22 +9,61 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// Operation is what a request does, as request counters and fault rules see it.
+// Operation is what a request does, as request counters and fault rules see it: the operation
+// names of internal/wire (the azcosmos SDK's span names, "read_item", "query_items", ...), the one
+// spelling cosmoserr and the diagnostics use too.
 type Operation string
 
-// Operations the server tells apart.
+// Operations the server tells apart (wire.Classify names them).
 const (
-	OpReadAccount Operation = "ReadAccount"
-	OpCreate      Operation = "Create"
-	OpRead        Operation = "Read"
-	OpReplace     Operation = "Replace"
-	OpUpsert      Operation = "Upsert"
-	OpDelete      Operation = "Delete"
-	OpPatch       Operation = "Patch"
-	OpQuery       Operation = "Query"
-	OpReadFeed    Operation = "ReadFeed"
-	OpBatch       Operation = "Batch"
-	OpChangeFeed  Operation = "ChangeFeed"
+	OpReadAccount            Operation = wire.OpReadAccount
+	OpCreateDatabase         Operation = wire.OpCreateDatabase
+	OpQueryDatabases         Operation = wire.OpQueryDatabases
+	OpReadDatabase           Operation = wire.OpReadDatabase
+	OpDeleteDatabase         Operation = wire.OpDeleteDatabase
+	OpCreateContainer        Operation = wire.OpCreateContainer
+	OpQueryContainers        Operation = wire.OpQueryContainers
+	OpReadContainer          Operation = wire.OpReadContainer
+	OpReplaceContainer       Operation = wire.OpReplaceContainer
+	OpDeleteContainer        Operation = wire.OpDeleteContainer
+	OpReadPartitionKeyRanges Operation = wire.OpReadPartitionKeyRanges
+	OpCreateItem             Operation = wire.OpCreateItem
+	OpUpsertItem             Operation = wire.OpUpsertItem
+	OpReadItem               Operation = wire.OpReadItem
+	OpReplaceItem            Operation = wire.OpReplaceItem
+	OpPatchItem              Operation = wire.OpPatchItem
+	OpDeleteItem             Operation = wire.OpDeleteItem
+	OpQueryItems             Operation = wire.OpQueryItems
+	OpQueryPlan              Operation = wire.OpQueryPlan
+	OpExecuteBatch           Operation = wire.OpExecuteBatch
+	OpReadChangeFeed         Operation = wire.OpReadChangeFeed
+	OpReadAllItems           Operation = wire.OpReadAllItems
+	OpQueryOffers            Operation = wire.OpQueryOffers
+	OpReadThroughput         Operation = wire.OpReadThroughput
+	OpReplaceThroughput      Operation = wire.OpReplaceThroughput
+	OpReadConflicts          Operation = wire.OpReadConflicts
+	OpReadConflict           Operation = wire.OpReadConflict
+	OpDeleteConflict         Operation = wire.OpDeleteConflict
+	// OpOther is any other request (reading the database or container feed, an unknown path).
+	OpOther Operation = wire.OpOther
+)
+
+// verb is the HTTP-level kind of a request the handlers switch on (a finer Operation is for
+// counters and fault rules).
+type verb string
+
+const (
+	verbReadAccount verb = "ReadAccount"
+	verbCreate      verb = "Create"
+	verbRead        verb = "Read"
+	verbReplace     verb = "Replace"
+	verbUpsert      verb = "Upsert"
+	verbDelete      verb = "Delete"
+	verbPatch       verb = "Patch"
+	verbQuery       verb = "Query"
+	verbReadFeed    verb = "ReadFeed"
+	verbBatch       verb = "Batch"
+	verbChangeFeed  verb = "ChangeFeed"
 )
 
 // ResourceType is the kind of resource a request targets, as in the signature: "" (account),
@@ -46,7 +86,8 @@ const (
 // computed once, in classify, and is what counters, fault rules and throughput limits match on.
 type classification struct {
 	Region       string       // region name of the listener that received it
-	Operation    Operation    // see the Op constants
+	Operation    Operation    // see the Op constants (wire.Classify's name)
+	verb         verb         // what the handlers switch on
 	ResourceType ResourceType // resource type of the target
 	Database     string       // database id, if any
 	Container    string       // container id, if any
@@ -63,6 +104,10 @@ type classification struct {
 	emptyID bool
 	// invalidURL marks a path the gateway refuses before looking at anything else (400).
 	invalidURL bool
+	// ridBased marks a path that addresses resources by resource id (the _self links,
+	// "dbs/ARAAAA==/colls/ARAAAIAAAAE=/"): segs hold the ids until resolveRIDs replaces them
+	// with the names, once the signature (over the lower-cased rid) is checked.
+	ridBased bool
 }
 
 // gatewayPath returns the request path (without its leading and trailing slashes) as the
@@ -144,42 +189,66 @@ func classify(r *http.Request) (*classification, error) {
 	if c.emptyID {
 		c.link = strings.Join(c.segs, "/") + "/"
 	}
+	if n >= 2 && c.segs[0] == "dbs" && isRID(c.segs[1]) {
+		// The SDKs sign a rid-based request over the resource's own rid, or for a feed its
+		// parent's, lower-cased (azure-cosmos-python auth.GetAuthorizationHeader and
+		// base.GetResourceIdOrFullNameFromLink; the .NET SDK's AuthorizationHelper likewise).
+		c.ridBased = true
+		if n%2 == 0 {
+			c.link = strings.ToLower(c.segs[n-1])
+		} else {
+			c.link = strings.ToLower(c.segs[n-2])
+		}
+	}
 	c.PKRangeID = r.Header.Get(hdrPKRangeID)
 	feed := n%2 == 1 && !c.emptyID
+	c.Operation = Operation(wire.Classify(r).Name)
+	if c.emptyID { // a point operation on the empty id, not the feed wire.Classify takes it for
+		switch r.Method {
+		case http.MethodGet:
+			c.Operation = OpReadItem
+		case http.MethodPut:
+			c.Operation = OpReplaceItem
+		case http.MethodPatch:
+			c.Operation = OpPatchItem
+		case http.MethodDelete:
+			c.Operation = OpDeleteItem
+		}
+	}
 	switch r.Method {
 	case http.MethodGet:
 		switch {
 		case n == 0:
-			c.Operation = OpReadAccount
+			c.verb = verbReadAccount
 		case feed && c.ResourceType == ResourceDocument && r.Header.Get("A-IM") != "":
-			c.Operation = OpChangeFeed
+			c.verb = verbChangeFeed
 		case feed:
-			c.Operation = OpReadFeed
+			c.verb = verbReadFeed
 		default:
-			c.Operation = OpRead
+			c.verb = verbRead
 		}
 	case http.MethodPost:
 		switch {
 		case strings.HasPrefix(r.Header.Get("Content-Type"), "application/query+json"):
-			c.Operation = OpQuery
+			c.verb = verbQuery
 		case strings.EqualFold(r.Header.Get(hdrIsBatch), "true"):
-			c.Operation = OpBatch
+			c.verb = verbBatch
 			c.IsWrite = true
 		case strings.EqualFold(r.Header.Get(hdrIsUpsert), "true"):
-			c.Operation = OpUpsert
+			c.verb = verbUpsert
 			c.IsWrite = true
 		default:
-			c.Operation = OpCreate
+			c.verb = verbCreate
 			c.IsWrite = true
 		}
 	case http.MethodPut:
-		c.Operation = OpReplace
+		c.verb = verbReplace
 		c.IsWrite = true
 	case http.MethodPatch:
-		c.Operation = OpPatch
+		c.verb = verbPatch
 		c.IsWrite = true
 	case http.MethodDelete:
-		c.Operation = OpDelete
+		c.verb = verbDelete
 		c.IsWrite = true
 	default:
 		return c, newError(http.StatusMethodNotAllowed, subNone, "cosmostest: method %s is not supported", r.Method)
@@ -209,3 +278,75 @@ const (
 	hdrOfferThroughput  = "x-ms-offer-throughput"
 	hdrOfferAutopilot   = "x-ms-cosmos-offer-autopilot-settings"
 )
+
+// isRID reports whether a database path segment is a resource id rather than a name, as the
+// service and the SDKs tell them apart (azure-cosmos-python base.IsNameBased): 8 characters of
+// standard base64 that decode to 4 bytes. A database named like that cannot be addressed by name.
+func isRID(seg string) bool {
+	if len(seg) != 8 {
+		return false
+	}
+	b, err := base64.StdEncoding.DecodeString(seg)
+	return err == nil && len(b) == 4
+}
+
+// resolveRIDs replaces the resource ids of a rid-based path with the names they stand for, so
+// that handlers, counters and fault rules see the same request as by name; an id that names
+// nothing is 404. Callers hold srv.mu.
+func (srv *server) resolveRIDs(c *classification) error {
+	segs := c.segs
+	var db *database
+	for _, d := range srv.store.dbs {
+		if d.rid == segs[1] {
+			db = d
+			break
+		}
+	}
+	if db == nil {
+		return notFoundItem()
+	}
+	segs[1] = db.id
+	c.Database = db.id
+	if len(segs) < 4 || segs[2] != "colls" {
+		c.setID()
+		return nil
+	}
+	var coll *container
+	for _, x := range db.colls {
+		if x.rid == segs[3] {
+			coll = x
+			break
+		}
+	}
+	if coll == nil {
+		return notFoundItem()
+	}
+	segs[3] = coll.id
+	c.Container = coll.id
+	if len(segs) == 6 && segs[4] == "docs" {
+		found := false
+		for _, r := range coll.ranges {
+			for _, it := range r.items {
+				if it.rid == segs[5] {
+					segs[5], found = it.id, true
+					break
+				}
+			}
+			if found {
+				break
+			}
+		}
+		if !found {
+			return notFoundItem()
+		}
+	}
+	c.setID()
+	return nil
+}
+
+// setID sets ID from segs for a point operation (an even number of segments).
+func (c *classification) setID() {
+	if n := len(c.segs); n%2 == 0 && n > 0 {
+		c.ID = c.segs[n-1]
+	}
+}

@@ -118,17 +118,17 @@ func (srv *server) handleConflicts(rq *request) error {
 	if c.conflicts != nil {
 		entries = c.conflicts.entries
 	}
-	switch rq.Operation {
-	case OpQuery:
+	switch rq.verb {
+	case verbQuery:
 		docs := make([]queryDoc, 0, len(entries))
 		for _, e := range entries {
 			docs = append(docs, queryDoc{Key: e.id, Value: e.json(c)})
 		}
 		return srv.metadataQuery(rq, c.rid, "Conflicts", docs)
-	case OpReadFeed:
+	case verbReadFeed:
 		return srv.readConflictFeed(rq, c, entries)
 	}
-	return newError(http.StatusMethodNotAllowed, subNone, "cosmostest: %s on a conflicts feed: conflicts are created by the service and can only be read, queried and deleted", rq.Operation)
+	return newError(http.StatusMethodNotAllowed, subNone, "cosmostest: %s on a conflicts feed: conflicts are created by the service and can only be read, queried and deleted", rq.verb)
 }
 
 // readConflictFeed serves one page of the conflicts feed. The continuation is the sequence number
@@ -209,13 +209,13 @@ func (srv *server) handleConflict(rq *request) error {
 			return notFoundItem()
 		}
 	}
-	switch rq.Operation {
-	case OpRead:
+	switch rq.verb {
+	case verbRead:
 		rq.charge = ruMetadataRead
 		rq.header.Set("etag", e.etag)
 		rq.reply(http.StatusOK, e.body)
 		return nil
-	case OpDelete:
+	case verbDelete:
 		if im := rq.hdr("If-Match"); im != "" && im != e.etag {
 			return preconditionFailed()
 		}
@@ -228,7 +228,7 @@ func (srv *server) handleConflict(rq *request) error {
 		rq.reply(http.StatusNoContent, nil)
 		return nil
 	}
-	return newError(http.StatusMethodNotAllowed, subNone, "cosmostest: %s on a conflict: a conflict can only be read and deleted", rq.Operation)
+	return newError(http.StatusMethodNotAllowed, subNone, "cosmostest: %s on a conflict: a conflict can only be read and deleted", rq.verb)
 }
 
 // slicesDelete returns entries without e, in a new slice (a page being rendered may hold the old).

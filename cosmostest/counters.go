@@ -3,7 +3,7 @@ package cosmostest
 // RequestFilter selects requests for Requests. Zero fields match anything.
 type RequestFilter struct {
 	Region       string       // region name, compared like the SDK does (case and spaces ignored)
-	Operation    Operation    // e.g. OpRead
+	Operation    Operation    // e.g. OpReadItem
 	ResourceType ResourceType // e.g. ResourceDocument; "" matches any (use Operation OpReadAccount for GET /)
 	Database     string
 	Container    string

@@ -136,7 +136,18 @@
 //     (global statistics query, component queries with the statistics placeholders) and needs
 //     the HybridSearch feature (WeightedRankFusion for RRF weights).
 //   - Request counters: (*Server).Requests(RequestFilter) by region, operation and resource,
-//     including requests answered by a fault or the throughput limiter.
+//     including requests answered by a fault or the throughput limiter. Operations are
+//     internal/wire's names, the SDK's span names: OpReadItem is "read_item", OpQueryItems,
+//     OpCreateContainer, ...
+//   - A Go test API without HTTP (seed.go), as miniredis has: CreateContainer, Seed (upserts),
+//     Document and Dump, served by the same handlers in the write region (etags, LSNs, the change
+//     feed and replication stay consistent), neither counted nor faulted nor throttled. Bad test
+//     arguments are errors, never panics (an unknown region matches ErrUnknownRegion).
+//   - For every client, not only azcosmos: response headers spelled as the service spells them
+//     (headers.go), x-ms-alt-content-path, addressing by resource id (the _self links; the
+//     signature covers the lower-cased rid), the document feed (GET …/docs without a query, per
+//     partition key or range, paged), and the service's date window (WithClockSkew). Queries
+//     execute without the server lock, so nothing waits behind a heavy query.
 //   - Fault injection (faults.go): (*Server).InjectFault(Fault) matches by region, operation,
 //     resource type, database, container, physical partition or a func, and answers with a
 //     status, sub-status, headers and the service's error body (429 with x-ms-retry-after-ms,

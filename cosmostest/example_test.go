@@ -56,7 +56,7 @@ func ExampleStart() {
 	_, err = orders.ReadItem(ctx, pk, "o2", nil)
 	var re *azcore.ResponseError
 	fmt.Println(errors.As(err, &re) && re.StatusCode == http.StatusNotFound)
-	fmt.Println("document reads:", s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}))
+	fmt.Println("document reads:", s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}))
 	// Output:
 	// true true
 	// true
@@ -75,12 +75,12 @@ func ExampleServer_InjectFault() {
 	orders := exampleOrders(ctx, s)
 	pk := azcosmos.NewPartitionKeyString("alice")
 
-	throttled := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument,
+	throttled := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreateItem,
 		Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond, Times: 2})
 	_, err = orders.CreateItem(ctx, pk, []byte(`{"id":"o1","customer":"alice"}`), nil)
-	fmt.Println(err, throttled.Hits(), s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument}))
+	fmt.Println(err, throttled.Hits(), s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreateItem}))
 
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, Status: http.StatusServiceUnavailable, Times: 1})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusServiceUnavailable, Times: 1})
 	_, err = orders.ReadItem(ctx, pk, "o1", nil)
 	var re *azcore.ResponseError
 	fmt.Println(errors.As(err, &re), re.StatusCode)

@@ -40,7 +40,7 @@ import (
 type Fault struct {
 	// Region is the region name (compared like the SDK does: case and spaces ignored).
 	Region string
-	// Operation is the kind of request, e.g. OpRead, OpQuery, OpCreate.
+	// Operation is the kind of request, e.g. OpReadItem, OpQueryItems, OpCreateItem (internal/wire's names).
 	Operation Operation
 	// ResourceType is the kind of resource, e.g. ResourceDocument. The account (GET /) has
 	// ResourceType "", which matches anything: select it with Operation OpReadAccount.
@@ -65,7 +65,8 @@ type Fault struct {
 	// RetryAfter becomes x-ms-retry-after-ms (milliseconds, rounded up) when positive. When 0 the
 	// header is absent, and azcore then backs off on its own (0.8 s, 2.4 s, ... for a 429).
 	RetryAfter time.Duration
-	// Headers are added to the error response; they cannot replace x-ms-substatus,
+	// Headers are added to the error response, each name spelled as the service spells it (the
+	// table of headers.go, else lower case); they cannot replace x-ms-substatus,
 	// x-ms-activity-id or x-ms-request-charge.
 	Headers http.Header
 	// Delay is waited before anything else.
@@ -279,7 +280,7 @@ func faultError(f *Fault) *statusError {
 		e.header.Set(hdrRetryAfterMs, strconv.FormatInt(int64(ms), 10))
 	}
 	for k, v := range f.Headers {
-		e.header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
+		e.header[spell(k)] = append([]string(nil), v...)
 	}
 	return e
 }

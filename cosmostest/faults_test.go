@@ -16,8 +16,8 @@ import (
 )
 
 var (
-	docReads   = cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}
-	docCreates = cosmostest.RequestFilter{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument}
+	docReads   = cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}
+	docCreates = cosmostest.RequestFilter{Operation: cosmostest.OpCreateItem}
 )
 
 // seed writes item id with partition key pk.
@@ -34,8 +34,8 @@ func TestFault429RetryAfterThenSuccess(t *testing.T) {
 	seed(t, cc, "p", "a")
 	const n, wait = 3, 30 * time.Millisecond // azcore retries 429 three times by default
 	h := s.InjectFault(cosmostest.Fault{
-		Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
-		Status: http.StatusTooManyRequests, RetryAfter: wait, Times: n,
+		Operation: cosmostest.OpReadItem,
+		Status:    http.StatusTooManyRequests, RetryAfter: wait, Times: n,
 	})
 	s.ResetRequests()
 	start := time.Now()
@@ -58,7 +58,7 @@ func TestFault429StormBody(t *testing.T) {
 	c := newClient(t, s, func(o *azcosmos.ClientOptions) { o.Retry.MaxRetries = 1 })
 	cc := newContainer(t, c, "c1", nil)
 	seed(t, cc, "p", "a")
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond})
 	s.ResetRequests()
 	_, err := cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("p"), "a", nil)
 	st, sub := status(t, err)
@@ -90,13 +90,13 @@ func TestFaultStatusesNotRetried(t *testing.T) {
 		sub    int
 		code   string
 	}{
-		{"410/1002 on a point read", cosmostest.OpRead, http.StatusGone, 1002, "Gone"},
-		{"449 on a read", cosmostest.OpRead, 449, 0, "RetryWith"},
-		{"449 on a write", cosmostest.OpCreate, 449, 0, "RetryWith"},
-		{"408 on a write", cosmostest.OpCreate, http.StatusRequestTimeout, 0, "RequestTimeout"},
-		{"503 on a write", cosmostest.OpCreate, http.StatusServiceUnavailable, 0, "ServiceUnavailable"},
-		{"500 on a write", cosmostest.OpCreate, http.StatusInternalServerError, 0, "InternalServerError"},
-		{"503 on a read without preferred regions", cosmostest.OpRead, http.StatusServiceUnavailable, 0, "ServiceUnavailable"},
+		{"410/1002 on a point read", cosmostest.OpReadItem, http.StatusGone, 1002, "Gone"},
+		{"449 on a read", cosmostest.OpReadItem, 449, 0, "RetryWith"},
+		{"449 on a write", cosmostest.OpCreateItem, 449, 0, "RetryWith"},
+		{"408 on a write", cosmostest.OpCreateItem, http.StatusRequestTimeout, 0, "RequestTimeout"},
+		{"503 on a write", cosmostest.OpCreateItem, http.StatusServiceUnavailable, 0, "ServiceUnavailable"},
+		{"500 on a write", cosmostest.OpCreateItem, http.StatusInternalServerError, 0, "InternalServerError"},
+		{"503 on a read without preferred regions", cosmostest.OpReadItem, http.StatusServiceUnavailable, 0, "ServiceUnavailable"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,7 +109,7 @@ func TestFaultStatusesNotRetried(t *testing.T) {
 			s.ResetRequests()
 			var err error
 			pk := azcosmos.NewPartitionKeyString("p")
-			if tt.op == cosmostest.OpRead {
+			if tt.op == cosmostest.OpReadItem {
 				_, err = cc.ReadItem(context.Background(), pk, "a", nil)
 			} else {
 				_, err = cc.CreateItem(context.Background(), pk, []byte(`{"id":"b","pk":"p"}`), nil)
@@ -128,7 +128,7 @@ func TestFaultStatusesNotRetried(t *testing.T) {
 				t.Errorf("hits %d", h.Hits())
 			}
 			h.Remove()
-			if tt.op == cosmostest.OpCreate { // nothing was written
+			if tt.op == cosmostest.OpCreateItem { // nothing was written
 				_, err := cc.ReadItem(context.Background(), pk, "b", nil)
 				if st, _ := status(t, err); st != http.StatusNotFound {
 					t.Errorf("faulted create wrote the item: %v", err)
@@ -143,7 +143,7 @@ func TestFault503ReadFailsOverToNextRegion(t *testing.T) {
 	c := newClient(t, s, func(o *azcosmos.ClientOptions) { o.PreferredRegions = []string{"East US", "West US"} })
 	cc := newContainer(t, c, "c1", nil)
 	seed(t, cc, "p", "a")
-	h := s.InjectFault(cosmostest.Fault{Region: "eastus", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: http.StatusServiceUnavailable})
+	h := s.InjectFault(cosmostest.Fault{Region: "eastus", Operation: cosmostest.OpReadItem, Status: http.StatusServiceUnavailable})
 	s.ResetRequests()
 	start := time.Now()
 	if _, err := cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("p"), "a", nil); err != nil {
@@ -152,8 +152,8 @@ func TestFault503ReadFailsOverToNextRegion(t *testing.T) {
 	if d := time.Since(start); d > 900*time.Millisecond {
 		t.Errorf("503 failover took %v; the SDK retries it without a backoff", d)
 	}
-	east := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
-	west := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
+	east := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpReadItem})
+	west := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem})
 	if east != 1 || west != 1 || h.Hits() != 1 {
 		t.Errorf("East US %d, West US %d, hits %d; want 1, 1, 1", east, west, h.Hits())
 	}
@@ -165,12 +165,12 @@ func TestFault408ReadRetriesNextRegion(t *testing.T) {
 	c := newClient(t, s, func(o *azcosmos.ClientOptions) { o.PreferredRegions = []string{"West US", "East US"} })
 	cc := newContainer(t, c, "c1", nil)
 	seed(t, cc, "p", "a")
-	s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: http.StatusRequestTimeout})
+	s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpReadItem, Status: http.StatusRequestTimeout})
 	s.ResetRequests()
 	if _, err := cc.ReadItem(context.Background(), azcosmos.NewPartitionKeyString("p"), "a", nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpRead}); got != 1 {
+	if got := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpReadItem}); got != 1 {
 		t.Errorf("reads in East US: %d", got)
 	}
 	if got := s.Requests(docReads); got != 2 {
@@ -182,7 +182,7 @@ func TestFault408ReadRetriesNextRegion(t *testing.T) {
 // account and retry the write.
 func TestFault403WriteForbidden(t *testing.T) {
 	s, cc := setup(t)
-	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument, Status: http.StatusForbidden, SubStatus: 3, Times: 1})
+	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreateItem, Status: http.StatusForbidden, SubStatus: 3, Times: 1})
 	s.ResetRequests()
 	if _, err := cc.CreateItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"a","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)
@@ -201,7 +201,7 @@ func TestFaultDelay(t *testing.T) {
 	pk := azcosmos.NewPartitionKeyString("p")
 
 	t.Run("then proceed", func(t *testing.T) {
-		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Delay: 30 * time.Millisecond, Times: 1})
+		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Delay: 30 * time.Millisecond, Times: 1})
 		start := time.Now()
 		if _, err := cc.ReadItem(context.Background(), pk, "a", nil); err != nil {
 			t.Fatal(err)
@@ -211,14 +211,14 @@ func TestFaultDelay(t *testing.T) {
 		}
 	})
 	t.Run("then answer", func(t *testing.T) {
-		s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, Delay: 10 * time.Millisecond, Status: 449, Times: 1})
+		s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreateItem, Delay: 10 * time.Millisecond, Status: 449, Times: 1})
 		_, err := cc.CreateItem(context.Background(), pk, []byte(`{"id":"b","pk":"p"}`), nil)
 		if st, _ := status(t, err); st != 449 {
 			t.Fatalf("got %v", err)
 		}
 	})
 	t.Run("context deadline", func(t *testing.T) {
-		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Delay: time.Minute, Times: 1})
+		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Delay: time.Minute, Times: 1})
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		start := time.Now()
@@ -248,7 +248,7 @@ func TestFaultDropConnection(t *testing.T) {
 	}{{"https", nil}, {"http", []cosmostest.Option{cosmostest.WithHTTP()}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			s, cc := setup(t, mode.opts...)
-			h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, DropConnection: true, Times: 1})
+			h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreateItem, DropConnection: true, Times: 1})
 			s.ResetRequests()
 			pk := azcosmos.NewPartitionKeyString("p")
 			_, err := cc.CreateItem(context.Background(), pk, []byte(`{"id":"a","pk":"p"}`), nil)
@@ -273,7 +273,7 @@ func TestFaultDropConnection(t *testing.T) {
 func TestFaultProbabilityDeterministic(t *testing.T) {
 	run := func(seed uint64) string {
 		s, cc := setup(t)
-		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, Status: 449, Probability: 0.5, Seed: seed})
+		h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreateItem, Status: 449, Probability: 0.5, Seed: seed})
 		var b strings.Builder
 		for i := range 40 {
 			_, err := cc.CreateItem(context.Background(), azcosmos.NewPartitionKeyString("p"), fmt.Appendf(nil, `{"id":"%d","pk":"p"}`, i), nil)
@@ -353,8 +353,8 @@ func TestFaultMatchers(t *testing.T) {
 		}
 	})
 	t.Run("first installed wins and ClearFaults", func(t *testing.T) {
-		first := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: 449, Times: 2})
-		second := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: 449})
+		first := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: 449, Times: 2})
+		second := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: 449})
 		if f := readAll(c1); f != 16 || first.Hits() != 2 || second.Hits() != 14 {
 			t.Errorf("failed %d, hits %d and %d", f, first.Hits(), second.Hits())
 		}
@@ -383,7 +383,7 @@ func TestFaultMatchers(t *testing.T) {
 func TestFaultConcurrent(t *testing.T) {
 	s, cc := setup(t)
 	seed(t, cc, "p", "a")
-	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: 449, Times: 10})
+	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: 449, Times: 10})
 	errs := make(chan error, 40)
 	for range 40 {
 		go func() {
@@ -454,7 +454,7 @@ func TestFaultDelayEndsOnClose(t *testing.T) {
 	c := newClient(t, s, func(o *azcosmos.ClientOptions) { o.Retry.MaxRetries = -1 })
 	cc := newContainer(t, c, "c1", nil)
 	seed(t, cc, "p", "a")
-	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, Delay: time.Hour})
+	h := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreateItem, Delay: time.Hour})
 	done := make(chan error, 1)
 	go func() {
 		_, err := cc.CreateItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
@@ -33,6 +34,10 @@ type request struct {
 	touched    []*pkRange          // partitions admit was asked about, in order (partition.go's responseRange)
 	level      string              // the consistency level in effect (consistency.go)
 	tokens     []wire.SessionToken // a Session read's x-ms-session-token, checked by admit
+	// unlocked, when a handler sets it, is the rest of the request's work, which serveHTTP runs
+	// without mu once the handler returns (query.go: the execution of a query).
+	unlocked func() error
+	direct   bool // a call of the Go test API (seed.go): never throttled, not counted
 
 	// The success response reply recorded, written by flush once srv.mu is released: a client
 	// that reads slowly must not hold up every other request.
@@ -53,43 +58,65 @@ func (rq *request) reply(status int, body []byte) {
 // flush writes the response reply recorded. Callers do not hold srv.mu.
 func (rq *request) flush() {
 	h := rq.w.Header()
-	for k, v := range rq.header {
-		h[k] = v
-	}
+	copyHeaders(h, rq.header)
 	rq.writeCommon(h)
 	if rq.out != nil {
-		h.Set("Content-Type", "application/json")
+		h[wire.HeaderContentType] = []string{"application/json"}
 	}
-	h.Set("Content-Length", strconv.Itoa(len(rq.out)))
+	h[wire.HeaderContentLen] = []string{strconv.Itoa(len(rq.out))}
 	rq.w.WriteHeader(rq.status)
 	if len(rq.out) > 0 && rq.r.Method != http.MethodHead {
 		_, _ = rq.w.Write(rq.out)
 	}
 }
 
+// writeCommon writes the headers of every response, each assigned into the map so that it keeps
+// the service's spelling (sentHeaders).
 func (rq *request) writeCommon(h http.Header) {
-	h.Set(hdrActivityID, rq.activityID)
-	h.Set(hdrCharge, strconv.FormatFloat(rq.charge, 'f', -1, 64))
+	h[spActivityID] = []string{rq.activityID}
+	h[spCharge] = []string{strconv.FormatFloat(rq.charge, 'f', -1, 64)}
 	if rq.session != "" {
-		h.Set(hdrSession, rq.session)
+		h[spSession] = []string{rq.session}
 	}
 	if r := rq.responseRange(); r != nil {
-		h.Set(hdrPKRangeID, r.id)
+		h[spPKRangeID] = []string{r.id}
 	}
-	h.Set("x-ms-gatewayversion", "2.14.0")
+	if p := rq.altContentPath(); p != "" {
+		h[spAltContentPath] = []string{p}
+	}
+	h[spGatewayVersion] = []string{"2.14.0"}
+}
+
+// altContentPath is x-ms-alt-content-path as the service sends it: the name-based path of the
+// resource's parent ("dbs/db/colls/c" for an item, its feed or the container's pkranges,
+// "dbs/db" for a container), "" for a database, an offer and the account.
+func (rq *request) altContentPath() string {
+	if rq.classification == nil || len(rq.segs) < 2 || rq.segs[0] != "dbs" {
+		return ""
+	}
+	n := len(rq.segs)
+	k := n - 1 // a feed: its parent
+	if n%2 == 0 {
+		k = n - 2 // a resource: its parent
+	}
+	if rq.emptyID {
+		k = n - 1
+	}
+	if k < 2 {
+		return ""
+	}
+	return strings.Join(rq.segs[:k], "/")
 }
 
 // fail writes an error response in the service's format.
 func (rq *request) fail(e *statusError) {
 	h := rq.w.Header()
-	for k, v := range e.header {
-		h[k] = v
-	}
+	copyHeaders(h, e.header)
 	rq.writeCommon(h)
-	h.Set(hdrSubstatus, strconv.Itoa(e.substatus))
-	h.Set("Content-Type", "application/json")
+	h[spSubStatus] = []string{strconv.Itoa(e.substatus)}
+	h[wire.HeaderContentType] = []string{"application/json"}
 	body := errorBody(e, rq.activityID)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h[wire.HeaderContentLen] = []string{strconv.Itoa(len(body))}
 	rq.w.WriteHeader(e.status)
 	_, _ = rq.w.Write(body)
 }
@@ -131,6 +158,15 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 		rq.fail(asStatus(cerr))
 		return
 	}
+	if c.ridBased {
+		srv.mu.Lock()
+		err := srv.resolveRIDs(c)
+		srv.mu.Unlock()
+		if err != nil {
+			rq.fail(asStatus(err))
+			return
+		}
+	}
 	body, err := io.ReadAll(io.LimitReader(hr.Body, maxBodyBytes+1))
 	if err != nil {
 		rq.fail(badRequest("cosmostest: cannot read the request body: %v", err))
@@ -155,6 +191,12 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	srv.mu.Lock()
 	herr := srv.dispatch(rq)
+	if work := rq.unlocked; herr == nil && work != nil {
+		// The handler left its heavy part (a query's execution) to run without mu.
+		srv.mu.Unlock()
+		herr = work()
+		srv.mu.Lock()
+	}
 	readCharge(rq)
 	srv.spend(rq)
 	srv.mu.Unlock()

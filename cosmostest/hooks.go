@@ -34,7 +34,7 @@ func (srv *server) admit(rq *request, c *container, r *pkRange) error {
 			return err
 		}
 	}
-	if !srv.cfg.throughput {
+	if !srv.cfg.throughput || rq.direct {
 		return nil
 	}
 	return srv.throttle(rq, c, r)

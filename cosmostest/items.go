@@ -120,21 +120,21 @@ func (srv *server) handleDocs(rq *request) error {
 		return err
 	}
 	if rq.emptyID {
-		return badRequest("The item id in the request path is empty. cosmostest refuses %s of an item with an empty id: an id is a non-empty string of at most 1023 bytes.", rq.Operation)
+		return badRequest("The item id in the request path is empty. cosmostest refuses %s of an item with an empty id: an id is a non-empty string of at most 1023 bytes.", rq.verb)
 	}
-	switch rq.Operation {
-	case OpCreate, OpUpsert:
+	switch rq.verb {
+	case verbCreate, verbUpsert:
 		return srv.writeItem(rq, c, "")
-	case OpQuery:
+	case verbQuery:
 		return srv.queryItems(rq, c)
-	case OpBatch:
+	case verbBatch:
 		return srv.batch(rq, c)
-	case OpChangeFeed:
+	case verbChangeFeed:
 		return srv.changeFeed(rq, c)
-	case OpReadFeed:
-		return unsupported("reading the document feed without a query")
+	case verbReadFeed:
+		return srv.readDocFeed(rq, c)
 	}
-	return unsupported(string(rq.Operation) + " on …/docs")
+	return unsupported(string(rq.verb) + " on …/docs")
 }
 
 // handleItem serves GET/PUT/PATCH/DELETE on …/docs/{id}.
@@ -146,17 +146,17 @@ func (srv *server) handleItem(rq *request) error {
 	if c, err = srv.regionView(rq, c); err != nil {
 		return err
 	}
-	switch rq.Operation {
-	case OpRead:
+	switch rq.verb {
+	case verbRead:
 		return srv.readItem(rq, c)
-	case OpReplace:
+	case verbReplace:
 		return srv.writeItem(rq, c, rq.ID)
-	case OpDelete:
+	case verbDelete:
 		return srv.deleteItem(rq, c)
-	case OpPatch:
+	case verbPatch:
 		return srv.patchItem(rq, c)
 	}
-	return unsupported(string(rq.Operation) + " on an item")
+	return unsupported(string(rq.verb) + " on an item")
 }
 
 func (srv *server) readItem(rq *request, c *container) error {
@@ -252,21 +252,21 @@ func (srv *server) writeItem(rq *request, c *container, replaceID string) error 
 	key := itemKey(pk, id)
 	old := srv.lookup(c, r, key)
 	ifMatch := rq.hdr("If-Match")
-	switch rq.Operation {
-	case OpCreate:
+	switch rq.verb {
+	case verbCreate:
 		if old != nil {
 			rq.charge = ruFailed
 			rq.session = r.sessionToken()
 			return conflict()
 		}
-	case OpReplace:
+	case verbReplace:
 		if old == nil {
 			rq.charge = ruFailed
 			rq.session = r.sessionToken()
 			return notFoundItem()
 		}
 		fallthrough
-	case OpUpsert:
+	case verbUpsert:
 		if ifMatch != "" && (old == nil || old.etag != ifMatch) {
 			rq.charge = ruFailed
 			rq.session = r.sessionToken()

@@ -39,8 +39,8 @@ func (srv *server) offerFromHeaders(rq *request, resource, rid string) (*offer, 
 }
 
 func (srv *server) handleOffers(rq *request) error {
-	if rq.Operation != OpQuery && rq.Operation != OpReadFeed {
-		return unsupported(string(rq.Operation) + " on /offers")
+	if rq.verb != verbQuery && rq.verb != verbReadFeed {
+		return unsupported(string(rq.verb) + " on /offers")
 	}
 	docs := make([]queryDoc, 0, len(srv.store.offers))
 	for _, k := range sortedKeys(srv.store.offers) {
@@ -55,8 +55,8 @@ func (srv *server) handleOffer(rq *request) error {
 		return newError(http.StatusNotFound, subNone, "Resource Not Found. Learn more: https://aka.ms/cosmosdb-tsg-not-found")
 	}
 	rq.charge = ruMetadataRead
-	switch rq.Operation {
-	case OpRead:
+	switch rq.verb {
+	case verbRead:
 		rq.header.Set("etag", o.etag)
 		if inm := rq.hdr("If-None-Match"); inm != "" && inm == o.etag {
 			rq.reply(http.StatusNotModified, nil)
@@ -64,7 +64,7 @@ func (srv *server) handleOffer(rq *request) error {
 		}
 		rq.reply(http.StatusOK, mustJSON(o.json()))
 		return nil
-	case OpReplace:
+	case verbReplace:
 		if im := rq.hdr("If-Match"); im != "" && im != o.etag {
 			return preconditionFailed()
 		}
@@ -101,5 +101,5 @@ func (srv *server) handleOffer(rq *request) error {
 		rq.reply(http.StatusOK, mustJSON(o.json()))
 		return nil
 	}
-	return unsupported(string(rq.Operation) + " on an offer")
+	return unsupported(string(rq.verb) + " on an offer")
 }

@@ -24,6 +24,7 @@ type config struct {
 	certFile       string
 	consistency    string
 	clock          func() time.Time
+	clockSkew      time.Duration
 	throughput     bool
 	lag            time.Duration
 	staleness      staleness
@@ -37,6 +38,7 @@ func defaultConfig() config {
 		regions:     []string{"West US"},
 		consistency: "Session",
 		clock:       time.Now,
+		clockSkew:   defaultClockSkew,
 		staleness:   staleness{maxVersions: defaultMaxStalenessPrefix, maxLag: defaultMaxStalenessInterval},
 	}
 }
@@ -176,3 +178,11 @@ func WithBoundedStaleness(maxVersions int64, maxLag time.Duration) Option {
 // answers 429 with sub-status 3200 and x-ms-retry-after-ms (see throughput.go). Default: off,
 // every request is admitted whatever the offers say.
 func WithThroughputLimits() Option { return func(c *config) { c.throughput = true } }
+
+// WithClockSkew sets how far a master-key request's date (x-ms-date, else Date) may be from the
+// machine's wall clock: outside the window the request is refused with 403 as the service refuses
+// replayed requests ("The authorization token is not valid at the current time"), and a request
+// with no date is 401. The wall clock, not the server clock of WithClock and Advance, is what
+// dates are compared with, so tests that move the server clock need nothing. A negative d turns
+// both checks off (any date, or none, is accepted). Default 15 minutes, the service's window.
+func WithClockSkew(d time.Duration) Option { return func(c *config) { c.clockSkew = d } }

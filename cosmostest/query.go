@@ -142,32 +142,46 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	}
 	vec := c.vectorDefaults()
 	scope := srv.cachedScope(c, sc)
-	page, err := q.execute(scope.docs, queryOptions{
+	opts := queryOptions{
 		Params: params, MaxItemCount: limit, Continuation: rq.hdr(hdrContinuation), Now: srv.now(),
 		Vector: vec, Index: scope.orderIndex(c, q.info(vec)),
-	})
-	if err != nil {
-		return err
 	}
-	results := wholeDocuments(page.Results, func(rid string) *item { return scope.itemByRID(sc.ranges, rid) })
-	if results == nil {
-		results = []json.RawMessage{}
+	scope.itemByRID(sc.ranges, "")                     // builds the lookup now, under mu; it is read-only afterwards
+	byRID, docs, rid := scope.byRID, scope.docs, c.rid // c may be a region's view, rewritten under mu
+	// The query itself runs without mu (serveHTTP), so that a heavy query (a JOIN over a large
+	// partition, until its row budget ends it) holds up no other request: what it reads is
+	// immutable once taken here (the scope's document slice, the stored documents, the index and
+	// the _rid lookup are replaced on writes, never changed).
+	hook := srv.onQuery
+	rq.unlocked = func() error {
+		if hook != nil {
+			hook()
+		}
+		page, err := q.execute(docs, opts)
+		if err != nil {
+			return err
+		}
+		results := wholeDocuments(page.Results, func(rid string) *item { return byRID[rid] })
+		if results == nil {
+			results = []json.RawMessage{}
+		}
+		size := 0
+		for _, r := range results {
+			size += len(r)
+		}
+		rq.charge = ruQuery(page.Scanned, size)
+		if page.Continuation != "" {
+			rq.header.Set(hdrContinuation, page.Continuation)
+		}
+		rq.header.Set(hdrItemCount, strconv.Itoa(len(results)))
+		rq.header.Set(hdrQueryMetrics, fmt.Sprintf("totalExecutionTimeInMs=0.10;queryCompileTimeInMs=0.01;queryLogicalPlanBuildTimeInMs=0.00;queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs=0.01;indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount=%d;retrievedDocumentSize=%d;outputDocumentCount=%d;outputDocumentSize=%d;writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00",
+			page.Scanned, size, len(results), size))
+		if strings.EqualFold(rq.hdr(hdrPopulateIndex), "true") {
+			rq.header.Set(hdrIndexUtilization, base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
+		}
+		rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": rid, "Documents": results, "_count": len(results)}))
+		return nil
 	}
-	size := 0
-	for _, r := range results {
-		size += len(r)
-	}
-	rq.charge = ruQuery(page.Scanned, size)
-	if page.Continuation != "" {
-		rq.header.Set(hdrContinuation, page.Continuation)
-	}
-	rq.header.Set(hdrItemCount, strconv.Itoa(len(results)))
-	rq.header.Set(hdrQueryMetrics, fmt.Sprintf("totalExecutionTimeInMs=0.10;queryCompileTimeInMs=0.01;queryLogicalPlanBuildTimeInMs=0.00;queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs=0.01;indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount=%d;retrievedDocumentSize=%d;outputDocumentCount=%d;outputDocumentSize=%d;writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00",
-		page.Scanned, size, len(results), size))
-	if strings.EqualFold(rq.hdr(hdrPopulateIndex), "true") {
-		rq.header.Set(hdrIndexUtilization, base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
-	}
-	rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": c.rid, "Documents": results, "_count": len(results)}))
 	return nil
 }
 

@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -101,50 +103,70 @@ func (srv *server) region(name string) *region {
 func canonicalRegion(name string) string { return wire.CanonicalRegion(name) }
 
 // SetRegionDown takes a region's listener down (its port refuses connections and open
-// connections are dropped) or brings it back up on the same port. Unknown names panic.
-// The first region is served by the account endpoint, so taking it down also stops GET /.
-func (s *Server) SetRegionDown(name string, down bool) {
-	r := s.s.region(name)
-	if r == nil {
-		panic("cosmostest: SetRegionDown: unknown region " + name)
+// connections are dropped) or brings it back up on the same port. An unknown name is an error
+// (errUnknownRegion), as is a port that cannot be reopened. The first region is served by the
+// account endpoint, so taking it down also stops GET /. On a closed server it does nothing.
+func (s *Server) SetRegionDown(name string, down bool) error {
+	r, err := s.s.regionNamed("SetRegionDown", name)
+	if err != nil {
+		return err
 	}
 	s.s.mu.Lock()
 	closed := s.s.closed
 	s.s.mu.Unlock()
 	if closed {
-		return
+		return nil
 	}
 	r.mu.Lock()
 	if r.down == down {
 		r.mu.Unlock()
-		return
+		return nil
 	}
 	r.down = down
 	addr := r.addr
 	r.mu.Unlock()
 	if down {
 		r.stop()
-		return
+		return nil
 	}
-	var err error
 	for i := 0; i < 50; i++ { // the port may linger briefly after close
 		if err = r.listen(addr); err == nil {
-			return
+			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	panic("cosmostest: SetRegionDown: reopen " + addr + ": " + err.Error())
+	r.mu.Lock()
+	r.down = true
+	r.mu.Unlock()
+	return fmt.Errorf("cosmostest: SetRegionDown: reopen region %q on %s: %w", name, addr, err)
 }
+
+// regionNamed returns the named region, or an error naming the caller and the regions there are.
+func (srv *server) regionNamed(caller, name string) (*region, error) {
+	if r := srv.region(name); r != nil {
+		return r, nil
+	}
+	names := make([]string, len(srv.regions))
+	for i, r := range srv.regions {
+		names[i] = strconv.Quote(r.name)
+	}
+	return nil, fmt.Errorf("cosmostest: %s: unknown region %q (the account's regions: %s): %w", caller, name, strings.Join(names, ", "), ErrUnknownRegion)
+}
+
+// ErrUnknownRegion is matched (errors.Is) by the error of a call naming a region the server does
+// not have.
+var ErrUnknownRegion = errors.New("unknown region")
 
 // FailoverWriteRegion makes the named region the write region: the account metadata lists it in
 // writableLocations and the former write region answers document and metadata writes with
-// 403 / sub-status 3 (WriteForbidden), as the service does after a failover. Unknown names panic.
-// In multi-write mode it only changes the order of writableLocations. With replication, every
-// region first receives every pending write (as in a planned failover).
-func (s *Server) FailoverWriteRegion(name string) {
-	r := s.s.region(name)
-	if r == nil {
-		panic("cosmostest: FailoverWriteRegion: unknown region " + name)
+// 403 / sub-status 3 (WriteForbidden), as the service does after a failover. An unknown name is
+// an error matching ErrUnknownRegion. In multi-write mode it only changes the order of
+// writableLocations. With replication, every region first receives every pending write (as in a
+// planned failover).
+func (s *Server) FailoverWriteRegion(name string) error {
+	r, err := s.s.regionNamed("FailoverWriteRegion", name)
+	if err != nil {
+		return err
 	}
 	srv := s.s
 	srv.mu.Lock()
@@ -152,7 +174,7 @@ func (s *Server) FailoverWriteRegion(name string) {
 	old := srv.writeRegion
 	srv.writeRegion = r.index
 	if srv.cfg.multiWrite || old == r.index {
-		return
+		return nil
 	}
 	// Replication: every copy applies everything pending (a planned failover loses nothing), then
 	// the new write region's copies, equal to the home copies now, become the old one's.
@@ -170,6 +192,7 @@ func (s *Server) FailoverWriteRegion(name string) {
 			}
 		}
 	}
+	return nil
 }
 
 type accountLocation struct {

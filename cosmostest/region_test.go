@@ -35,10 +35,10 @@ func TestPreferredRegionRouting(t *testing.T) {
 			if _, err := cc.ReadItem(context.Background(), pk, "a", nil); err != nil {
 				t.Fatal(err)
 			}
-			if n := s.Requests(cosmostest.RequestFilter{Region: tt.readRegion, Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}); n != 1 {
+			if n := s.Requests(cosmostest.RequestFilter{Region: tt.readRegion, Operation: cosmostest.OpReadItem}); n != 1 {
 				t.Errorf("reads in %s: %d", tt.readRegion, n)
 			}
-			if n := s.Requests(cosmostest.RequestFilter{Region: tt.writeRgn, Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument}); n != 1 {
+			if n := s.Requests(cosmostest.RequestFilter{Region: tt.writeRgn, Operation: cosmostest.OpCreateItem}); n != 1 {
 				t.Errorf("creates in %s: %d", tt.writeRgn, n)
 			}
 		})
@@ -63,7 +63,7 @@ func TestReadFailoverRegionDown(t *testing.T) {
 	if _, err := cc.ReadItem(ctx, pk, "a", nil); err != nil {
 		t.Fatalf("read with East US down: %v", err)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}); n != 1 {
+	if n := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem}); n != 1 {
 		t.Fatalf("reads served by West US: %d", n)
 	}
 	s.SetRegionDown("East US", false)
@@ -73,7 +73,7 @@ func TestReadFailoverRegionDown(t *testing.T) {
 	if _, err := cc2.ReadItem(ctx, pk, "a", nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}); n != 1 {
+	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpReadItem}); n != 1 {
 		t.Fatalf("reads served by East US after it came back: %d", n)
 	}
 }
@@ -92,10 +92,10 @@ func TestFailoverWriteRegion(t *testing.T) {
 	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpCreate}); n != 1 {
+	if n := s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpCreateItem}); n != 1 {
 		t.Fatalf("creates in East US: %d", n)
 	}
-	if n := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument}); n != 2 {
+	if n := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpCreateItem}); n != 2 {
 		t.Fatalf("creates sent to West US: %d (one success, one 403)", n)
 	}
 	// Both regions share one store.

@@ -281,27 +281,27 @@ func (c *container) root() *container {
 }
 
 // ReplicationLag returns the replication lag in effect for writes reaching the named region
-// (WithReplicationLag, SetReplicationLag). Unknown names panic.
-func (s *Server) ReplicationLag(region string) time.Duration {
-	r := s.s.region(region)
-	if r == nil {
-		panic("cosmostest: ReplicationLag: unknown region " + region)
+// (WithReplicationLag, SetReplicationLag). An unknown name is an error matching ErrUnknownRegion.
+func (s *Server) ReplicationLag(region string) (time.Duration, error) {
+	r, err := s.s.regionNamed("ReplicationLag", region)
+	if err != nil {
+		return 0, err
 	}
 	s.s.mu.Lock()
 	defer s.s.mu.Unlock()
-	return s.s.lags[r.index]
+	return s.s.lags[r.index], nil
 }
 
 // SetReplicationLag sets how long writes made in other regions take to reach the named region,
 // from now on (entries already pending become due by the new lag). A positive lag turns
 // replication on for the whole server for good: every existing container is copied to every
 // region as it is now. The write region of a single-write account receives no replicated writes,
-// so its lag matters only once FailoverWriteRegion moves the writes elsewhere. Unknown names
-// panic, as in SetRegionDown.
-func (s *Server) SetReplicationLag(region string, d time.Duration) {
-	r := s.s.region(region)
-	if r == nil {
-		panic("cosmostest: SetReplicationLag: unknown region " + region)
+// so its lag matters only once FailoverWriteRegion moves the writes elsewhere. An unknown name is
+// an error matching ErrUnknownRegion, as in SetRegionDown.
+func (s *Server) SetReplicationLag(region string, d time.Duration) error {
+	r, err := s.s.regionNamed("SetReplicationLag", region)
+	if err != nil {
+		return err
 	}
 	srv := s.s
 	srv.mu.Lock()
@@ -315,4 +315,5 @@ func (s *Server) SetReplicationLag(region string, d time.Duration) {
 			}
 		}
 	}
+	return nil
 }

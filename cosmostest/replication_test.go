@@ -86,12 +86,12 @@ func readV(t *testing.T, cc *azcosmos.ContainerClient, id string, o *azcosmos.It
 }
 
 func reads(s *cosmostest.Server, region string) int {
-	return s.Requests(cosmostest.RequestFilter{Region: region, Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
+	return s.Requests(cosmostest.RequestFilter{Region: region, Operation: cosmostest.OpReadItem})
 }
 
 func TestReplicationLagSession(t *testing.T) {
 	s, w, e := twoRegions(t)
-	if got := s.ReplicationLag(east); got != lag {
+	if got, err := s.ReplicationLag(east); err != nil || got != lag {
 		t.Fatalf("ReplicationLag = %v", got)
 	}
 	put(t, w, `{"id":"a","pk":"p","v":1}`)
@@ -214,7 +214,7 @@ func TestStrongRefusedWithMultiWrite(t *testing.T) {
 func TestBoundedStaleness(t *testing.T) {
 	s, w, e := twoRegions(t, cosmostest.WithDefaultConsistency("BoundedStaleness"), cosmostest.WithBoundedStaleness(2, 10*time.Minute))
 	s.SetReplicationLag(east, time.Hour)
-	if got := s.ReplicationLag(east); got != time.Hour {
+	if got, err := s.ReplicationLag(east); err != nil || got != time.Hour {
 		t.Fatalf("ReplicationLag after SetReplicationLag = %v", got)
 	}
 	for v := 1; v <= 4; v++ {

@@ -128,14 +128,14 @@ func (srv *server) container(dbID, id string) (*container, error) {
 // ---- databases ----
 
 func (srv *server) handleDatabases(rq *request) error {
-	switch rq.Operation {
-	case OpQuery, OpReadFeed:
+	switch rq.verb {
+	case verbQuery, verbReadFeed:
 		docs := make([]queryDoc, 0, len(srv.store.dbs))
 		for _, id := range sortedKeys(srv.store.dbs) {
 			docs = append(docs, queryDoc{Key: id, Value: srv.store.dbs[id].json()})
 		}
 		return srv.metadataQuery(rq, "", "Databases", docs)
-	case OpCreate:
+	case verbCreate:
 		var body struct {
 			ID string `json:"id"`
 		}
@@ -160,19 +160,19 @@ func (srv *server) handleDatabases(rq *request) error {
 		rq.reply(http.StatusCreated, mustJSON(db.json()))
 		return nil
 	}
-	return unsupported(string(rq.Operation) + " on /dbs")
+	return unsupported(string(rq.verb) + " on /dbs")
 }
 
 func (srv *server) handleDatabase(rq *request) error {
 	db, err := srv.database(rq.Database)
 	if err != nil {
-		if rq.Operation == OpRead || rq.Operation == OpDelete {
+		if rq.verb == verbRead || rq.verb == verbDelete {
 			return newError(http.StatusNotFound, subNone, "Resource Not Found. Learn more: https://aka.ms/cosmosdb-tsg-not-found")
 		}
 		return err
 	}
-	switch rq.Operation {
-	case OpRead:
+	switch rq.verb {
+	case verbRead:
 		rq.charge = ruMetadataRead
 		rq.header.Set("etag", db.etag)
 		if inm := rq.hdr("If-None-Match"); inm != "" && inm == db.etag {
@@ -181,7 +181,7 @@ func (srv *server) handleDatabase(rq *request) error {
 		}
 		rq.reply(http.StatusOK, mustJSON(db.json()))
 		return nil
-	case OpDelete:
+	case verbDelete:
 		if im := rq.hdr("If-Match"); im != "" && im != db.etag {
 			return preconditionFailed()
 		}
@@ -199,7 +199,7 @@ func (srv *server) handleDatabase(rq *request) error {
 		rq.reply(http.StatusNoContent, nil)
 		return nil
 	}
-	return unsupported(string(rq.Operation) + " on a database")
+	return unsupported(string(rq.verb) + " on a database")
 }
 
 // ---- containers ----
@@ -209,14 +209,14 @@ func (srv *server) handleContainers(rq *request) error {
 	if err != nil {
 		return err
 	}
-	switch rq.Operation {
-	case OpQuery, OpReadFeed:
+	switch rq.verb {
+	case verbQuery, verbReadFeed:
 		docs := make([]queryDoc, 0, len(db.colls))
 		for _, id := range sortedKeys(db.colls) {
 			docs = append(docs, queryDoc{Key: id, Value: db.colls[id].json()})
 		}
 		return srv.metadataQuery(rq, db.rid, "DocumentCollections", docs)
-	case OpCreate:
+	case verbCreate:
 		props, id, def, err := parseContainerBody(rq.body)
 		if err != nil {
 			return err
@@ -247,7 +247,7 @@ func (srv *server) handleContainers(rq *request) error {
 		rq.reply(http.StatusCreated, mustJSON(c.json()))
 		return nil
 	}
-	return unsupported(string(rq.Operation) + " on /colls")
+	return unsupported(string(rq.verb) + " on /colls")
 }
 
 // defaultIndexingPolicy is what the service returns when a container is created without one.
@@ -334,13 +334,13 @@ func parseContainerBody(body []byte) (map[string]any, string, partitionKeyDef, e
 func (srv *server) handleContainer(rq *request) error {
 	c, err := srv.container(rq.Database, rq.Container)
 	if err != nil {
-		if _, dbErr := srv.database(rq.Database); dbErr == nil && (rq.Operation == OpRead || rq.Operation == OpDelete || rq.Operation == OpReplace) {
+		if _, dbErr := srv.database(rq.Database); dbErr == nil && (rq.verb == verbRead || rq.verb == verbDelete || rq.verb == verbReplace) {
 			return newError(http.StatusNotFound, subNone, "Resource Not Found. Learn more: https://aka.ms/cosmosdb-tsg-not-found")
 		}
 		return err
 	}
-	switch rq.Operation {
-	case OpRead:
+	switch rq.verb {
+	case verbRead:
 		rq.charge = ruMetadataRead
 		rq.header.Set("etag", c.etag)
 		if inm := rq.hdr("If-None-Match"); inm != "" && inm == c.etag {
@@ -349,7 +349,7 @@ func (srv *server) handleContainer(rq *request) error {
 		}
 		rq.reply(http.StatusOK, rq.readContainerBody(c))
 		return nil
-	case OpReplace:
+	case verbReplace:
 		if im := rq.hdr("If-Match"); im != "" && im != c.etag {
 			return preconditionFailed()
 		}
@@ -373,7 +373,7 @@ func (srv *server) handleContainer(rq *request) error {
 		rq.header.Set("etag", c.etag)
 		rq.reply(http.StatusOK, mustJSON(c.json()))
 		return nil
-	case OpDelete:
+	case verbDelete:
 		if im := rq.hdr("If-Match"); im != "" && im != c.etag {
 			return preconditionFailed()
 		}
@@ -386,7 +386,7 @@ func (srv *server) handleContainer(rq *request) error {
 		rq.reply(http.StatusNoContent, nil)
 		return nil
 	}
-	return unsupported(string(rq.Operation) + " on a container")
+	return unsupported(string(rq.verb) + " on a container")
 }
 
 func samePaths(a, b partitionKeyDef) bool {
@@ -486,7 +486,7 @@ func parseQuery(body []byte) (parsedQuery, map[string]any, error) {
 func (srv *server) metadataQuery(rq *request, rid, key string, docs []queryDoc) error {
 	results := []json.RawMessage{}
 	cont := ""
-	if rq.Operation == OpQuery {
+	if rq.verb == verbQuery {
 		q, params, err := parseQuery(rq.body)
 		if err != nil {
 			return err

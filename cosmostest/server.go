@@ -50,6 +50,7 @@ type server struct {
 	replicating bool
 	origin      int
 	onConflict  func(*container, conflictRecord) // tests: sees every conflict recorded
+	onQuery     func()                           // tests: called, without mu, as a query starts executing
 }
 
 // NewServer starts a server and registers its Close with tb.Cleanup. It fails tb if the server

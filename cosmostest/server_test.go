@@ -465,7 +465,7 @@ func TestLogger(t *testing.T) {
 	if _, err := c.CreateDatabase(context.Background(), azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := buf.String(); !strings.Contains(got, "op=Create") || !strings.Contains(got, "path=/dbs") {
+	if got := buf.String(); !strings.Contains(got, "op=create_database") || !strings.Contains(got, "path=/dbs") {
 		t.Fatalf("log: %s", got)
 	}
 }

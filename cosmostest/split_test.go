@@ -12,7 +12,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
 
-var pkrangeReads = cosmostest.RequestFilter{Operation: cosmostest.OpReadFeed, ResourceType: cosmostest.ResourcePKRange}
+var pkrangeReads = cosmostest.RequestFilter{Operation: cosmostest.OpReadPartitionKeyRanges}
 
 // TestSplitRangeSDKRecovers: after a split the SDK's cached routing map is stale; ReadManyItems
 // gets 410/1002 for the old range id, refreshes pkranges and returns every item, and

@@ -180,3 +180,20 @@ func (srv *server) forgetRanges(c *container) {
 		}
 	}
 }
+
+// SetThroughputLimits turns throughput enforcement (WithThroughputLimits) on or off at run time,
+// for requests admitted from now on; ThroughputLimits reads it back. Budgets already spent in the
+// current second stay spent.
+func (s *Server) SetThroughputLimits(on bool) {
+	s.s.mu.Lock()
+	s.s.cfg.throughput = on
+	s.s.mu.Unlock()
+}
+
+// ThroughputLimits reports whether throughput is enforced (WithThroughputLimits,
+// SetThroughputLimits).
+func (s *Server) ThroughputLimits() bool {
+	s.s.mu.Lock()
+	defer s.s.mu.Unlock()
+	return s.s.cfg.throughput
+}

@@ -122,7 +122,7 @@ func TestThroughput429(t *testing.T) {
 			t.Errorf("error lacks %s:\n%v", want, err)
 		}
 	}
-	if got := s.Throttled(cosmostest.RequestFilter{Container: "c2", Operation: cosmostest.OpCreate}); got != 1 {
+	if got := s.Throttled(cosmostest.RequestFilter{Container: "c2", Operation: cosmostest.OpCreateItem}); got != 1 {
 		t.Errorf("Throttled: %d", got)
 	}
 	// Reads of the throttled partition are throttled too, and nothing was written.

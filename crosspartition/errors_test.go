@@ -18,7 +18,7 @@ func TestServiceErrorsAreCosmoserrErrors(t *testing.T) {
 	s, c := newContainer(t, 4, nil)
 	put(t, c, docs(40)...)
 	x := mustNew(t, c)
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQuery, PartitionKeyRangeID: "2", Status: http.StatusForbidden, SubStatus: 5300, Message: "injected"})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQueryItems, PartitionKeyRangeID: "2", Status: http.StatusForbidden, SubStatus: 5300, Message: "injected"})
 	_, err := x.NewQueryItemsPager("SELECT c.id FROM c ORDER BY c.n", nil).NextPage(context.Background())
 	var ce *cosmoserr.Error
 	if !errors.As(err, &ce) || ce.Operation != cosmoserr.OpQueryItems || ce.StatusCode != http.StatusForbidden || ce.SubStatus != 5300 {

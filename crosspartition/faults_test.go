@@ -26,8 +26,8 @@ func TestFirstErrorCancelsTheRest(t *testing.T) {
 	if _, err := x.routingMap(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQuery, PartitionKeyRangeID: "5", Delay: 5 * time.Second})
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQuery, PartitionKeyRangeID: "2", Status: http.StatusForbidden, SubStatus: 5300, Message: "injected"})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQueryItems, PartitionKeyRangeID: "5", Delay: 5 * time.Second})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQueryItems, PartitionKeyRangeID: "2", Status: http.StatusForbidden, SubStatus: 5300, Message: "injected"})
 	start := time.Now()
 	p := x.NewQueryItemsPager("SELECT c.id FROM c ORDER BY c.n", nil)
 	_, err := p.NextPage(context.Background())
@@ -56,7 +56,7 @@ func TestThrottlingAndChargeThroughCosmoskit(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := mustNew(t, c)
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQuery, PartitionKeyRangeID: "1", Status: http.StatusTooManyRequests, RetryAfter: 5 * time.Millisecond, Times: 2})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpQueryItems, PartitionKeyRangeID: "1", Status: http.StatusTooManyRequests, RetryAfter: 5 * time.Millisecond, Times: 2})
 	ctx, meter := diagnostics.WithMeter(context.Background())
 	p := x.NewQueryItemsPager("SELECT VALUE COUNT(1) FROM c", nil)
 	resp, err := p.NextPage(ctx)

@@ -502,7 +502,7 @@ func (waitReporter) Do(req *policy.Request) (*http.Response, error) {
 // throttleReads makes the server answer the next n document reads of c1 with 429/3200 and a
 // retry-after of 1 ms.
 func throttleReads(h *harness, n int) *cosmostest.FaultHandle {
-	return h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	return h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Container: "c1", Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond, Times: n})
 }
 
@@ -520,7 +520,7 @@ func TestPolicyThrottled(t *testing.T) {
 		if fault.Hits() != 2 {
 			t.Fatalf("fault fired %d times, want 2", fault.Hits())
 		}
-		sent := h.server.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
+		sent := h.server.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadItem})
 		spans := h.spansNamed("read_item c1")
 		if len(spans) != 1 {
 			t.Fatalf("read_item spans: %d", len(spans))
@@ -667,7 +667,7 @@ func TestPolicyTransportError(t *testing.T) {
 	h.setup(t)
 	ctx := context.Background()
 	h.upsert(ctx, t, "a")
-	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, ResourceType: cosmostest.ResourceDocument,
+	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsertItem,
 		DropConnection: true, Times: 1})
 	_, err := h.container.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p1"), []byte(`{"id":"b","pk":"p1"}`), nil)
 	if err == nil {
@@ -852,7 +852,7 @@ func TestPolicyUnavailable(t *testing.T) {
 	h.setup(t)
 	ctx := context.Background()
 	h.upsert(ctx, t, "a")
-	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusServiceUnavailable, Times: 1})
 	_, err := h.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil)
 	err = cosmoserr.FromError("", err)
@@ -899,7 +899,7 @@ func TestPolicyFailureLevels(t *testing.T) {
 			h.setup(t)
 			ctx := context.Background()
 			h.upsert(ctx, t, "a")
-			h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+			h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 				Status: tt.status, Times: 1})
 			if _, err := h.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil); err == nil {
 				t.Fatal("read succeeded")
@@ -967,7 +967,7 @@ func TestPolicySlowRead(t *testing.T) {
 	h.setup(t)
 	ctx := context.Background()
 	h.upsert(ctx, t, "a")
-	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	h.server.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Delay: 40 * time.Millisecond, Times: 1})
 	if _, err := h.container.ReadItem(ctx, azcosmos.NewPartitionKeyString("p1"), "a", nil); err != nil {
 		t.Fatal(err)

@@ -57,8 +57,8 @@ func TestCRUD(t *testing.T) {
 		t.Fatalf("Get = %+v, %v", got, err)
 	}
 	// a point read, never a query
-	if r, q := e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}),
-		e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpQuery}); r != 1 || q != 0 {
+	if r, q := e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}),
+		e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpQueryItems}); r != 1 || q != 0 {
 		t.Fatalf("Get made %d reads and %d queries", r, q)
 	}
 

@@ -38,7 +38,7 @@ func TestDeleteChecksType(t *testing.T) {
 	if !errors.Is(err, cosmoserr.ErrTypeMismatch) || !errors.As(err, &de) || de.Found != "customer" {
 		t.Fatalf("orders.Delete(customer) = %v, want ErrTypeMismatch", err)
 	}
-	if n := countOp(e.srv, cosmostest.OpDelete); n != 0 {
+	if n := countOp(e.srv, cosmostest.OpDeleteItem); n != 0 {
 		t.Fatalf("%d deletes sent for a document of another type", n)
 	}
 	if ok, err := customers.Exists(ctx, pk("c1"), "x"); !ok || err != nil {
@@ -54,7 +54,7 @@ func TestDeleteChecksType(t *testing.T) {
 	if err := orders.Delete(ctx, pk("c1"), "o"); err != nil {
 		t.Fatal(err)
 	}
-	if r, d := countOp(e.srv, cosmostest.OpRead), countOp(e.srv, cosmostest.OpDelete); r != 1 || d != 1 {
+	if r, d := countOp(e.srv, cosmostest.OpReadItem), countOp(e.srv, cosmostest.OpDeleteItem); r != 1 || d != 1 {
 		t.Fatalf("Delete made %d reads and %d deletes, want 1 and 1", r, d)
 	}
 	// with IfMatch the read is skipped
@@ -66,7 +66,7 @@ func TestDeleteChecksType(t *testing.T) {
 	if err := orders.Delete(ctx, pk("c1"), "o", repository.IfMatch(o.ETag)); err != nil {
 		t.Fatal(err)
 	}
-	if r, d := countOp(e.srv, cosmostest.OpRead), countOp(e.srv, cosmostest.OpDelete); r != 0 || d != 1 {
+	if r, d := countOp(e.srv, cosmostest.OpReadItem), countOp(e.srv, cosmostest.OpDeleteItem); r != 0 || d != 1 {
 		t.Fatalf("Delete with IfMatch made %d reads and %d deletes, want 0 and 1", r, d)
 	}
 	if err := orders.Delete(ctx, pk("c1"), "o"); !errors.Is(err, cosmoserr.ErrNotFound) {

@@ -21,7 +21,7 @@ func TestSessionTokensOnAPlainClient(t *testing.T) {
 	s := cosmostest.NewServer(t, cosmostest.WithHTTP())
 	var mu sync.Mutex
 	var tokens, levels []string
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Match: func(r *http.Request) bool {
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Match: func(r *http.Request) bool {
 		mu.Lock()
 		tokens, levels = append(tokens, r.Header.Get("X-Ms-Session-Token")), append(levels, r.Header.Get("X-Ms-Consistency-Level"))
 		mu.Unlock()

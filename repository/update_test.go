@@ -81,8 +81,8 @@ func TestUpdateGivesUpAfterBoundedAttempts(t *testing.T) {
 	if calls != 3 {
 		t.Fatalf("fn called %d times, want 3", calls)
 	}
-	reads := e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument})
-	replaces := e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReplace, ResourceType: cosmostest.ResourceDocument})
+	reads := e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadItem})
+	replaces := e.srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReplaceItem})
 	if reads != 3 || replaces != 3 {
 		t.Fatalf("%d reads and %d replaces, want 3 and 3", reads, replaces)
 	}

@@ -20,8 +20,7 @@ func TestPolicyHedgesReadsItself(t *testing.T) {
 		PreferredRegions: []string{"East US", "West US"},
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 50 * time.Millisecond},
 	})
-	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead,
-		ResourceType: cosmostest.ResourceDocument, Delay: time.Minute})
+	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	if err := e.read(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +37,7 @@ func TestPolicyHedgesReadsItself(t *testing.T) {
 	}
 
 	// A query page is hedged too; WithoutHedging turns it off for a request.
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQuery, Delay: time.Minute})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQueryItems, Delay: time.Minute})
 	pager := e.cc.NewQueryItemsPager("SELECT * FROM c", azcosmos.NewPartitionKeyString("p"), nil)
 	page, err := pager.NextPage(context.Background())
 	if err != nil || len(page.Items) != 1 {
@@ -50,7 +49,7 @@ func TestPolicyHedgesReadsItself(t *testing.T) {
 	slow.Remove()
 	ctx, cancel := context.WithTimeout(retry.WithoutHedging(context.Background()), 200*time.Millisecond)
 	defer cancel()
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	if err := e.read(ctx); err == nil {
 		t.Error("a read WithoutHedging was hedged")
 	}
@@ -70,7 +69,7 @@ func TestChangeFeedIsNotHedged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpChangeFeed, Delay: 30 * time.Millisecond})
+	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadChangeFeed, Delay: 30 * time.Millisecond})
 	if _, err := e.cc.ReadChangeFeed(context.Background(), &azcosmos.ChangeFeedOptions{FeedRange: &ranges[0]}); err != nil {
 		t.Fatal(err)
 	}

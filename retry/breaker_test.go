@@ -47,7 +47,9 @@ func TestRegionDownMidRun(t *testing.T) {
 		t.Fatalf("healthy read: %d reads in East US, want 1", got)
 	}
 
-	e.s.SetRegionDown("East US", true)
+	if err := e.s.SetRegionDown("East US", true); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	for i := 1; i <= retry.DefaultReadFailureThreshold; i++ {
 		if err := e.read(ctx); err != nil {
@@ -84,7 +86,9 @@ func TestRegionDownMidRun(t *testing.T) {
 	}
 
 	// Still open within the interval (checked only if this machine got here in time).
-	e.s.SetRegionDown("East US", false)
+	if err := e.s.SetRegionDown("East US", false); err != nil {
+		t.Fatal(err)
+	}
 	e.s.ResetRequests()
 	if err := e.read(ctx); err != nil {
 		t.Fatal(err)
@@ -126,7 +130,7 @@ func TestAllRegionsOpenTriesTheLeastRecentlyOpened(t *testing.T) {
 		PreferredRegions: []string{"East US", "West US"},
 		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 3},
 	})
-	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusServiceUnavailable})
 	ctx := context.Background()
 	for i := range 3 { // East US's breaker opens a moment before West US's
@@ -198,7 +202,7 @@ func TestBreakerClassification(t *testing.T) {
 			// East US fails, West US answers: a failure fails over and counts once in East US.
 			e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
 			f := tt.fault
-			f.Region, f.Operation, f.ResourceType = "East US", cosmostest.OpRead, cosmostest.ResourceDocument
+			f.Region, f.Operation, f.ResourceType = "East US", cosmostest.OpReadItem, cosmostest.ResourceDocument
 			e.s.InjectFault(f)
 			err := e.read(context.Background())
 			_, failures := breakerState(e.p, e.host(t, "East US"), false)
@@ -221,7 +225,7 @@ func TestBreakerClassification(t *testing.T) {
 
 func TestCallerCancellationIsNotAFailure(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if err := e.read(ctx); !errors.Is(err, context.DeadlineExceeded) {
@@ -241,7 +245,7 @@ func TestPartitionBreaker(t *testing.T) {
 		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 2, OpenInterval: time.Hour},
 	}, cosmostest.WithPartitionCount(2))
 	east := e.host(t, "East US")
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQuery, PartitionKeyRangeID: "0",
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQueryItems, PartitionKeyRangeID: "0",
 		Status: http.StatusServiceUnavailable})
 	query := func(rangeID string) error {
 		ctx := retry.WithPartitionKeyRange(context.Background(), rangeID)
@@ -277,7 +281,7 @@ func TestPartitionBreaker(t *testing.T) {
 	if err := query("0"); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpQuery}); got != 1 {
+	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpQueryItems}); got != 1 {
 		t.Errorf("%d queries in East US, want 1 (range 1 only)", got)
 	}
 }
@@ -288,7 +292,9 @@ func TestEveryRegionDown(t *testing.T) {
 	// 1 s connection retries.
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "North Europe"}},
 		cosmostest.WithRegions("West US", "East US", "North Europe"))
-	e.s.SetRegionDown("East US", true)
+	if err := e.s.SetRegionDown("East US", true); err != nil {
+		t.Fatal(err)
+	}
 	e.s.SetRegionDown("North Europe", true)
 	err := e.read(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "every region failed; last, North Europe") {
@@ -305,7 +311,7 @@ func TestEveryRegionDown(t *testing.T) {
 func TestBreakersDisabled(t *testing.T) {
 	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{Disable: true, ReadFailureThreshold: 1}},
 		cosmostest.WithRegions("West US"))
-	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusServiceUnavailable, Times: 3})
 	for range 3 {
 		_ = e.read(context.Background())
@@ -320,7 +326,9 @@ func TestBreakersDisabled(t *testing.T) {
 
 func TestRegionDownUnderConcurrentReads(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
-	e.s.SetRegionDown("East US", true)
+	if err := e.s.SetRegionDown("East US", true); err != nil {
+		t.Fatal(err)
+	}
 	errs := make(chan error, 8*20)
 	done := make(chan struct{})
 	for range 8 {
@@ -352,7 +360,7 @@ func TestRegionDownUnderConcurrentReads(t *testing.T) {
 // retryable and stays so once wrapped as a *cosmoserr.Error (as every cosmoskit package does).
 func TestEveryRegionDroppingIsRetryable(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"West US", "East US"}})
-	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, DropConnection: true})
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, DropConnection: true})
 	err := e.read(context.Background())
 	if err == nil {
 		t.Fatal("read succeeded with every region dropping connections")

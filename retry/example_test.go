@@ -38,15 +38,15 @@ func ExamplePipelinePolicy_Install() {
 
 	// Keep this request away from East US (e.g. during a maintenance window there).
 	_, err := orders.ReadItem(retry.WithExcludedRegions(ctx, "East US"), pk, "o1", nil)
-	fmt.Println(err, s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}))
+	fmt.Println(err, s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem}))
 
 	// A throttled request is retried after the server's hint, up to 9 times within 30 s.
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond, Times: 2})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusTooManyRequests, RetryAfter: time.Millisecond, Times: 2})
 	_, err = orders.ReadItem(ctx, pk, "o1", nil)
 	fmt.Println(err)
 
 	// Past the budget the error matches ErrThrottled and carries the details.
-	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, Status: http.StatusTooManyRequests, RetryAfter: time.Hour})
+	s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusTooManyRequests, RetryAfter: time.Hour})
 	_, err = orders.ReadItem(ctx, pk, "o1", nil)
 	var de *cosmoserr.Error
 	fmt.Println(errors.Is(err, cosmoserr.ErrThrottled), errors.As(err, &de) && de.SubStatus == 3200, de.Attempts)
@@ -61,7 +61,7 @@ func ExamplePipelinePolicy_Install() {
 func TestSingleReadRegionNeverFailsFast(t *testing.T) {
 	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{ReadFailureThreshold: 1}, Clock: newFakeClock()},
 		cosmostest.WithRegions("West US"))
-	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument, Status: http.StatusInternalServerError})
+	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusInternalServerError})
 	_ = e.read(context.Background())
 	if st, _ := breakerState(e.p, e.host(t, "West US"), false); st != retry.StateOpen {
 		t.Fatalf("breaker %v, want open", st)
@@ -108,11 +108,11 @@ func ExampleHedge() {
 	_, _ = orders.CreateItem(ctx, pk, []byte(`{"id":"o1","customer":"alice"}`), nil)
 
 	// East US, the preferred region, stalls.
-	s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	resp, err := retry.Hedge(ctx, p, func(ctx context.Context) (azcosmos.ItemResponse, error) {
 		return orders.ReadItem(ctx, pk, "o1", nil)
 	})
-	fmt.Println(err, len(resp.Value) > 0, s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}))
+	fmt.Println(err, len(resp.Value) > 0, s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem}))
 	// Output:
 	// <nil> true 1
 }

@@ -32,7 +32,7 @@ func TestHedgedReadCancelsTheLoser(t *testing.T) {
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 20 * time.Millisecond},
 	})
 	east, west := e.host(t, "East US"), e.host(t, "West US")
-	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	start := time.Now()
 	if err := e.hedgedRead(context.Background()); err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestHedgeStartsAtOnceAfterATransientFailure(t *testing.T) {
 		PreferredRegions: []string{"East US", "West US"},
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Minute},
 	})
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Status: http.StatusServiceUnavailable})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Status: http.StatusServiceUnavailable})
 	if err := e.hedgedRead(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestHedgedQuery(t *testing.T) {
 		PreferredRegions: []string{"East US", "West US"},
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond},
 	})
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQuery, Delay: time.Minute})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQueryItems, Delay: time.Minute})
 	page, err := retry.Hedge(context.Background(), e.p, func(ctx context.Context) (azcosmos.QueryItemsResponse, error) {
 		pager := e.cc.NewQueryItemsPager("SELECT * FROM c WHERE c.id = @id", azcosmos.NewPartitionKeyString("p"),
 			&azcosmos.QueryOptions{QueryParameters: []azcosmos.QueryParameter{{Name: "@id", Value: "a"}}})
@@ -126,12 +126,12 @@ func TestWritesAreNotHedged(t *testing.T) {
 		PreferredRegions: []string{"West US", "East US"},
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Millisecond},
 	}, cosmostest.WithMultiWrite())
-	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsert, Delay: 50 * time.Millisecond})
+	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsertItem, Delay: 50 * time.Millisecond})
 	// The pipeline never hedges writes by itself.
 	if _, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsert}); got != 1 {
+	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsertItem}); got != 1 {
 		t.Errorf("%d upserts, want 1", got)
 	}
 	// A write passed to Hedge without HedgingOptions.Writes is refused before anything is sent.
@@ -145,14 +145,14 @@ func TestWritesAreNotHedged(t *testing.T) {
 	if ve := new(cosmoserr.ValidationError); !errors.As(err, &ve) || ve.Field != "HedgingOptions.Writes" || !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Errorf("hedged write refused with %v, want a *cosmoserr.ValidationError for HedgingOptions.Writes", err)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsert}); got != 0 {
+	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsertItem}); got != 0 {
 		t.Errorf("%d upserts sent", got)
 	}
 }
 
 func TestHedgingPerRequest(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	ctx := retry.WithHedging(context.Background(), retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond})
 	if err := e.hedgedRead(ctx); err != nil {
 		t.Fatal(err)
@@ -163,7 +163,7 @@ func TestHedgingPerRequest(t *testing.T) {
 	// WithoutHedging on a hedging client: the slow region is waited for (here: until the deadline).
 	e2 := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"},
 		Hedging: retry.HedgingOptions{Enable: true, Threshold: time.Millisecond}})
-	e2.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, Delay: time.Minute})
+	e2.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	ctx2, cancel := context.WithTimeout(retry.WithoutHedging(context.Background()), 100*time.Millisecond)
 	defer cancel()
 	if err := e2.hedgedRead(ctx2); !errors.Is(err, context.DeadlineExceeded) {
@@ -179,13 +179,13 @@ func TestHedgedWritesWhenAsked(t *testing.T) {
 		PreferredRegions: []string{"West US", "East US"},
 		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond, Writes: true},
 	}, cosmostest.WithMultiWrite())
-	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsert, Delay: time.Minute})
+	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsertItem, Delay: time.Minute})
 	if _, err := retry.Hedge(context.Background(), e.p, func(ctx context.Context) (azcosmos.ItemResponse, error) {
 		return e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpUpsert}); got != 1 {
+	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpUpsertItem}); got != 1 {
 		t.Errorf("%d upserts in East US, want the hedge", got)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
-var docReads = cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument}
+var docReads = cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}
 
 func regionReads(region string) cosmostest.RequestFilter {
 	f := docReads

@@ -46,12 +46,12 @@ func TestInstall(t *testing.T) {
 func TestThrottledWrite(t *testing.T) {
 	clock := newFakeClock()
 	e := newEnv(t, retry.Options{Clock: clock})
-	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument,
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreateItem,
 		Status: http.StatusTooManyRequests, RetryAfter: 12 * time.Millisecond, Times: 2})
 	if _, err := e.cc.CreateItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreate}); got != 3 {
+	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreateItem}); got != 3 {
 		t.Errorf("%d create attempts, want 3", got)
 	}
 	if got := clock.waits(); !slices.Equal(got, []time.Duration{12 * time.Millisecond, 12 * time.Millisecond}) {
@@ -69,7 +69,7 @@ func TestThrottledWrite(t *testing.T) {
 func TestSingleWriteRegionNeverFailsFast(t *testing.T) {
 	const interval = time.Second // gobreaker reads time.Now: a short interval, not a fake clock
 	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{OpenInterval: interval}})
-	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsert, Status: http.StatusServiceUnavailable})
+	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsertItem, Status: http.StatusServiceUnavailable})
 	ctx := context.Background()
 	upsert := func() error {
 		_, err := e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)
@@ -89,7 +89,7 @@ func TestSingleWriteRegionNeverFailsFast(t *testing.T) {
 	if err := upsert(); err == nil {
 		t.Fatalf("upsert with the only write region's breaker open = %v, want it sent (and its 503)", err)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsert}); got == 0 {
+	if got := e.s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpUpsertItem}); got == 0 {
 		t.Fatal("the write was not sent")
 	}
 	fault.Remove()

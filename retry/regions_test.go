@@ -61,7 +61,9 @@ func TestExcludedRegions(t *testing.T) {
 func TestExcludedRegionFailoverSkipsIt(t *testing.T) {
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "North Europe", "West US"}},
 		cosmostest.WithRegions("West US", "East US", "North Europe"))
-	e.s.SetRegionDown("East US", true)
+	if err := e.s.SetRegionDown("East US", true); err != nil {
+		t.Fatal(err)
+	}
 	ctx := retry.WithExcludedRegions(context.Background(), "North Europe")
 	if err := e.read(ctx); err != nil {
 		t.Fatal(err)
@@ -143,7 +145,7 @@ func TestWritesGoToTheWriteRegion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpUpsert}); got != 1 {
+	if got := e.s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpUpsertItem}); got != 1 {
 		t.Errorf("%d upserts in the write region, want 1", got)
 	}
 }
@@ -155,7 +157,7 @@ func TestMultiWriteWritesHonourExclusion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpUpsert}); got != 1 {
+	if got := e.s.Requests(cosmostest.RequestFilter{Region: "East US", Operation: cosmostest.OpUpsertItem}); got != 1 {
 		t.Errorf("%d upserts in East US, want 1", got)
 	}
 }
@@ -171,7 +173,7 @@ func TestSessionRetryKeepsTheSDKsChoice(t *testing.T) {
 	// East US keeps answering 404/1002 (read session not available): the SDK retries once on the
 	// write region, and the policy must let it (after its own in-region retries, on a fake clock).
 	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}, Clock: newFakeClock()})
-	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem,
 		Status: 404, SubStatus: 1002})
 	if err := e.read(context.Background()); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 
 // sessionNotAvailable answers document reads in region with 404/1002 (times 0: always).
 func sessionNotAvailable(region string, times int) cosmostest.Fault {
-	return cosmostest.Fault{Region: region, Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	return cosmostest.Fault{Region: region, Operation: cosmostest.OpReadItem,
 		Status: http.StatusNotFound, SubStatus: 1002, Times: times}
 }
 
@@ -125,7 +125,7 @@ func retryWith(op cosmostest.Operation, times int) cosmostest.Fault {
 func TestRetryWith(t *testing.T) {
 	clock := newFakeClock()
 	e := newEnv(t, retry.Options{Clock: clock})
-	e.s.InjectFault(retryWith(cosmostest.OpRead, 3))
+	e.s.InjectFault(retryWith(cosmostest.OpReadItem, 3))
 	if err := e.read(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -141,13 +141,13 @@ func TestRetryWith(t *testing.T) {
 func TestRetryWithWrite(t *testing.T) {
 	clock := newFakeClock()
 	e := newEnv(t, retry.Options{Clock: clock})
-	e.s.InjectFault(retryWith(cosmostest.OpCreate, 2))
+	e.s.InjectFault(retryWith(cosmostest.OpCreateItem, 2))
 	ctx := context.Background()
 	pk := azcosmos.NewPartitionKeyString("p")
 	if _, err := e.cc.CreateItem(ctx, pk, []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
 		t.Fatalf("create after two 449s: %v", err)
 	}
-	creates := cosmostest.RequestFilter{Operation: cosmostest.OpCreate, ResourceType: cosmostest.ResourceDocument}
+	creates := cosmostest.RequestFilter{Operation: cosmostest.OpCreateItem}
 	if got := e.s.Requests(creates); got != 3 {
 		t.Errorf("%d creates reached the server, want 3", got)
 	}
@@ -161,7 +161,7 @@ func TestRetryWithWrite(t *testing.T) {
 func TestRetryWithBudget(t *testing.T) {
 	clock := newFakeClock()
 	e := newEnv(t, retry.Options{Clock: clock, RetryWith: retry.BackoffOptions{MaxWait: 70 * time.Millisecond}})
-	e.s.InjectFault(retryWith(cosmostest.OpRead, 0))
+	e.s.InjectFault(retryWith(cosmostest.OpReadItem, 0))
 	err := e.read(context.Background())
 	var ce *cosmoserr.Error
 	if !errors.As(err, &ce) || ce.StatusCode != 449 {
@@ -188,7 +188,7 @@ func TestRetryWithDeadline(t *testing.T) {
 	base := time.Now()
 	clock := &fakeClock{now: base.Add(time.Hour - 25*time.Millisecond)}
 	e := newEnv(t, retry.Options{Clock: clock})
-	e.s.InjectFault(retryWith(cosmostest.OpRead, 0))
+	e.s.InjectFault(retryWith(cosmostest.OpReadItem, 0))
 	ctx, cancel := context.WithDeadline(context.Background(), base.Add(time.Hour))
 	defer cancel()
 	err := e.read(ctx)

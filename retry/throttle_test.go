@@ -18,7 +18,7 @@ import (
 )
 
 func throttle(retryAfter time.Duration, times int) cosmostest.Fault {
-	return cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	return cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusTooManyRequests, RetryAfter: retryAfter, Times: times}
 }
 
@@ -208,7 +208,7 @@ func TestThrottledAccountRead(t *testing.T) {
 func TestHugeRetryAfterIsNotRetried(t *testing.T) {
 	clock := newFakeClock()
 	e := newEnv(t, retry.Options{Clock: clock})
-	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusTooManyRequests, Headers: http.Header{"Retry-After-Ms": {"100000000000000000000"}}}) // 1e20 ms: an exponent is not a number to azcore either
 	if err := e.read(context.Background()); !errors.Is(err, cosmoserr.ErrThrottled) {
 		t.Fatalf("read = %v", err)

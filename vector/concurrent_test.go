@@ -46,7 +46,7 @@ func TestSearcherShared(t *testing.T) {
 	for e := range errs {
 		t.Error(e)
 	}
-	if n := srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceContainer}); n != 1 {
+	if n := srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpReadContainer}); n != 1 {
 		t.Fatalf("the container's properties were read %d times, want 1", n)
 	}
 }

@@ -25,24 +25,32 @@ type config struct {
 	MultiWrite  bool          // --multi-write / COSMOSTEST_MULTI_WRITE: "true" makes every region writable; default false
 	AADAudience []string      // --aad-audience / COSMOSTEST_AAD_AUDIENCE: comma-separated audiences AAD tokens must name; default any
 	ExportCert  string        // --export-cert / COSMOSTEST_EXPORT_CERT: file to write the TLS certificate (PEM) to; default none
+	ControlPort int           // --control-port / COSMOSTEST_CONTROL_PORT: the control API's port, 0 any free one; default -1 (off)
+	ControlTok  string        // --control-token / COSMOSTEST_CONTROL_TOKEN: the control API's bearer token; required with a control port
+	Throughput  bool          // --throughput-limits / COSMOSTEST_THROUGHPUT_LIMITS: enforce provisioned RU/s (429/3200); default false
+	ClockSkew   time.Duration // --clock-skew / COSMOSTEST_CLOCK_SKEW: accepted x-ms-date distance, negative off; default 15m
 	Help        bool          // -h / --help
 	Ignored     []string      // emulator flags accepted and ignored, for the start-up log
 }
 
 // valueFlags are the flags this command honours, each taking a value.
 var valueFlags = map[string]string{
-	"port":             "PORT",
-	"protocol":         "PROTOCOL",
-	"gateway-endpoint": "GATEWAY_PUBLIC_ENDPOINT",
-	"key-file":         "KEY_FILE",
-	"log-level":        "LOG_LEVEL",
-	"partitions":       "COSMOSTEST_PARTITIONS",
-	"regions":          "COSMOSTEST_REGIONS",
-	"consistency":      "COSMOSTEST_CONSISTENCY",
-	"replication-lag":  "COSMOSTEST_REPLICATION_LAG",
-	"multi-write":      "COSMOSTEST_MULTI_WRITE",
-	"aad-audience":     "COSMOSTEST_AAD_AUDIENCE",
-	"export-cert":      "COSMOSTEST_EXPORT_CERT",
+	"port":              "PORT",
+	"protocol":          "PROTOCOL",
+	"gateway-endpoint":  "GATEWAY_PUBLIC_ENDPOINT",
+	"key-file":          "KEY_FILE",
+	"log-level":         "LOG_LEVEL",
+	"partitions":        "COSMOSTEST_PARTITIONS",
+	"regions":           "COSMOSTEST_REGIONS",
+	"consistency":       "COSMOSTEST_CONSISTENCY",
+	"replication-lag":   "COSMOSTEST_REPLICATION_LAG",
+	"multi-write":       "COSMOSTEST_MULTI_WRITE",
+	"aad-audience":      "COSMOSTEST_AAD_AUDIENCE",
+	"export-cert":       "COSMOSTEST_EXPORT_CERT",
+	"control-port":      "COSMOSTEST_CONTROL_PORT",
+	"control-token":     "COSMOSTEST_CONTROL_TOKEN",
+	"throughput-limits": "COSMOSTEST_THROUGHPUT_LIMITS",
+	"clock-skew":        "COSMOSTEST_CLOCK_SKEW",
 }
 
 // ignoredFlags are the vNext emulator's other flags: accepted (with their value) and ignored.
@@ -82,6 +90,14 @@ Flags take "--name value" or "--name=value"; each has an environment variable (t
                                                      are accepted as the emulator accepts them, see package cosmostest)
   --export-cert F           COSMOSTEST_EXPORT_CERT   write the TLS certificate (PEM) to F at start, for SSL_CERT_FILE=F;
                                                      it is also served at /_explorer/emulator.pem
+  --throughput-limits B     COSMOSTEST_THROUGHPUT_LIMITS  true: enforce the provisioned RU/s per physical partition with
+                                                     429/3200 as the service does (default false)
+  --clock-skew D            COSMOSTEST_CLOCK_SKEW    how far a request's x-ms-date may be from the wall clock (default 15m,
+                                                     the service's window; outside it 403); a negative value turns it off
+  --control-port N          COSMOSTEST_CONTROL_PORT  serve the control API on port N (0: any free port; default off)
+  --control-token T         COSMOSTEST_CONTROL_TOKEN the control API's bearer token (required with --control-port; not
+                                                     the account key)
+` + controlDoc + `
 The emulator's --enable-explorer, --explorer-port, --explorer-protocol, --data-path, --cert-path,
 --enable-otlp, --enable-console and --enable-telemetry are accepted and ignored, as is any other
 --flag (with its value, if one follows).
@@ -189,6 +205,33 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		}
 	}
 	cfg.ExportCert = raw["export-cert"]
+	cfg.ControlPort = -1
+	if v, ok := raw["control-port"]; ok {
+		p, err := strconv.Atoi(v)
+		if err != nil || p < 0 || p > 65535 {
+			return cfg, fmt.Errorf("control-port %q is not a port number", v)
+		}
+		cfg.ControlPort = p
+	}
+	cfg.ControlTok = raw["control-token"]
+	if cfg.ControlPort >= 0 && cfg.ControlTok == "" {
+		return cfg, errors.New("--control-port needs --control-token (or COSMOSTEST_CONTROL_TOKEN): the control API is never open without its own token")
+	}
+	if v, ok := raw["throughput-limits"]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return cfg, fmt.Errorf("throughput-limits %q: want true or false", v)
+		}
+		cfg.Throughput = b
+	}
+	cfg.ClockSkew = 15 * time.Minute
+	if v, ok := raw["clock-skew"]; ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return cfg, fmt.Errorf("clock-skew %q: want a duration such as 15m, or -1s to turn the check off", v)
+		}
+		cfg.ClockSkew = d
+	}
 	return cfg, nil
 }
 

@@ -12,7 +12,7 @@ import (
 func TestParseConfig(t *testing.T) {
 	// The emulator's account metadata: region South Central US, endpoint 127.0.0.1, Session.
 	defaults := config{Port: 8081, Protocol: "http", Gateway: "127.0.0.1", LogLevel: "info", Partitions: 1,
-		Regions: []string{"South Central US"}, Consistency: "Session"}
+		Regions: []string{"South Central US"}, Consistency: "Session", ControlPort: -1, ClockSkew: 15 * time.Minute}
 	with := func(f func(*config)) config {
 		c := defaults
 		f(&c)
@@ -63,6 +63,9 @@ func TestParseConfig(t *testing.T) {
 			with(func(c *config) { c.Regions, c.MultiWrite = []string{"A", "B"}, true })},
 		{"multi-write from the environment", nil, map[string]string{"COSMOSTEST_MULTI_WRITE": "1"},
 			with(func(c *config) { c.MultiWrite = true })},
+		{"control API, throughput limits, clock skew", []string{"--control-port", "0", "--throughput-limits", "true", "--clock-skew", "-1s"},
+			map[string]string{"COSMOSTEST_CONTROL_TOKEN": "t"},
+			with(func(c *config) { c.ControlPort, c.ControlTok, c.Throughput, c.ClockSkew = 0, "t", true, -time.Second })},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,6 +99,10 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--port"}, nil, "needs a value"},
 		{[]string{"serve"}, nil, "unexpected argument"},
 		{[]string{"--aad-audience", ","}, nil, "aad-audience"},
+		{[]string{"--control-port", "9999"}, nil, "needs --control-token"},
+		{[]string{"--control-port", "x", "--control-token", "t"}, nil, "not a port number"},
+		{[]string{"--throughput-limits", "maybe"}, nil, "want true or false"},
+		{[]string{"--clock-skew", "soon"}, nil, "want a duration"},
 	}
 	for _, tc := range tests {
 		_, err := parseConfig(tc.args, func(k string) string { return tc.env[k] })

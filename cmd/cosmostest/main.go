@@ -4,7 +4,8 @@
 // It honours the emulator's --port/PORT (default 8081), --protocol/PROTOCOL (http by default),
 // --gateway-endpoint/GATEWAY_PUBLIC_ENDPOINT (advertised host[:port]), --key-file/KEY_FILE and
 // --log-level/LOG_LEVEL, adds --partitions, --regions, --consistency, --replication-lag,
-// --aad-audience and --export-cert, and accepts and ignores the emulator's other flags. It prints a line containing
+// --aad-audience, --export-cert, --throughput-limits, --clock-skew and the control API
+// (--control-port, --control-token; see controlDoc), and accepts and ignores the emulator's other flags. It prints a line containing
 // "Started" when it serves requests and shuts down cleanly on SIGTERM or SIGINT. Run with --help
 // for the list.
 //
@@ -23,12 +24,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
@@ -91,6 +94,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.MultiWrite {
 		out.WriteString("cosmostest: multi-write: every region accepts writes\n")
 	}
+	if cfg.ControlPort >= 0 {
+		h, err := newControl(srv, cfg.ControlTok)
+		if err != nil {
+			return err
+		}
+		ln, err := net.Listen("tcp", ":"+strconv.Itoa(cfg.ControlPort))
+		if err != nil {
+			return fmt.Errorf("control API: %w", err)
+		}
+		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(ln) }()
+		defer hs.Close()
+		fmt.Fprintf(&out, "cosmostest: control API on http://127.0.0.1:%d/\n", ln.Addr().(*net.TCPAddr).Port)
+	}
 	out.WriteString("cosmostest: Started\n")
 	if _, err := io.WriteString(stdout, out.String()); err != nil {
 		return err
@@ -140,6 +157,10 @@ func serverOptions(cfg config, logTo io.Writer) ([]cosmostest.Option, error) {
 	if cfg.MultiWrite {
 		opts = append(opts, cosmostest.WithMultiWrite())
 	}
+	if cfg.Throughput {
+		opts = append(opts, cosmostest.WithThroughputLimits())
+	}
+	opts = append(opts, cosmostest.WithClockSkew(cfg.ClockSkew))
 	return opts, nil
 }
 

@@ -151,7 +151,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 
 	// 1. Throttling.
 	p.say("1. throttling\n")
-	fault := srv.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	fault := srv.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusTooManyRequests, RetryAfter: demoRetryAfter, Times: 3})
 	st, err := read()
 	if err != nil {
@@ -162,7 +162,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	fault.Remove()
 
 	budget := orDefault(cfg.Retry.Throttle.MaxWait, retry.DefaultThrottleMaxWait)
-	fault = srv.InjectFault(cosmostest.Fault{Operation: cosmostest.OpRead, ResourceType: cosmostest.ResourceDocument,
+	fault = srv.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusTooManyRequests, RetryAfter: budget + 30*time.Second, Times: 1})
 	_, err = read()
 	var de *cosmoserr.Error
@@ -180,7 +180,9 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		return err
 	}
 	p.say("  East US up: read served by %s in %s\n", region(st.Host), attempts(st.Attempts))
-	srv.SetRegionDown("East US", true)
+	if err := srv.SetRegionDown("East US", true); err != nil {
+		return err
+	}
 	p.say("  East US is down\n")
 	for i := 1; i <= demoReadFailureThreshold+1; i++ {
 		st, err = read()
@@ -191,7 +193,9 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	}
 	printBreakers(p, client, "East US")
 
-	srv.SetRegionDown("East US", false)
+	if err := srv.SetRegionDown("East US", false); err != nil {
+		return err
+	}
 	p.say("  East US is back; waiting %v for the breaker to let a probe through\n", demoOpenInterval)
 	select {
 	case <-time.After(demoOpenInterval):

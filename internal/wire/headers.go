@@ -1,6 +1,13 @@
 package wire
 
-// Header names, in Go's canonical form (http.Header.Get and Set do not allocate for these).
+import (
+	"net/http"
+	"strings"
+)
+
+// Header names, in Go's canonical form (http.Header.Get and Set do not allocate for these). The
+// service spells its response headers otherwise (x-ms-* in lower case); ServiceSpelling gives that
+// spelling, for a server that writes headers as the service does (cosmostest).
 const (
 	HeaderActivityID      = "X-Ms-Activity-Id"
 	HeaderRequestCharge   = "X-Ms-Request-Charge"
@@ -30,6 +37,16 @@ const (
 	HeaderIsUpsert     = "X-Ms-Documentdb-Is-Upsert"
 	HeaderAIM          = "A-Im" // "Incremental feed": a change feed read
 	HeaderContentType  = "Content-Type"
+	HeaderETag         = "Etag"
+	HeaderContentLen   = "Content-Length"
+
+	// Response headers only a server writes.
+	HeaderGatewayVersion      = "X-Ms-Gatewayversion"
+	HeaderAltContentPath      = "X-Ms-Alt-Content-Path" // the name-based path of the resource's parent (or the feed's)
+	HeaderQueryMetrics        = "X-Ms-Documentdb-Query-Metrics"
+	HeaderIndexUtilization    = "X-Ms-Cosmos-Index-Utilization"
+	HeaderOfferReplacePending = "X-Ms-Offer-Replace-Pending"
+	HeaderMinThroughput       = "X-Ms-Cosmos-Min-Throughput"
 
 	// Container read options and their answers (partitioning signals).
 	HeaderPopulatePartitionStatistics = "X-Ms-Documentdb-Populatepartitionstatistics" // "true": the body carries "statistics"
@@ -45,3 +62,17 @@ const (
 
 // queryContentType is the Content-Type of a query request.
 const queryContentType = "application/query+json"
+
+// ServiceSpelling returns header name as the service spells it in its responses (its REST
+// reference: "x-ms-continuation", "x-ms-session-token", "etag", "lsn"): the x-ms-* headers, etag and
+// lsn in lower case, the standard HTTP headers (Content-Type, Content-Length, Retry-After) in
+// their usual case. Go's HTTP client canonicalises the names it reads, so only clients that copy
+// headers into a plain map see the difference; to send this spelling, assign into the
+// http.Header map (Set canonicalises).
+func ServiceSpelling(name string) string {
+	l := strings.ToLower(name)
+	if strings.HasPrefix(l, "x-ms-") || l == "etag" || l == "lsn" {
+		return l
+	}
+	return http.CanonicalHeaderKey(name)
+}

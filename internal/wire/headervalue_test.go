@@ -48,3 +48,15 @@ func TestValidRangeID(t *testing.T) {
 		}
 	}
 }
+
+func TestServiceSpelling(t *testing.T) {
+	for in, want := range map[string]string{
+		HeaderContinuation: "x-ms-continuation", HeaderSessionToken: "x-ms-session-token", HeaderETag: "etag",
+		HeaderLSN: "lsn", HeaderSubStatus: "x-ms-substatus", "x-ms-request-charge": "x-ms-request-charge",
+		HeaderContentType: "Content-Type", "content-length": "Content-Length", HeaderRetryAfter: "Retry-After",
+	} {
+		if got := ServiceSpelling(in); got != want {
+			t.Errorf("ServiceSpelling(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
