@@ -51,6 +51,10 @@ type Options struct {
 	// CaptureQueryText records the query text of query operations as db.query.text on spans and
 	// in log records. Parameter values are never captured. Off by default.
 	CaptureQueryText bool
+
+	// Scan configures the detection of query pages that retrieve many documents for few results
+	// (see [ScanOptions]); the zero value is the default thresholds, on.
+	Scan ScanOptions
 }
 
 func (o Options) pointThreshold() time.Duration {
