@@ -2,6 +2,7 @@ package cosmoskit
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,8 @@ type entry struct {
 	// access is what packages built on the client (package conflicts) get through
 	// internal/clientaccess: endpoint, an authorizer holding the credential, the azcore options.
 	access clientaccess.Access
+	// logger is Config.Logger (slog.Default when unset), for EnsureContainer's warnings.
+	logger *slog.Logger
 }
 
 var registry = struct {
@@ -100,7 +103,7 @@ func acquire(r *resolved) (*entry, error) {
 		return nil, err
 	}
 	e := &entry{key: k, cosmos: c, refs: 1, settings: s, endpoint: r.ep.url, preferred: slices.Clone(r.preferred), diag: b.diag, retry: b.retry,
-		session: b.session, access: newAccess(r, opts)}
+		session: b.session, access: newAccess(r, opts), logger: r.logger}
 	if (r.base == nil || r.base.Transport == nil) && opts.Transport != nil {
 		if ci, ok := opts.Transport.(interface{ CloseIdleConnections() }); ok {
 			e.closeIdle = ci.CloseIdleConnections
