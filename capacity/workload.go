@@ -217,6 +217,15 @@ func (w Workload) WithMeasurements(ms ...Measurement) Workload {
 	return w
 }
 
+// Sanity bounds of a workload (far beyond any real account), so that no product overflows.
+const (
+	maxDataGB   = 1e7
+	maxRegions  = 100
+	maxRPS      = 1e8
+	maxResultKB = 4096
+	maxRU       = 1e6
+)
+
 func bad(field, reason string) error {
 	return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: field, Reason: reason}
 }
@@ -228,11 +237,11 @@ func (w Workload) validate() error {
 	if len(w.Patterns) == 0 {
 		return bad("Workload.Patterns", "is empty; declare at least one access pattern")
 	}
-	if !finite(w.DataGB) || w.DataGB < 0 {
-		return bad("Workload.DataGB", "must be a finite number of GB, 0 or more")
+	if !finite(w.DataGB) || w.DataGB < 0 || w.DataGB > maxDataGB {
+		return bad("Workload.DataGB", "must be a number of GB from 0 to 10,000,000")
 	}
-	if w.Regions < 1 {
-		return bad("Workload.Regions", "must be 1 or more")
+	if w.Regions < 1 || w.Regions > maxRegions {
+		return bad("Workload.Regions", "must be from 1 to 100")
 	}
 	switch w.Mode {
 	case Manual, Autoscale:
@@ -275,8 +284,8 @@ func (w Workload) validate() error {
 		default:
 			return bad(field+".Kind", "is not one of read, create, upsert, replace, patch, delete, query")
 		}
-		if !finite(p.PeakRPS) || p.PeakRPS <= 0 {
-			return bad(field+".PeakRPS", "must be a finite number above 0")
+		if !finite(p.PeakRPS) || p.PeakRPS <= 0 || p.PeakRPS > maxRPS {
+			return bad(field+".PeakRPS", "must be above 0 and at most 100,000,000")
 		}
 		if !finite(p.AverageRPS) || p.AverageRPS < 0 || p.AverageRPS > p.PeakRPS {
 			return bad(field+".AverageRPS", "must be between 0 and PeakRPS")
@@ -284,8 +293,8 @@ func (w Workload) validate() error {
 		if !finite(p.DocumentKB) || p.DocumentKB <= 0 || p.DocumentKB > MaxDocumentKB {
 			return bad(field+".DocumentKB", "must be above 0 and at most 2048 (the 2 MB item limit)")
 		}
-		if !finite(p.ResultKB) || p.ResultKB < 0 {
-			return bad(field+".ResultKB", "must be a finite number, 0 or more")
+		if !finite(p.ResultKB) || p.ResultKB < 0 || p.ResultKB > maxResultKB {
+			return bad(field+".ResultKB", "must be from 0 to 4096 (a query page holds at most 4 MB)")
 		}
 		if p.ResultKB != 0 && p.Kind != Query {
 			return bad(field+".ResultKB", "applies to queries only")
@@ -296,11 +305,11 @@ func (w Workload) validate() error {
 		if !validConsistency(p.Consistency) {
 			return bad(field+".Consistency", "is not a consistency level (Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual)")
 		}
-		if !finite(p.RU) || p.RU < 0 {
-			return bad(field+".RU", "must be a finite number, 0 or more")
+		if !finite(p.RU) || p.RU < 0 || p.RU > maxRU {
+			return bad(field+".RU", "must be from 0 to 1,000,000")
 		}
-		if !finite(p.MeasuredRU) || p.MeasuredRU < 0 {
-			return bad(field+".MeasuredRU", "must be a finite number, 0 or more")
+		if !finite(p.MeasuredRU) || p.MeasuredRU < 0 || p.MeasuredRU > maxRU {
+			return bad(field+".MeasuredRU", "must be from 0 to 1,000,000")
 		}
 	}
 	return nil
