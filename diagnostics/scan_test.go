@@ -152,6 +152,9 @@ func TestExplain(t *testing.T) {
 	if x.Retrieved != 1000 || x.Returned != 10 || !x.Scan || x.RequestCharge <= 0 {
 		t.Errorf("scan: %+v", x)
 	}
+	if len(x.Utilized) != 1 || x.Utilized[0].Paths[0] != "/n/?" || x.Utilized[0].Composite || len(x.Potential) != 0 {
+		t.Errorf("index advice: utilized %+v, potential %+v", x.Utilized, x.Potential)
+	}
 	x, err = diagnostics.Explain(ctx, h.container, "SELECT * FROM c WHERE c.id = @id", azcosmos.NewPartitionKeyString("solo"),
 		&azcosmos.QueryOptions{QueryParameters: []azcosmos.QueryParameter{{Name: "@id", Value: "only"}}}, diagnostics.ScanOptions{})
 	if err != nil || x.Scan || x.Retrieved != 1 || x.Returned != 1 {
