@@ -50,3 +50,13 @@ func FuzzParseIndexUtilization(f *testing.F) {
 	f.Add("e30=")
 	f.Fuzz(func(t *testing.T, s string) { _, _ = ParseIndexUtilization(s) })
 }
+
+func BenchmarkParseQueryMetrics(b *testing.B) {
+	const h = "totalExecutionTimeInMs=0.10;queryCompileTimeInMs=0.01;queryLogicalPlanBuildTimeInMs=0.00;queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs=0.01;indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount=1000;retrievedDocumentSize=2048;outputDocumentCount=10;outputDocumentSize=512;writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00"
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := ParseQueryMetrics(h); !ok {
+			b.Fatal("not parsed")
+		}
+	}
+}
