@@ -113,8 +113,15 @@ func policyDifferences(want, got azcosmos.ContainerProperties) []cosmoserr.Diffe
 	if g == nil {
 		g = &azcosmos.IndexingPolicy{}
 	}
-	add("IndexingPolicy.IndexingMode", strings.ToLower(string(w.IndexingMode)), strings.ToLower(string(g.IndexingMode)))
-	add("IndexingPolicy.Automatic", fmt.Sprint(w.Automatic), fmt.Sprint(g.Automatic))
+	// An unset mode is the service's default, consistent. Automatic is not compared: the service
+	// treats automatic=false as deprecated and may answer true whatever was sent.
+	mode := func(m azcosmos.IndexingMode) string {
+		if m == "" {
+			return strings.ToLower(string(azcosmos.IndexingModeConsistent))
+		}
+		return strings.ToLower(string(m))
+	}
+	add("IndexingPolicy.IndexingMode", mode(w.IndexingMode), mode(g.IndexingMode))
 	add("IndexingPolicy.IncludedPaths", pathSet(w.IncludedPaths, func(p azcosmos.IncludedPath) string { return p.Path }),
 		pathSet(g.IncludedPaths, func(p azcosmos.IncludedPath) string { return p.Path }))
 	// The service always excludes /"_etag"/?: whether a policy names it changes nothing.
