@@ -23,8 +23,13 @@
 //     RU/s"). The provisioned figure is the larger of the peak and the floor, rounded up to 100.
 //   - Each extra region multiplies the throughput bill (and the storage bill: each region stores a
 //     copy) (pricing page: "provisioned throughput ... multiplied by the number of regions").
-//   - Zone redundancy adds 25% to the throughput of a single-region-write account; it is free with
-//     multi-region writes (learn.microsoft.com, "Availability zones in Azure Cosmos DB", pricing).
+//   - Zone redundancy adds 25% to the throughput of a single-region-write account; the plan adds
+//     none with MultiRegionWrites (learn.microsoft.com, "Availability zones in Azure Cosmos DB";
+//     check the pricing page for your account, and set Prices.ManualPer100RUsHour to the
+//     multi-region-write price if yours differs).
+//   - Autoscale's maximum is at least max(1,000, GB × 10 RU/s) and is billed per hour at the highest
+//     RU/s reached, never below 10% of the maximum (learn.microsoft.com, "Provision autoscale
+//     throughput"); the plan bills the average RU/s.
 //   - Strong and Bounded Staleness reads cost 2× (they read from two replicas of the quorum)
 //     (learn.microsoft.com, "Consistency levels ... and request units"; seed 000's consistency rule).
 //   - Cross-partition queries pay about 2.5 RU per physical partition on top of the query's own
