@@ -102,6 +102,12 @@ type ContainerSpec struct {
 	// Default for both: none, so the container uses its database's shared throughput, or the account
 	// is serverless. Set at most one of the two.
 	AutoscaleMaxThroughput int32
+
+	// OnDrift is what EnsureContainer does when the container already exists and its indexing
+	// policy, full-text policy or own throughput (when ManualThroughput or AutoscaleMaxThroughput
+	// is set) differ from this spec: report them (DriftReport, the default), replace them
+	// (DriftApply) or accept them (DriftIgnore). It is not sent.
+	OnDrift DriftMode
 }
 
 // VectorSpec is one vector embedding in a ContainerSpec.

@@ -3,9 +3,7 @@ package cosmoskit
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -49,14 +47,21 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOp
 }
 
 // EnsureContainer creates database db (without throughput) and then the container described by spec,
-// each only if missing, and returns the container's handle. The spec is validated first: a
-// *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec) is returned before any request.
+// each only if missing, and returns the container's handle. The spec is validated first: a *cosmoserr.ValidationError
+// (Kind cosmoserr.ErrInvalidSpec) is returned before any request. A container created with a partition key path
+// known to have few distinct values (/status, /type, /country, ...) is logged at level Warn.
 //
 // If the container exists (409 Conflict, or 403 for an identity that may not create containers), it
-// is read back and returned without changes, unless its partition key, vector embeddings or
-// conflict resolution policy differ from the spec; those cannot be changed, so EnsureContainer returns an error matching
-// cosmoserr.ErrContainerMismatch. Other failures are an *Error naming the operation, database and container
-// (unwrapping to the SDK's *azcore.ResponseError).
+// is read back and compared with the spec:
+//   - its partition key, vector embeddings (when the spec declares some) and conflict resolution
+//     policy (when the spec declares one) cannot be changed: if they differ, EnsureContainer returns
+//     no handle and a *cosmoserr.MismatchError (matching cosmoserr.ErrContainerMismatch) listing them;
+//   - its indexing policy, full-text policy and own throughput (when the spec declares one) can:
+//     spec.OnDrift says whether a difference is reported (the default: the handle is returned with
+//     a *cosmoserr.MismatchError listing the differing fields), applied or ignored.
+//
+// Other failures are an *Error naming the operation, database and container (unwrapping to the
+// SDK's *azcore.ResponseError).
 func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerSpec) (*azcosmos.ContainerClient, error) {
 	props, err := spec.Properties()
 	if err != nil {
@@ -65,6 +70,9 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 	tp, err := throughput("ContainerSpec", spec.ManualThroughput, spec.AutoscaleMaxThroughput)
 	if err != nil {
 		return nil, err
+	}
+	if spec.OnDrift < DriftReport || spec.OnDrift > DriftIgnore {
+		return nil, specError("ContainerSpec.OnDrift", "is not DriftReport, DriftApply or DriftIgnore")
 	}
 	dbc, err := c.EnsureDatabase(ctx, db, nil)
 	if err != nil {
@@ -77,6 +85,7 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 	_, err = dbc.CreateContainer(ctx, props, &azcosmos.CreateContainerOptions{ThroughputProperties: tp})
 	status := statusOf(err)
 	if err == nil {
+		c.warnLowCardinality(ctx, db, spec)
 		return cc, nil
 	}
 	if status != http.StatusConflict && status != http.StatusForbidden {
@@ -95,9 +104,11 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 			// created elsewhere with another one; on a single-write account it has no effect).
 			props.ConflictResolutionPolicy = nil
 		}
-		if msg := mismatch(props, *resp.ContainerProperties); msg != "" {
-			return nil, fmt.Errorf("%w: container %q in database %q: %s", cosmoserr.ErrContainerMismatch, spec.ID, db, msg)
+		usable, err := c.drift(ctx, cc, db, spec, props, *resp.ContainerProperties)
+		if err != nil && !usable {
+			return nil, err
 		}
+		return cc, err // err: changeable settings differ; the container is usable
 	}
 	return cc, nil
 }
@@ -116,21 +127,6 @@ func provisionError(op, db, container string, err error) error {
 		}
 	}
 	return err
-}
-
-// mismatch describes an immutable property of an existing container that differs from want.
-func mismatch(want, got azcosmos.ContainerProperties) string {
-	if !slices.Equal(want.PartitionKeyDefinition.Paths, got.PartitionKeyDefinition.Paths) {
-		return fmt.Sprintf("it has partition key %q, the spec asks for %q; a partition key cannot be changed, so create a new container and copy the data",
-			got.PartitionKeyDefinition.Paths, want.PartitionKeyDefinition.Paths)
-	}
-	if got.VectorEmbeddingPolicy != nil && want.VectorEmbeddingPolicy != nil {
-		g, w := got.VectorEmbeddingPolicy.VectorEmbeddings, want.VectorEmbeddingPolicy.VectorEmbeddings
-		if !slices.Equal(g, w) {
-			return fmt.Sprintf("it has vector embeddings %+v, the spec asks for %+v; a vector policy cannot be changed", g, w)
-		}
-	}
-	return conflictPolicyMismatch(want.ConflictResolutionPolicy, got.ConflictResolutionPolicy)
 }
 
 // statusOf returns the HTTP status of an SDK error, or 0.

@@ -136,7 +136,7 @@ func TestEnsureContainerConflictResolution(t *testing.T) {
 		t.Fatalf("a spec that does not declare a policy must accept the existing /version one: %v", err)
 	}
 	spec.ConflictResolution = cosmoskit.ConflictResolutionSpec{Mode: azcosmos.ConflictResolutionModeCustom}
-	if _, err := c.EnsureContainer(ctx, "db", spec); !errors.Is(err, cosmoserr.ErrContainerMismatch) || !strings.Contains(err.Error(), "conflict resolution policy") {
+	if _, err := c.EnsureContainer(ctx, "db", spec); !errors.Is(err, cosmoserr.ErrContainerMismatch) || !strings.Contains(err.Error(), "ConflictResolution (want ") {
 		t.Fatalf("another policy: %v, want ErrContainerMismatch naming the policy", err)
 	}
 	custom := cosmoskit.ContainerSpec{ID: "custom", PartitionKeyPaths: []string{"/pk"}, ConflictResolution: cosmoskit.ConflictResolutionSpec{Mode: azcosmos.ConflictResolutionModeCustom}}

@@ -2,7 +2,6 @@ package cosmostest
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -153,6 +152,11 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	// immutable once taken here (the scope's document slice, the stored documents, the index and
 	// the _rid lookup are replaced on writes, never changed).
 	hook := srv.onQuery
+	// The index advice reads the container's indexing policy: under mu, before the query runs.
+	indexAdvice := ""
+	if strings.EqualFold(rq.hdr(hdrPopulateIndex), "true") {
+		indexAdvice = indexUtilization(c, q)
+	}
 	rq.unlocked = func() error {
 		if hook != nil {
 			hook()
@@ -176,8 +180,8 @@ func (srv *server) queryItems(rq *request, c *container) error {
 		rq.header.Set(hdrItemCount, strconv.Itoa(len(results)))
 		rq.header.Set(hdrQueryMetrics, fmt.Sprintf("totalExecutionTimeInMs=0.10;queryCompileTimeInMs=0.01;queryLogicalPlanBuildTimeInMs=0.00;queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs=0.01;indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount=%d;retrievedDocumentSize=%d;outputDocumentCount=%d;outputDocumentSize=%d;writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00",
 			page.Scanned, size, len(results), size))
-		if strings.EqualFold(rq.hdr(hdrPopulateIndex), "true") {
-			rq.header.Set(hdrIndexUtilization, base64.StdEncoding.EncodeToString([]byte(`{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}`)))
+		if indexAdvice != "" {
+			rq.header.Set(hdrIndexUtilization, indexAdvice)
 		}
 		rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": rid, "Documents": results, "_count": len(results)}))
 		return nil

@@ -19,6 +19,23 @@ import "math"
 //	change feed page                as a query page over the documents returned; a 304 1.00 RU
 //	account read (GET /)            0 RU
 //
+// Against the service's documented charges (checked by package capacity's tests through its
+// Measure): a point read of a 1 KB item is 1 RU and grows with the size, as documented; a 1 KB
+// write is about 5 RU (seed 004's constant, the service's ~5.7 with default indexing) and grows
+// with the size. Remaining differences, to keep in mind when planning with measured figures:
+//
+//   - Writes do not depend on the indexing policy: on the service each indexed path adds to a
+//     write's charge, so excluding paths (or indexing mode none) lowers write RU; here it does not.
+//     Measure write patterns with a selective policy on a real account.
+//   - Queries have no filter index: every document in scope is examined (and reported as
+//     retrievedDocumentCount), as a query with no usable index would be; on the service an
+//     indexed filter loads only the matching documents, so indexed queries over large scopes cost
+//     less there than here.
+//   - Strong and Bounded Staleness reads cost the same as Session reads (2x on the service).
+//   - A query over several physical partitions pays the base charge once here, without the
+//     service's overhead of about 2.5 RU per partition (seed 004); package capacity adds that
+//     overhead to its model, not to measured figures.
+//
 // Charges are rounded to two decimals. The throughput limiter (WithThroughputLimits) spends these
 // same charges against each physical partition's budget.
 const (

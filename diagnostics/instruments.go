@@ -25,6 +25,7 @@ type instruments struct {
 	throttleWait metric.Float64Counter
 	retries      metric.Int64Counter
 	breaker      metric.Int64Counter
+	query        queryInstruments // scan.go
 }
 
 func newInstruments(mp metric.MeterProvider) (*instruments, error) {
@@ -54,6 +55,8 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 	in.breaker, e = m.Int64Counter(MetricCircuitBreakerStateChanges,
 		metric.WithDescription("Circuit breaker state changes."),
 		metric.WithUnit("{change}"))
+	err = errors.Join(err, e)
+	in.query, e = newQueryInstruments(m)
 	err = errors.Join(err, e)
 	return &in, err
 }

@@ -22,6 +22,9 @@ type Meter struct {
 	attempts  int
 	throttles int
 	wait      time.Duration
+	retrieved int64 // query documents loaded (scan.go)
+	returned  int64 // query documents returned
+	scans     int   // query pages found to be scans
 }
 
 type meterKey struct{}

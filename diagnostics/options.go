@@ -57,6 +57,9 @@ type Options struct {
 	// in log records. Parameter values are never captured. Off by default.
 	CaptureQueryText bool
 
+	// Scan configures the detection of query pages that retrieve many documents for few results
+	// (see [ScanOptions]); the zero value is the default thresholds, on.
+	Scan ScanOptions
 	// Disable turns diagnostics off: cosmoskit.New installs neither policy (no spans, metrics,
 	// logs, Stats or Meters), and a Policy built with it passes every request through untouched.
 	// Default: false.

@@ -57,6 +57,7 @@ type Policy struct {
 	logger  *slog.Logger
 	active  bool // any of tracer, inst, logger
 	regions regionNames
+	scans   scanState // query shapes warned about (scan.go)
 }
 
 // NewPolicy returns the per-call policy configured by o. If the MeterProvider fails to create an
@@ -137,6 +138,9 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 	}
 	if meter != nil && op.Name != cosmoserr.OpReadAccount {
 		meter.add(out.charge, out.attempts, out.throttles, out.throttleWait)
+	}
+	if op.Name == cosmoserr.OpQueryItems && out.status == http.StatusOK && out.resp != nil {
+		p.observeQuery(ctx, req, op, out.resp, meter)
 	}
 	if span != nil {
 		endSpan(span, out)

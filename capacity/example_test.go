@@ -1,0 +1,62 @@
+package capacity_test
+
+import (
+	"fmt"
+
+	"github.com/cosmoskit/cosmoskit-go/capacity"
+)
+
+// The worked example of issue 28: four access patterns over 200 GB in one region.
+func Example() {
+	plan, err := capacity.New(capacity.Workload{
+		DataGB: 200,
+		Patterns: []capacity.Pattern{
+			{Name: "get-order", Kind: capacity.Read, PeakRPS: 500, DocumentKB: 2},
+			{Name: "create-order", Kind: capacity.Create, PeakRPS: 50, DocumentKB: 2},
+			{Name: "update-order", Kind: capacity.Replace, PeakRPS: 20, DocumentKB: 2},
+			{Name: "orders-by-status", Kind: capacity.Query, PeakRPS: 5, CrossPartition: true},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("peak %.0f RU/s, %d partitions, manual %d RU/s: %.2f + %.2f storage = %.2f USD/month\n",
+		plan.PeakRUs, plan.Partitions, plan.Manual.RUs, plan.ThroughputMonthly, plan.StorageMonthly, plan.TotalMonthly)
+	for _, w := range plan.Warnings {
+		fmt.Println(w.Code, w.Pattern)
+	}
+	// Output:
+	// peak 1845 RU/s, 4 partitions, manual 1900 RU/s: 109.44 + 50.00 storage = 159.44 USD/month
+	// cross-partition-query orders-by-status
+}
+
+// Plan.Table prints the plan; a measured figure replaces the model's.
+func ExamplePlan_Table() {
+	w := capacity.Workload{Patterns: []capacity.Pattern{
+		{Name: "read", Kind: capacity.Read, PeakRPS: 100},
+		{Name: "write", Kind: capacity.Upsert, PeakRPS: 20, DocumentKB: 1.5},
+	}}
+	plan, err := capacity.New(w.WithMeasurements(capacity.Measurement{Pattern: "write", MeanRU: 11.42}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Print(plan.Table())
+	// Output:
+	// pattern  kind    RU/op  source    model  declared  measured  peak RU/s  avg RU/s
+	// read     read    1.00   model     1.00   -         -         100.00     100.00
+	// write    upsert  11.42  measured  10.00  -         11.42     228.40     228.40
+	// total                                                        328.40     328.40
+	//
+	// Data:                        0 GB
+	// Regions:                     1 (zone redundant: no)
+	// Physical partitions:         1 (storage 1, throughput 1)
+	// Manual throughput:           400 RU/s (floor 400), 23.04 USD/month
+	// Autoscale throughput:        max 1000 RU/s (floor 1000), 28.37 USD/month at the average, 86.40 at peak
+	// Mode:                        manual: 400 RU/s, 400.00 RU/s per partition
+	// Throughput cost:             23.04 USD/month
+	// Storage cost:                0.00 USD/month
+	// Total:                       23.04 USD/month
+	// warning: throughput-floor: the manual minimum of 400 RU/s (400, 1 RU/s per GB, a hundredth of the highest ever) exceeds the peak of 328 RU/s
+}
