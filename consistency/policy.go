@@ -157,9 +157,7 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		(kind != write || h.Get(wire.HeaderAllowTentativeWrites) == "true") {
 		own, header := p.store.get(key)
 		if len(given) > 0 {
-			for _, t := range own {
-				given = wire.MergeSessionToken(given, t)
-			}
+			given = wire.MergeSessionTokenLists(given, own)
 			header = wire.FormatSessionTokens(given)
 		}
 		if header != "" {
