@@ -6,6 +6,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -33,7 +34,7 @@ type LargeItem struct {
 // Limits enforced before any request (the service's, from the Cosmos DB documentation).
 const (
 	// MaxIDBytes is the longest id, in bytes.
-	MaxIDBytes = 1023
+	MaxIDBytes = wire.MaxIDBytes
 	// MaxItemBytes is the largest serialized item (2 MB).
 	MaxItemBytes = 2 * 1024 * 1024
 	// DefaultLargeItemThreshold is the size from which Options.OnLargeItem is called.

@@ -8,18 +8,20 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// validateID applies the service's id rules before any request: 1 to 1,023 bytes, none of
-// / \ ? # (the gateway mis-signs ? and #, and / \ break the resource path).
+// validateID applies the service's id rules before any request: 1 to 1,023 bytes of UTF-8, and
+// only ids the routing gateway can address by id afterwards (wire.IDProblem: no / \ ? #, no
+// control character, no percent sequence, no white space at the end, not "." or "..").
 func validateID(id string) error {
-	switch {
-	case id == "":
-		return invalid(ErrInvalidID, "id", "is empty")
-	case len(id) > MaxIDBytes:
-		return invalid(ErrInvalidID, "id", fmt.Sprintf("is %d bytes, the limit is %d", len(id), MaxIDBytes))
-	case strings.ContainsAny(id, `/\?#`):
-		return invalid(ErrInvalidID, "id", `contains one of / \ ? #`)
+	if len(id) > MaxIDBytes {
+		return invalid(cosmoserr.ErrInvalidID, "id", fmt.Sprintf("is %d bytes, the limit is %d", len(id), MaxIDBytes))
+	}
+	if p := wire.IDProblem(id); p != "" {
+		return invalid(cosmoserr.ErrInvalidID, "id", p)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
@@ -66,6 +67,18 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"id /", docs, Doc{ID: "a/b", PK: "p"}, repository.ErrInvalidID, "id"},
 		{"id \\", docs, Doc{ID: `a\b`, PK: "p"}, repository.ErrInvalidID, "id"},
 		{"id empty", docs, Doc{ID: "", PK: "p"}, repository.ErrInvalidID, "id"},
+		// ids the routing gateway cannot address by id once written (TestItemIdEncodingRoutingGW)
+		{"id trailing space", docs, Doc{ID: "trailing ", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id escaped slash", docs, Doc{ID: "a%2Fb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id escape only", docs, Doc{ID: "%2F", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id escaped space", docs, Doc{ID: "a%20", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id dot", docs, Doc{ID: ".", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id dot dot", docs, Doc{ID: "..", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id tab", docs, Doc{ID: "a\tb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id newline", docs, Doc{ID: "a\nb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id NUL", docs, Doc{ID: "a\x00b", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id DEL", docs, Doc{ID: "a\x7fb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id not UTF-8", docs, Doc{ID: "a\xffb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
 		{"too large", docs, Doc{ID: "big", PK: "p", Blob: strings.Repeat("x", repository.MaxItemBytes)}, repository.ErrItemTooLarge, "item"},
 		{"nesting 129", docs, Doc{ID: "deep", PK: "p", Tree: nest(128)}, repository.ErrNestingTooDeep, "/tree" + strings.Repeat("/n", 127)},
 		{"int 2^53+1", docs, Doc{ID: "i", PK: "p", Big: maxSafe + 1}, repository.ErrUnsafeInteger, "/big"},
@@ -98,14 +111,17 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 
 	// the limits themselves pass
 	for name, d := range map[string]Doc{
-		"id 1023 bytes": {ID: strings.Repeat("a", 1023), PK: "p"},
-		"id separators": {ID: "best:p1:w3_x-y", PK: "p"},
-		"nesting 128":   {ID: "deep", PK: "p", Tree: nest(127)},
-		"int 2^53":      {ID: "i", PK: "p", Big: maxSafe, Lines: []Line{{-maxSafe}}},
-		"string int":    {ID: "s", PK: "p", Safe: maxSafe + 1},
-		"float":         {ID: "f", PK: "p", Float: 1e300},
-		"pk 2048 bytes": {ID: "k", PK: strings.Repeat("p", 2048)},
-		"large item":    {ID: "l", PK: "p", Blob: strings.Repeat("x", repository.DefaultLargeItemThreshold)},
+		"id 1023 bytes":  {ID: strings.Repeat("a", 1023), PK: "p"},
+		"id separators":  {ID: "best:p1:w3_x-y", PK: "p"},
+		"id punctuation": {ID: "a,=.:~+-@()^${}[]!_b", PK: "p"},
+		"id inner space": {ID: " lead and inner", PK: "p"},
+		"id percent":     {ID: "100%", PK: "p"},
+		"nesting 128":    {ID: "deep", PK: "p", Tree: nest(127)},
+		"int 2^53":       {ID: "i", PK: "p", Big: maxSafe, Lines: []Line{{-maxSafe}}},
+		"string int":     {ID: "s", PK: "p", Safe: maxSafe + 1},
+		"float":          {ID: "f", PK: "p", Float: 1e300},
+		"pk 2048 bytes":  {ID: "k", PK: strings.Repeat("p", 2048)},
+		"large item":     {ID: "l", PK: "p", Blob: strings.Repeat("x", repository.DefaultLargeItemThreshold)},
 	} {
 		if _, err := docs.Upsert(ctx, d); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -126,6 +142,14 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 	e.srv.ResetRequests()
 	if _, err := docs.Get(ctx, pk("p"), "a#b"); !errors.Is(err, repository.ErrInvalidID) {
 		t.Fatalf("Get(a#b) = %v", err)
+	}
+	for _, id := range []string{"trailing ", "a%2Fb", "..", "a\x00"} {
+		if _, err := docs.Get(ctx, pk("p"), id); !errors.Is(err, cosmoserr.ErrInvalidID) || strings.Contains(err.Error(), id) {
+			t.Fatalf("Get(unaddressable id) = %v", err)
+		}
+		if err := docs.Delete(ctx, pk("p"), id); !errors.Is(err, cosmoserr.ErrInvalidID) {
+			t.Fatalf("Delete(unaddressable id) = %v", err)
+		}
 	}
 	if err := docs.Delete(ctx, pk("p"), strings.Repeat("a", 1024)); !errors.Is(err, repository.ErrInvalidID) {
 		t.Fatalf("Delete(long id) = %v", err)
