@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
 // encoded is a serialized item in a pooled buffer; release returns the buffer after the request.
@@ -26,7 +28,8 @@ func (e encoded) release() {
 }
 
 // encodeFor serializes item with "type" and "schemaVersion" stamped and validates it: the
-// document's "id" must be id, it must nest at most 128 levels, hold no integer beyond ±2^53 and
+// document's "id" must be id, it must nest at most 128 levels, hold no integer beyond ±2^53 nor any
+// other number that does not survive a float64 round trip, and
 // be at most 2 MB; with Options.PartitionKeyPaths, its values there must make up pk. The item is
 // marshalled once, into a pooled buffer; the stamp replaces its closing brace.
 func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionKey) (encoded, error) {
@@ -46,7 +49,10 @@ func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionK
 	if issue != nil {
 		e.release()
 		reason := "nests objects and arrays more than 128 levels deep"
-		if errors.Is(issue.kind, ErrUnsafeInteger) {
+		switch {
+		case errors.Is(issue.kind, cosmoserr.ErrUnsafeInteger) && issue.decimal:
+			reason = "number would not come back as written (Cosmos DB stores numbers as float64 and would round it); encode it as a string"
+		case errors.Is(issue.kind, cosmoserr.ErrUnsafeInteger):
 			reason = "integer beyond ±2^53 would lose precision; encode it as a string (json:\",string\")"
 		}
 		return encoded{}, invalid(issue.kind, pointerAt(b, issue.at), reason)

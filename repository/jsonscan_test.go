@@ -3,6 +3,9 @@ package repository
 import (
 	"encoding/json"
 	"errors"
+	"math"
+	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,7 +24,13 @@ func TestScanHeader(t *testing.T) {
 		{` { "x" : { "type" : "no", "id": "no" } , "s":"}\"{,", "id" : "b\"c" , "type":"t" } `, `"b\"c"`, `"t"`, 0, nil, ""},
 		{`{"a":[1,2,{"b":[9007199254740993]}],"id":"x"}`, `"x"`, "", 0, ErrUnsafeInteger, "/a/2/b/0"},
 		{`{"a":-9007199254740993}`, "", "", 0, ErrUnsafeInteger, "/a"},
-		{`{"a":9007199254740993.5,"b":1e300,"c":-9007199254740992}`, "", "", 0, nil, ""},
+		{`{"a":0.1,"b":1e300,"c":-9007199254740992,"d":1.5e-7,"e":123456789.12345678,"f":-0.0,"g":5e-324}`, "", "", 0, nil, ""},
+		// numbers whose text does not survive a float64 round trip
+		{`{"a":9007199254740993.5,"b":1e300}`, "", "", 0, ErrUnsafeInteger, "/a"},
+		{`{"x":{"price":1234567890.123456789}}`, "", "", 0, ErrUnsafeInteger, "/x/price"},
+		{`{"a":[1,1e-400]}`, "", "", 0, ErrUnsafeInteger, "/a/1"},
+		{`{"a":1e400}`, "", "", 0, ErrUnsafeInteger, "/a"},
+		{`{"a":0.30000000000000000001}`, "", "", 0, ErrUnsafeInteger, "/a"},
 		{`{"a\\":"\\","id":"y"}`, `"y"`, "", 0, nil, ""},
 		{`{"schemaVersion":"3"}`, "", "", 0, nil, ""},
 	}
@@ -45,6 +54,43 @@ func TestScanHeader(t *testing.T) {
 }
 
 // FuzzScanHeader checks the byte walk against encoding/json on every valid object.
+// exactDouble is the reference for unsafeNumber: the literal's exact value equals the exact value
+// of the nearest double.
+func exactDouble(t *testing.T, n string) bool {
+	r, ok := new(big.Rat).SetString(n)
+	if !ok {
+		t.Skip()
+	}
+	f, _ := strconv.ParseFloat(n, 64)
+	if math.IsInf(f, 0) {
+		return false
+	}
+	g := new(big.Rat)
+	if g.SetFloat64(f) == nil {
+		return false
+	}
+	// the double's shortest text
+	s, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'e', -1, 64))
+	return r.Cmp(s) == 0
+}
+
+func FuzzUnsafeNumber(f *testing.F) {
+	for _, s := range []string{"0.1", "1e300", "9007199254740993.5", "1234567890.123456789", "1e-400", "-0.0", "5e-324", "12345678901234567.0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, n string) {
+		if len(n) > 40 || !json.Valid([]byte(n)) || n == "" || (n[0] != '-' && (n[0] < '0' || n[0] > '9')) || !strings.ContainsAny(n, ".eE") {
+			t.Skip()
+		}
+		if i := strings.IndexAny(n, "eE"); i >= 0 && len(strings.TrimLeft(n[i+1:], "+-0")) > 4 {
+			t.Skip() // big.Rat would compute 10^exponent
+		}
+		if got, want := unsafeNumber([]byte(n)), !exactDouble(t, n); got != want {
+			t.Fatalf("unsafeNumber(%s) = %v, want %v", n, got, want)
+		}
+	})
+}
+
 func FuzzScanHeader(f *testing.F) {
 	for _, s := range []string{`{"id":"a","type":"t","schemaVersion":1}`, `{"x":[{"id":1}],"id":"\"","type":null}`, `{}`, `{"a":{"b":[]}, "type":"z"}`} {
 		f.Add([]byte(s))

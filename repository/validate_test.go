@@ -2,6 +2,7 @@ package repository_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -84,6 +85,9 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"int 2^53+1", docs, Doc{ID: "i", PK: "p", Big: maxSafe + 1}, repository.ErrUnsafeInteger, "/big"},
 		{"int -2^53-1", docs, Doc{ID: "i", PK: "p", Big: -maxSafe - 1}, repository.ErrUnsafeInteger, "/big"},
 		{"int in array", docs, Doc{ID: "i", PK: "p", Lines: []Line{{1}, {maxSafe * 2}}}, repository.ErrUnsafeInteger, "/lines/1/amount"},
+		{"19-digit decimal", docs, Doc{ID: "n", PK: "p", Tree: map[string]any{"price": json.Number("1234567890.123456789")}}, cosmoserr.ErrUnsafeInteger, "/tree/price"},
+		{"decimal beyond 2^53", docs, Doc{ID: "n", PK: "p", Tree: []any{json.Number("9007199254740993.0")}}, cosmoserr.ErrUnsafeInteger, "/tree/0"},
+		{"underflow", docs, Doc{ID: "n", PK: "p", Tree: map[string]any{"x": json.Number("1e-400")}}, cosmoserr.ErrUnsafeInteger, "/tree/x"},
 		{"pk 2049 bytes", docs, Doc{ID: "k", PK: strings.Repeat("p", 2049)}, repository.ErrInvalidPartitionKey, "/pk"},
 		{"legacy pk 102 bytes", legacy, Doc{ID: "k", PK: strings.Repeat("p", 102)}, repository.ErrInvalidPartitionKey, "/pk"},
 	}
@@ -98,6 +102,9 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 				var ve *repository.ValidationError
 				if !errors.Is(err, c.kind) || !errors.Is(err, repository.ErrValidation) || !errors.As(err, &ve) {
 					t.Fatalf("%s = %v, want %v", op, err, c.kind)
+				}
+				if strings.Contains(err.Error(), "1234567890") || strings.Contains(err.Error(), "9007199254740993") || strings.Contains(err.Error(), "1e-400") {
+					t.Fatalf("%s: the error echoes the value: %v", op, err)
 				}
 				if ve.Field != c.field {
 					t.Fatalf("%s: field %q, want %q (%v)", op, ve.Field, c.field, err)
