@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
@@ -16,6 +18,9 @@ import (
 type encoded struct {
 	b   []byte
 	buf *bytes.Buffer
+	// etag is the item's own "_etag" property (the ETag it was read or written with, through
+	// Meta), "" if it has none.
+	etag azcore.ETag
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -60,6 +65,11 @@ func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionK
 	if err := c.checkHeaderForWrite(h, id); err != nil {
 		e.release()
 		return encoded{}, err
+	}
+	if h.etag != nil {
+		if s, ok := jsonString(h.etag); ok {
+			e.etag = azcore.ETag(s)
+		}
 	}
 	if err := c.checkDocKey(b, pk); err != nil {
 		e.release()

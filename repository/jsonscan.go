@@ -24,6 +24,7 @@ const (
 type header struct {
 	id         []byte // raw JSON value, with quotes; nil if absent
 	typ        []byte // raw JSON value, with quotes; nil if absent
+	etag       []byte // raw JSON value of "_etag", with quotes; nil if absent
 	version    int
 	hasVersion bool
 	badVersion bool // schemaVersion present but not a small non-negative integer
@@ -80,6 +81,8 @@ func scanHeader(doc []byte, check bool) (h header, issue *scanIssue) {
 			h.id = val
 		case "type":
 			h.typ = val
+		case "_etag":
+			h.etag = val
 		case "schemaVersion":
 			h.hasVersion = true
 			n, err := strconv.Atoi(string(val))

@@ -260,7 +260,8 @@ func (r *Repository[T]) Exists(ctx context.Context, key PartitionKey, id string)
 type WriteOption func(*writeOptions)
 
 type writeOptions struct {
-	ifMatch *azcore.ETag
+	ifMatch       *azcore.ETag
+	unconditional bool
 }
 
 // IfMatch makes a write (Upsert, Replace, Delete, Patch) conditional on the stored item's ETag:
@@ -272,6 +273,14 @@ func IfMatch(etag azcore.ETag) WriteOption {
 			o.ifMatch = &etag
 		}
 	}
+}
+
+// Unconditional makes Upsert or Replace of an item that carries its ETag (an "_etag" property,
+// e.g. through an embedded Meta) overwrite whatever is stored, as the last writer. Without it, such
+// a write is conditional on that ETag (see Replace). It has no effect with IfMatch, which names
+// the ETag to check itself.
+func Unconditional() WriteOption {
+	return func(o *writeOptions) { o.unconditional = true }
 }
 
 func applyWriteOptions(opts []WriteOption) writeOptions {
@@ -292,13 +301,20 @@ func (r *Repository[T]) Create(ctx context.Context, item T) (T, error) {
 }
 
 // Upsert creates or replaces an item and returns it as stored. With IfMatch, a changed item
-// fails with ErrPreconditionFailed.
+// fails with ErrPreconditionFailed. An item that carries the ETag it was read with is written
+// only if the stored item still has it, as Replace (optimistic concurrency; Unconditional opts out).
 func (r *Repository[T]) Upsert(ctx context.Context, item T, opts ...WriteOption) (T, error) {
 	return r.write(ctx, "repository.Upsert", cosmoserr.OpUpsertItem, item, applyWriteOptions(opts))
 }
 
 // Replace replaces an existing item and returns it as stored: ErrNotFound if it does not exist,
 // ErrPreconditionFailed if IfMatch is given and the item changed.
+//
+// Optimistic concurrency by default: when the item carries the ETag it was read with (a non-empty
+// "_etag" property, which an embedded Meta fills on Get, Query and every write), the replace is
+// conditional on it, so of two writers that read the same version only the first succeeds and the
+// other gets ErrPreconditionFailed (read again and retry, or use Update, which does). The
+// Unconditional option opts out (the last writer wins); IfMatch names another ETag to check.
 func (r *Repository[T]) Replace(ctx context.Context, item T, opts ...WriteOption) (T, error) {
 	return r.write(ctx, "repository.Replace", cosmoserr.OpReplaceItem, item, applyWriteOptions(opts))
 }
@@ -316,7 +332,11 @@ func (r *Repository[T]) write(ctx context.Context, name, op string, item T, o wr
 		return zero, err
 	}
 	defer body.release()
-	io := azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: o.ifMatch}
+	ifMatch := o.ifMatch
+	if ifMatch == nil && !o.unconditional && body.etag != "" && op != cosmoserr.OpCreateItem {
+		ifMatch = &body.etag
+	}
+	io := azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: ifMatch}
 	var resp azcosmos.ItemResponse
 	switch op {
 	case cosmoserr.OpCreateItem:
