@@ -129,7 +129,7 @@ func jsonEqual(a, b any) bool {
 }
 
 // TestTypedKeys: a Key carries its typed values, which the repository checks and compares with
-// the document's own (no reflection into the SDK's PartitionKey).
+// the document's own; an SDK key is read (sdkKey) and checked the same way.
 func TestTypedKeys(t *testing.T) {
 	c := &core{pkLevels: 1, pkPaths: []string{"/pk"}, pkMax: MaxPartitionKeyBytes}
 	long := strings.Repeat("p", MaxPartitionKeyBytes+1)
@@ -146,7 +146,8 @@ func TestTypedKeys(t *testing.T) {
 		{KeyOf(struct{}{}), false, false},
 		{Key{}, true, false},
 		{nil, false, false},
-		{azcosmos.NewPartitionKeyString(long), false, true}, // cannot be read: the service checks it
+		{azcosmos.NewPartitionKeyString(long), false, false}, // read by sdkKey and checked as a Key
+		{azcosmos.NewPartitionKeyString("a"), false, true},
 	} {
 		_, _, err := c.checkKey(tc.key, tc.prefix)
 		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidPartitionKey)) {

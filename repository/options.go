@@ -13,9 +13,9 @@ import (
 // KeyFunc returns an item's id and its partition key: one value, or two or three for a
 // hierarchical key, broadest first (azcosmos.NewPartitionKeyString(tenant).AppendString(user), or
 // repository.KeyOf(tenant, user).SDK()). It is the only place the repository learns where an item
-// lives, so no struct tags or reflection are involved. The SDK's key cannot be read back: with
-// Options.PartitionKeyPaths the repository checks the item's own key properties before sending,
-// and the service checks that they match this key (400/1001, ErrInvalidPartitionKey).
+// lives, so no struct tags are involved. Whichever key type it returns, the repository checks it
+// before sending (number of components, string lengths) and, with Options.PartitionKeyPaths, that
+// the item's own key properties are this key, naming the path that differs (ErrInvalidPartitionKey).
 type KeyFunc[T any] func(item T) (id string, pk azcosmos.PartitionKey)
 
 // UpgradeFunc turns a stored document of one schema version into the next version, in place. The

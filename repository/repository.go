@@ -324,14 +324,19 @@ func (r *Repository[T]) write(ctx context.Context, name, op string, item T, o wr
 	defer func() { end(err) }()
 	var zero T
 	id, pk := r.key(item)
-	if _, err := r.checkPoint(pk, id); err != nil {
+	if err := validateID(id); err != nil {
 		return zero, err
 	}
+	// The item's own key is checked first (a refusal names its path), then the key it is written
+	// with.
 	body, err := r.encodeFor(ctx, item, id, pk)
 	if err != nil {
 		return zero, err
 	}
 	defer body.release()
+	if _, err := r.checkPoint(pk, id); err != nil {
+		return zero, err
+	}
 	ifMatch := o.ifMatch
 	if ifMatch == nil && !o.unconditional && body.etag != "" && op != cosmoserr.OpCreateItem {
 		ifMatch = &body.etag
