@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -12,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/tokenmac"
 )
 
 // Defaults of Options.
@@ -33,6 +35,15 @@ type Options struct {
 	// (ORDER BY VectorDistance), whose candidates are buffered in memory. Default
 	// DefaultMaxNonStreamingItems (50,000), as the other SDKs.
 	MaxNonStreamingItems int
+	// TokenSigningKey keys the MAC of continuation tokens (HMAC-SHA256): a secret of at least
+	// 32 bytes (to be refused by New once it returns an error; repository.New refuses it), the same on every instance of a service so
+	// that tokens work behind a load balancer. With it nobody without the key can forge or alter a
+	// token. Default nil: a token is still bound to the account, database, container, query and
+	// parameter values and covers every byte (truncated or altered: ErrInvalidToken, nothing
+	// sent), but the MAC key is public, so an end user can craft token positions; what such a
+	// token costs is still bounded by the container's physical partitions (at most one request per
+	// partition key range per page).
+	TokenSigningKey []byte
 }
 
 func (o Options) withDefaults() Options {
@@ -42,16 +53,18 @@ func (o Options) withDefaults() Options {
 	if o.MaxNonStreamingItems <= 0 {
 		o.MaxNonStreamingItems = DefaultMaxNonStreamingItems
 	}
+	o.TokenSigningKey = slices.Clone(o.TokenSigningKey)
 	return o
 }
 
 // Container runs cross-partition queries on one container. It is safe for concurrent use and
 // caches the container's partition key ranges; create one per container and keep it.
 type Container struct {
-	c    *azcosmos.ContainerClient
-	opts Options
-	rc   rangeCache
-	pc   planCache
+	c        *azcosmos.ContainerClient
+	opts     Options
+	identity []byte // account, database and container, for token bindings
+	rc       rangeCache
+	pc       planCache
 	// observe, set only by tests, sees the ORDER BY values of every row returned.
 	observe func(keys []any, out []byte)
 }
@@ -64,7 +77,7 @@ func New(c *azcosmos.ContainerClient, o *Options) *Container {
 	if o != nil {
 		opts = *o
 	}
-	return &Container{c: c, opts: opts.withDefaults()}
+	return &Container{c: c, opts: opts.withDefaults(), identity: tokenmac.Identity(c)}
 }
 
 // Options returns the options in effect (defaults filled in).

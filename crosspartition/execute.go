@@ -113,10 +113,10 @@ func (c *Container) start(ctx context.Context, query string, o *azcosmos.QueryOp
 		return nil, err
 	}
 	ex := &execution{c: c, params: o.QueryParameters, opts: o, pageSize: size, touched: map[string]bool{}}
-	ex.bind = binding(c.c.ID(), query, o.QueryParameters)
+	ex.bind = binding(c.identity, query, o.QueryParameters)
 	var tok *token
 	if o.ContinuationToken != nil && *o.ContinuationToken != "" {
-		if tok, err = decodeToken(*o.ContinuationToken, ex.bind); err != nil {
+		if tok, err = decodeToken(*o.ContinuationToken, ex.bind, c.opts.TokenSigningKey, c.identity); err != nil {
 			return nil, err
 		}
 		if tok.Kind == kindNone {
@@ -703,7 +703,7 @@ func (ex *execution) token() string {
 		t.Kind = kindOrderBy
 	default:
 		t.Kind = kindNone
-		return t.encode()
+		return t.encode(ex.c.opts.TokenSigningKey, ex.c.identity)
 	}
 	switch {
 	case ex.distinct == "Ordered" && ex.distLast != nil:
@@ -734,5 +734,5 @@ func (ex *execution) token() string {
 		}
 		t.Ranges = append(t.Ranges, tr)
 	}
-	return t.encode()
+	return t.encode(ex.c.opts.TokenSigningKey, ex.c.identity)
 }

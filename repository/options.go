@@ -118,6 +118,16 @@ type Options[T any] struct {
 	// with that span's provider; otherwise nothing is traced and nothing is allocated.
 	Diagnostics *diagnostics.Policy
 
+	// TokenSigningKey keys the MAC of page tokens (HMAC-SHA256) and of the cross-partition
+	// tokens inside them: a secret of at least 32 bytes, the same on every instance of a service
+	// so that a token returned by one instance works on another (behind a load balancer). With it,
+	// a token cannot be forged or altered by anyone without the key. Default nil: tokens are still
+	// bound to the account, database, container, query, parameter values and partition key and
+	// cover every byte (a truncated, altered or misplaced token is ErrInvalidToken, nothing sent),
+	// but the MAC key is public, so an end user can craft a token whose positions the service then
+	// reads; such a token's work stays bounded by the container's physical partitions.
+	TokenSigningKey []byte
+
 	// Logger receives cross-partition queries (Info), large items (Warn) and failed write-backs
 	// (Warn). If nil, slog.Default() is used.
 	Logger *slog.Logger

@@ -16,6 +16,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/tokenmac"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -49,6 +50,8 @@ type core struct {
 	diag       *diagnostics.Policy
 	db, ctr    string // for spans; db is "" with New
 	xq         *crosspartition.Container
+	tokenKey   []byte // Options.TokenSigningKey
+	identity   []byte // account, database and container, for token bindings
 }
 
 // start begins the span of one repository call (see Options.Diagnostics); name is a constant such
@@ -100,7 +103,12 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 			return nil, invalid(ErrInvalidPartitionKey, "PartitionKeyPaths", fmt.Sprintf("%q is not a path such as /customerId", p))
 		}
 	}
+	if n := len(opts.TokenSigningKey); n > 0 && n < tokenmac.MinKeyBytes {
+		return nil, invalid(cosmoserr.ErrValidation, "TokenSigningKey", fmt.Sprintf("is %d bytes, at least %d are needed", n, tokenmac.MinKeyBytes))
+	}
 	r := &Repository[T]{key: opts.Key}
+	r.tokenKey = slices.Clone(opts.TokenSigningKey)
+	r.identity = tokenmac.Identity(c)
 	r.c = c
 	r.typeName = opts.Type
 	r.typeJSON = []byte(strconv.Quote(opts.Type))
@@ -140,7 +148,7 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	}
 	r.diag = opts.Diagnostics
 	r.ctr = c.ID()
-	r.xq = crosspartition.New(c, nil)
+	r.xq = crosspartition.New(c, &crosspartition.Options{TokenSigningKey: r.tokenKey})
 	return r, nil
 }
 
