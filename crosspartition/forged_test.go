@@ -1,0 +1,90 @@
+package crosspartition
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+)
+
+// slices returns n ranges cutting the hash space [0, 2^32) (as 8-digit EPK prefixes) under ids
+// the container does not have.
+func hashSlices(n int, start int) []tokenRange {
+	out := make([]tokenRange, n)
+	bound := func(i int) string {
+		if i == n {
+			return "FF"
+		}
+		if i == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%08X", uint64(i)*(1<<32)/uint64(n))
+	}
+	for i := range out {
+		out[i] = tokenRange{ID: fmt.Sprint(start + i), Min: bound(i), Max: bound(i + 1)}
+	}
+	return out
+}
+
+// TestForgedTokenWorkBounded: an unkeyed token can be decoded and re-tagged by anyone. A token
+// whose ranges are replaced by 2,000 slices of the hash space under unknown ids (it used to cost
+// 265-771 requests for one page) is refused with nothing sent; one whose ranges are the
+// container's own bounds under unknown ids costs at most one request per physical partition per
+// page; one with a range outside the container or two positions in one partition is refused.
+func TestForgedTokenWorkBounded(t *testing.T) {
+	const partitions = 4
+	s, c := newContainer(t, partitions, nil)
+	put(t, c, docs(40)...)
+	x := New(c, nil)
+	for _, q := range []string{"SELECT c.id FROM c", "SELECT c.id, c.n FROM c ORDER BY c.n"} {
+		tok := firstToken(t, x, q, nil)
+		all, err := x.routingMap(context.Background())
+		if err != nil || len(all) != partitions {
+			t.Fatalf("routing map %v, %v", all, err)
+		}
+		refused := map[string]string{
+			"2,000 slices": forge(t, x, tok, func(tk *token) { tk.Ranges = hashSlices(2000, 1000) }),
+			"8 slices":     forge(t, x, tok, func(tk *token) { tk.Ranges = hashSlices(8, 1000) }),
+			"two slices in one partition": forge(t, x, tok, func(tk *token) {
+				r := all[0]
+				mid := fmt.Sprintf("%08X", 1)
+				if r.Min != "" {
+					mid = r.Min + "00"
+				}
+				tk.Ranges = []tokenRange{{ID: "900", Min: r.Min, Max: mid}, {ID: "901", Min: mid, Max: r.Max}}
+			}),
+		}
+		for name, forged := range refused {
+			s.ResetRequests()
+			p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{ContinuationToken: &forged})
+			_, err := p.NextPage(context.Background())
+			var ve *cosmoserr.ValidationError
+			if !errors.Is(err, cosmoserr.ErrInvalidToken) || !errors.As(err, &ve) {
+				t.Errorf("%s: %v, want ErrInvalidToken", name, err)
+			}
+			if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
+				t.Errorf("%s: %d requests sent", name, n)
+			}
+		}
+		// The container's own ranges under unknown ids: resolved onto the current ranges.
+		own := forge(t, x, tok, func(tk *token) {
+			tk.Ranges = make([]tokenRange, len(all))
+			for i, r := range all {
+				tk.Ranges[i] = tokenRange{ID: fmt.Sprint(5000 + i), Min: r.Min, Max: r.Max}
+			}
+		})
+		s.ResetRequests()
+		p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{ContinuationToken: &own, PageSizeHint: 3})
+		if _, err := p.NextPage(context.Background()); err != nil {
+			t.Fatalf("own ranges under unknown ids: %v", err)
+		}
+		if n := s.Requests(cosmostest.RequestFilter{ResourceType: cosmostest.ResourceDocument}); n > partitions {
+			t.Fatalf("%s: one page of a forged token cost %d document requests, want at most %d (one per physical partition)", q, n, partitions)
+		}
+	}
+}
