@@ -88,3 +88,58 @@ func TestForgedTokenWorkBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenBoundToDatabaseAndKey: a token of db/c is refused on otherdb/c (the binding used to
+// hash only the container id), and a keyed token on another key or unkeyed.
+func TestTokenBoundToDatabaseAndKey(t *testing.T) {
+	s, c := newContainer(t, 2, nil)
+	put(t, c, docs(20)...)
+	const q = "SELECT c.id FROM c"
+	ctx := context.Background()
+	client, err := azcosmos.NewClientWithKey(s.Endpoint(), mustCred(t, s.Key()), s.ClientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "otherdb"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	odb, _ := client.NewDatabase("otherdb")
+	if _, err := odb.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}, Kind: azcosmos.PartitionKeyKindHash, Version: 2}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	same, _ := odb.NewContainer("c")
+	k1, k2 := []byte("0123456789abcdef0123456789abcdef"), []byte("fedcba9876543210fedcba9876543210")
+	tok := firstToken(t, New(c, nil), q, nil)
+	keyed := firstToken(t, New(c, &Options{TokenSigningKey: k1}), q, nil)
+	s.ResetRequests()
+	for name, tc := range map[string]struct {
+		x   *Container
+		tok string
+	}{
+		"otherdb/c":   {New(same, nil), tok},
+		"another key": {New(c, &Options{TokenSigningKey: k2}), keyed},
+		"unkeyed":     {New(c, nil), keyed},
+		"keyed":       {New(c, &Options{TokenSigningKey: k1}), tok},
+	} {
+		p := tc.x.NewQueryItemsPager(q, &azcosmos.QueryOptions{ContinuationToken: &tc.tok})
+		if _, err := p.NextPage(ctx); !errors.Is(err, cosmoserr.ErrInvalidToken) {
+			t.Errorf("%s: %v, want ErrInvalidToken", name, err)
+		}
+	}
+	if n := s.Requests(cosmostest.RequestFilter{}); n != 0 {
+		t.Fatalf("%d requests sent", n)
+	}
+	p := New(c, &Options{TokenSigningKey: k1}).NewQueryItemsPager(q, &azcosmos.QueryOptions{ContinuationToken: &keyed})
+	if _, err := p.NextPage(ctx); err != nil {
+		t.Fatalf("the keyed token on another instance with the same key: %v", err)
+	}
+}
+
+func mustCred(t *testing.T, key string) azcosmos.KeyCredential {
+	t.Helper()
+	cred, err := azcosmos.NewKeyCredential(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cred
+}
