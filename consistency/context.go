@@ -76,9 +76,7 @@ func givenFor(ctx context.Context, l string) ([]wire.SessionToken, error) {
 			return nil, g.err
 		}
 		if g.link == l {
-			for _, t := range g.tokens {
-				out = wire.MergeSessionToken(out, t)
-			}
+			out = wire.MergeSessionTokenLists(out, g.tokens)
 		}
 	}
 	return out, nil
@@ -159,10 +157,7 @@ func (s *Session) record(l string, ts []wire.SessionToken) {
 			s.tokens = make(map[string][]wire.SessionToken)
 		}
 		cur := s.tokens[l]
-		for _, t := range ts {
-			cur = wire.MergeSessionToken(cur, t)
-		}
-		s.tokens[l] = cur
+		s.tokens[l] = wire.MergeSessionTokenLists(cur, ts)
 		s.mu.Unlock()
 	}
 }

@@ -179,9 +179,7 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		own, header := p.store.get(key)
 		fromStore = len(own) > 0
 		if len(given) > 0 {
-			for _, t := range own {
-				given = wire.MergeSessionToken(given, t)
-			}
+			given = wire.MergeSessionTokenLists(given, own)
 			header = wire.FormatSessionTokens(given)
 		}
 		if header != "" {

@@ -66,10 +66,7 @@ func (s *store) merge(key string, ts []wire.SessionToken) {
 		e = &containerTokens{}
 		s.m[key] = e
 	}
-	merged := e.tokens
-	for _, t := range ts {
-		merged = wire.MergeSessionToken(merged, t)
-	}
+	merged := wire.MergeSessionTokenLists(e.tokens, ts)
 	e.tokens, e.header = merged, wire.FormatSessionTokens(merged)
 	e.used.Store(s.tick.Add(1))
 }

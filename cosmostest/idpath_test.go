@@ -16,7 +16,8 @@ import (
 // (the SDK's TestItemIdEncodingRoutingGW states the same table against the emulator): every id
 // below can be created, because the id travels in the body, but an id the gateway reads
 // differently from what the SDK signed (white space at the end, an escape sequence, "/", "\",
-// "#") answers 401 for read, replace and delete, and an id with a control character 400. The
+// "#", or "." and ".." which the URL normalises away) answers 401 for read, replace and delete, and
+// an id with a control character (NUL and DEL included) 400. The
 // items stay reachable by query.
 func TestItemIDThroughTheGateway(t *testing.T) {
 	t.Parallel()
@@ -43,6 +44,12 @@ func TestItemIDThroughTheGateway(t *testing.T) {
 		{"tab", "a\tb", http.StatusBadRequest},
 		{"line feed", "a\nb", http.StatusBadRequest},
 		{"unicode", "鱀", 0},
+		{"percent sign", "100%", 0},
+		{"dot", ".", http.StatusUnauthorized},
+		{"dot dot", "..", http.StatusUnauthorized},
+		{"NUL", "a\x00b", http.StatusBadRequest},
+		{"other control character", "a\x01b", http.StatusBadRequest},
+		{"DEL", "a\x7fb", http.StatusBadRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pk := azcosmos.NewPartitionKeyString(tc.id)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
+	"github.com/cosmoskit/cosmoskit-go/internal/tokenmac"
 )
 
 // Defaults of Options.
@@ -38,6 +40,15 @@ type Options struct {
 	// request charge, whether more follow; never a query or its parameters). Default (nil): the
 	// Config.Logger of the cosmoskit.Client whose Container made the handle, else slog.Default().
 	Logger *slog.Logger
+	// TokenSigningKey keys the MAC of continuation tokens (HMAC-SHA256): a secret of at least
+	// 32 bytes (New refuses a shorter one), the same on every instance of a service so that
+	// tokens work behind a load balancer. With it nobody without the key can forge or alter a
+	// token. Default nil: a token is still bound to the account, database, container, query and
+	// parameter values and covers every byte (truncated or altered: ErrInvalidToken, nothing
+	// sent), but the MAC key is public, so an end user can craft token positions; what such a
+	// token costs is still bounded by the container's physical partitions (at most one request per
+	// partition key range per page).
+	TokenSigningKey []byte
 }
 
 // validate refuses values that are neither the zero default nor usable.
@@ -47,6 +58,9 @@ func (o Options) validate() error {
 	}
 	if o.MaxNonStreamingItems < 0 {
 		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.MaxNonStreamingItems", Reason: "must not be negative (0 means the default, 50,000)"}
+	}
+	if o.TokenSigningKey != nil && len(o.TokenSigningKey) < 32 {
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.TokenSigningKey", Reason: "must be at least 32 bytes (or nil for the public key)"}
 	}
 	return nil
 }
@@ -58,16 +72,18 @@ func (o Options) withDefaults() Options {
 	if o.MaxNonStreamingItems == 0 {
 		o.MaxNonStreamingItems = DefaultMaxNonStreamingItems
 	}
+	o.TokenSigningKey = slices.Clone(o.TokenSigningKey)
 	return o
 }
 
 // Container runs cross-partition queries on one container. It is safe for concurrent use and
 // caches the container's partition key ranges; create one per container and keep it.
 type Container struct {
-	c    *azcosmos.ContainerClient
-	opts Options
-	rc   rangeCache
-	pc   planCache
+	c        *azcosmos.ContainerClient
+	opts     Options
+	identity []byte // account, database and container, for token bindings
+	rc       rangeCache
+	pc       planCache
 	// observe, set only by tests, sees the ORDER BY values of every row returned.
 	observe func(keys []any, out []byte)
 }
@@ -85,11 +101,15 @@ func New(c *azcosmos.ContainerClient, o Options) (*Container, error) {
 	}
 	o = o.withDefaults()
 	o.Logger = clientaccess.Logger(o.Logger, c)
-	return &Container{c: c, opts: o}, nil
+	return &Container{c: c, opts: o, identity: tokenmac.Identity(c)}, nil
 }
 
 // Options returns the options in effect (defaults filled in).
-func (c *Container) Options() Options { return c.opts }
+func (c *Container) Options() Options {
+	o := c.opts
+	o.TokenSigningKey = nil // a secret: never read back (nor printed with the options)
+	return o
+}
 
 // NewQueryItemsPager runs query across every partition the query's plan targets, like
 // azcosmos's ContainerClient.NewQueryItemsPager with an empty partition key, but with ORDER BY,

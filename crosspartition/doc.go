@@ -55,11 +55,18 @@
 // streaming ORDER BY (with TOP, OFFSET/LIMIT and DISTINCT) resume from it exactly in a new pager,
 // in another process: it holds each range's backend continuation and position (exact, whatever the
 // types of the values), the rows still to skip and take, the last ORDER BY values and the rows tied
-// with them, so that a range split in between is resumed on its children with the resume filter. A token is bound to the container, the query text and every
-// parameter value, so it cannot be replayed onto another query or another tenant's parameters; a
-// token that is not this query's, tampered, truncated or from another version is a
-// *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidToken) before any request is sent. It is not encrypted: it carries backend
-// continuations and row hashes, no documents.
+// with them, so that a range split in between is resumed on its children with the resume filter. A
+// token is bound to the account, database and container, the query text and every parameter
+// value, and a 16-byte HMAC-SHA256 tag covers every byte, so it cannot be replayed onto another
+// container, query or tenant's parameters; a token that is not this query's, tampered, truncated
+// or from another version is a *cosmoserr.ValidationError (cosmoserr.ErrInvalidToken) before any request is
+// sent. It is not encrypted: it carries backend continuations and row hashes, no documents.
+//
+// Options.TokenSigningKey keys the tag (a secret shared by every instance of a service). Without
+// it the tag's key is public: an end user who decodes a token can change its positions and
+// recompute the tag. Such a token still only reads the container, query and parameters it is
+// bound to, and its ranges must map onto the container's current partition key ranges, so it
+// costs at most one request per physical partition per page; with the key it cannot be forged.
 //
 // Hybrid search (ORDER BY RANK FullTextScore or RRF) runs the plan's hybridSearchQueryInfo as the
 // other SDKs do (hybrid.go): the global statistics query on every range, the component queries with

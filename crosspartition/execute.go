@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 )
 
 // shape is how the rows of the ranges are merged.
@@ -113,10 +115,10 @@ func (c *Container) start(ctx context.Context, query string, o *azcosmos.QueryOp
 		return nil, err
 	}
 	ex := &execution{c: c, params: o.QueryParameters, opts: o, pageSize: size, touched: map[string]bool{}}
-	ex.bind = binding(c.c.ID(), query, o.QueryParameters)
+	ex.bind = binding(c.identity, query, o.QueryParameters)
 	var tok *token
 	if o.ContinuationToken != nil && *o.ContinuationToken != "" {
-		if tok, err = decodeToken(*o.ContinuationToken, ex.bind); err != nil {
+		if tok, err = decodeToken(*o.ContinuationToken, ex.bind, c.opts.TokenSigningKey, c.identity); err != nil {
 			return nil, err
 		}
 		if tok.Kind == kindNone {
@@ -292,6 +294,9 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 			groups[i].below, _ = parseItems(g.Below)
 		}
 	}
+	if err := mapOntoCurrent(t.Ranges, all); err != nil {
+		return err
+	}
 	for _, tr := range t.Ranges {
 		if !slices.ContainsFunc(ex.targets, func(x queryRange) bool { return pkRange{Min: tr.Min, Max: tr.Max}.overlaps(x) }) {
 			return bad("it names a range the query does not target")
@@ -322,6 +327,46 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 	if ex.shape == shapePlain {
 		for ex.cur < len(ex.srcs) && ex.srcs[ex.cur].finished() {
 			ex.cur++
+		}
+	}
+	return nil
+}
+
+// mapOntoCurrent checks that a token's ranges map onto the container's current partition key
+// ranges (all, sorted by Min), as the .NET SDK maps a continuation onto the current ranges: a
+// range id the routing map still has must have its bounds (checked by resume), one it does not
+// have any more is resolved by EPK overlap (taking the id of a current range with the same
+// bounds; a split parent keeps its id and is resolved into its children), and no current range may be
+// overlapped by two of the token's ranges. A token's ranges are therefore at most the container's
+// physical partitions, each read with at most one request per page (a split parent's first
+// request answers 410 and is replaced by its children, as during a read): a token whose ranges
+// were cut into many slices of the hash space, or that names ranges the container does not have,
+// is refused before any request, whatever its tag (an unkeyed tag can be recomputed).
+// A token made before a merge of partitions may be refused too: the query is then restarted.
+func mapOntoCurrent(trs []tokenRange, all []pkRange) error {
+	if len(trs) > len(all) {
+		return bad("it holds more ranges than the container has partition key ranges")
+	}
+	owner := make(map[string]int, len(all)) // current range id -> index+1 of the token range on it
+	j := 0                                  // first current range that may overlap trs[i] (both sorted)
+	for i, tr := range trs {
+		q := queryRange{Min: tr.Min, Max: tr.Max}
+		for j < len(all) && !isEnd(all[j].Max) && tr.Min != "" && epk.Compare(all[j].Max, tr.Min) <= 0 {
+			j++
+		}
+		found := false
+		for k := j; k < len(all) && all[k].overlaps(q); k++ {
+			found = true
+			if all[k].Min == tr.Min && all[k].Max == tr.Max {
+				trs[i].ID = all[k].ID // an unknown id with a current range's bounds is that range
+			}
+			if o := owner[all[k].ID]; o != 0 && o != i+1 {
+				return bad("two of its ranges fall in one partition key range")
+			}
+			owner[all[k].ID] = i + 1
+		}
+		if !found {
+			return bad("it names a range outside the container's partition key ranges")
 		}
 	}
 	return nil
@@ -703,7 +748,7 @@ func (ex *execution) token() string {
 		t.Kind = kindOrderBy
 	default:
 		t.Kind = kindNone
-		return t.encode()
+		return t.encode(ex.c.opts.TokenSigningKey, ex.c.identity)
 	}
 	switch {
 	case ex.distinct == "Ordered" && ex.distLast != nil:
@@ -734,5 +779,5 @@ func (ex *execution) token() string {
 		}
 		t.Ranges = append(t.Ranges, tr)
 	}
-	return t.encode()
+	return t.encode(ex.c.opts.TokenSigningKey, ex.c.identity)
 }

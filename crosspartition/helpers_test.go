@@ -111,6 +111,15 @@ func readOnePager(t testing.TB, x *Container, query string, params []azcosmos.Qu
 }
 
 // mustNew returns a Container over c with the default options.
+func mustNewOpts(t testing.TB, c *azcosmos.ContainerClient, o Options) *Container {
+	t.Helper()
+	x, err := New(c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
 func mustNew(t testing.TB, c *azcosmos.ContainerClient) *Container {
 	t.Helper()
 	x, err := New(c, Options{})

@@ -2,7 +2,6 @@ package crosspartition
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -11,11 +10,12 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/epk"
+	"github.com/cosmoskit/cosmoskit-go/internal/tokenmac"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // tokenVersion is the version of this package's continuation tokens.
-const tokenVersion = 1
+const tokenVersion = 2
 
 // Token kinds: the shape of the query the token belongs to.
 const (
@@ -61,54 +61,52 @@ type token struct {
 	Skip   int          `json:"o,omitempty"` // OFFSET still to skip
 	Take   int          `json:"t"`           // TOP/LIMIT still to return, -1 for no limit
 	Dist   string       `json:"h,omitempty"` // DISTINCT: hashes returned (unordered) or the last (ordered)
-	Sum    string       `json:"z"`           // checksum over the rest, against corruption and truncation
 }
 
-// binding is a digest of what a token may be used with: the container, the query text and every
-// parameter value. A token of another query, tenant or container does not match.
-func binding(containerID, query string, params []azcosmos.QueryParameter) string {
-	h := sha256.New()
-	h.Write([]byte(containerID))
-	h.Write([]byte{0})
-	h.Write([]byte(query))
-	h.Write([]byte{0})
+// A token is base64url(JSON ‖ tag): the tag is 16 bytes of HMAC-SHA256 (internal/tokenmac)
+// over the container's identity (account endpoint, database, container) and every byte of the
+// JSON, keyed with Options.TokenSigningKey (unkeyed without one: see the package doc). The JSON's
+// Bind field binds it to the container, the query text and every parameter value.
+const tokenDomain = "cosmoskit-go/crosspartition token v2"
+
+// tokenEncoding is strict: one token has one spelling.
+var tokenEncoding = base64.RawURLEncoding.Strict()
+
+// binding is a digest of what a token may be used with: the container (account, database,
+// container), the query text and every parameter value. A token of another query, tenant,
+// container or database does not match.
+func binding(identity []byte, query string, params []azcosmos.QueryParameter) string {
 	p, _ := json.Marshal(params)
-	h.Write(p)
-	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:12])
+	tag := tokenmac.Tag(nil, []byte("binding"), identity, []byte(query), p)
+	return base64.RawURLEncoding.EncodeToString(tag[:12])
 }
 
-func (t *token) checksum() string {
-	c := *t
-	c.Sum = ""
-	b, _ := json.Marshal(c)
-	h := sha256.Sum256(b)
-	return base64.RawURLEncoding.EncodeToString(h[:8])
-}
-
-func (t *token) encode() string {
+func (t *token) encode(key, identity []byte) string {
 	t.V = tokenVersion
-	t.Sum = t.checksum()
 	b, _ := json.Marshal(t)
-	return base64.RawURLEncoding.EncodeToString(b)
+	tag := tokenmac.Tag(key, []byte(tokenDomain), identity, b)
+	return tokenEncoding.EncodeToString(append(b, tag[:]...))
 }
 
-// bad is the refusal of a continuation token: a *cosmoserr.ValidationError of Kind
-// cosmoserr.ErrInvalidToken that never quotes the token.
 func bad(reason string) error {
-	return &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidToken, Field: "QueryOptions.ContinuationToken", Reason: reason}
+	return &cosmoserr.ValidationError{Kind: cosmoserr.ErrInvalidToken, Field: "ContinuationToken", Reason: reason}
 }
 
 // decodeToken parses and validates a token for the query bound as bind; nothing is sent first.
-func decodeToken(s, bind string) (*token, error) {
+func decodeToken(s, bind string, key, identity []byte) (*token, error) {
 	if s == "" {
 		return nil, bad("is empty")
 	}
 	if len(s) > maxTokenBytes {
 		return nil, bad("is too long")
 	}
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return nil, bad("is not a token of this package")
+	b, err := tokenEncoding.DecodeString(s)
+	if err != nil || len(b) <= tokenmac.TagSize {
+		return nil, bad("not a token of this package")
+	}
+	b, tag := b[:len(b)-tokenmac.TagSize], b[len(b)-tokenmac.TagSize:]
+	if want := tokenmac.Tag(key, []byte(tokenDomain), identity, b); !tokenmac.Equal(tag, want[:]) {
+		return nil, bad("it was not returned for this container (or was altered or truncated)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -118,9 +116,6 @@ func decodeToken(s, bind string) (*token, error) {
 	}
 	if t.V != tokenVersion {
 		return nil, bad("has a version this package does not support")
-	}
-	if t.Sum != t.checksum() {
-		return nil, bad("is corrupted")
 	}
 	if t.Bind != bind {
 		return nil, bad("was returned for another query, parameters or container")

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
@@ -16,6 +18,9 @@ import (
 type encoded struct {
 	b   []byte
 	buf *bytes.Buffer
+	// etag is the item's own "_etag" property (the ETag it was read or written with, through
+	// Meta), "" if it has none.
+	etag azcore.ETag
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -28,7 +33,8 @@ func (e encoded) release() {
 }
 
 // encodeFor serializes item with "type" and "schemaVersion" stamped and validates it: the
-// document's "id" must be id, it must nest at most 128 levels, hold no integer beyond ±2^53 and
+// document's "id" must be id, it must nest at most 128 levels, hold no integer beyond ±2^53 nor any
+// other number that does not survive a float64 round trip, and
 // be at most 2 MB; with Options.PartitionKeyPaths, its values there must make up pk. The item is
 // marshalled once, into a pooled buffer; the stamp replaces its closing brace.
 func (c *core) encodeFor(ctx context.Context, item any, id string, pk PartitionKey) (encoded, error) {
@@ -68,7 +74,10 @@ func (c *core) encode(item any, id string, pk PartitionKey) (encoded, *LargeItem
 	if issue != nil {
 		e.release()
 		reason := "nests objects and arrays more than 128 levels deep"
-		if errors.Is(issue.kind, cosmoserr.ErrUnsafeInteger) {
+		switch {
+		case errors.Is(issue.kind, cosmoserr.ErrUnsafeInteger) && issue.decimal:
+			reason = "number would not come back as written (Cosmos DB stores numbers as float64 and would round it); encode it as a string"
+		case errors.Is(issue.kind, cosmoserr.ErrUnsafeInteger):
 			reason = "integer beyond ±2^53 would lose precision; encode it as a string (json:\",string\")"
 		}
 		return encoded{}, nil, invalid(issue.kind, pointerAt(b, issue.at), reason)
@@ -76,6 +85,11 @@ func (c *core) encode(item any, id string, pk PartitionKey) (encoded, *LargeItem
 	if err := c.checkHeaderForWrite(h, id); err != nil {
 		e.release()
 		return encoded{}, nil, err
+	}
+	if h.etag != nil {
+		if s, ok := jsonString(h.etag); ok {
+			e.etag = azcore.ETag(s)
+		}
 	}
 	if err := c.checkDocKey(b, pk); err != nil {
 		e.release()

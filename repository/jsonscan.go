@@ -2,6 +2,7 @@ package repository
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
@@ -9,7 +10,7 @@ import (
 
 // This file holds the byte-level JSON walks the repository runs instead of a second decode: one
 // pass over an encoded item finds its top-level "id", "type" and "schemaVersion" and, on writes,
-// checks nesting depth and integer precision. The input is always valid JSON (from json.Marshal
+// checks nesting depth and number precision. The input is always valid JSON (from json.Marshal
 // or the service), so the walk only needs to be right on valid input, and it allocates nothing.
 
 const (
@@ -23,6 +24,7 @@ const (
 type header struct {
 	id         []byte // raw JSON value, with quotes; nil if absent
 	typ        []byte // raw JSON value, with quotes; nil if absent
+	etag       []byte // raw JSON value of "_etag", with quotes; nil if absent
 	version    int
 	hasVersion bool
 	badVersion bool // schemaVersion present but not a small non-negative integer
@@ -30,8 +32,9 @@ type header struct {
 
 // scanIssue is a depth or precision problem found by scanHeader with check set.
 type scanIssue struct {
-	kind error // cosmoserr.ErrNestingTooDeep or cosmoserr.ErrUnsafeInteger
-	at   int   // offset of the offending byte
+	kind    error // cosmoserr.ErrNestingTooDeep or cosmoserr.ErrUnsafeInteger
+	at      int   // offset of the offending byte
+	decimal bool  // cosmoserr.ErrUnsafeInteger on a number with a fraction or an exponent
 }
 
 // scanHeader walks the top-level object of doc. With check it also reports the first value nested
@@ -78,6 +81,8 @@ func scanHeader(doc []byte, check bool) (h header, issue *scanIssue) {
 			h.id = val
 		case "type":
 			h.typ = val
+		case "_etag":
+			h.etag = val
 		case "schemaVersion":
 			h.hasVersion = true
 			n, err := strconv.Atoi(string(val))
@@ -144,8 +149,8 @@ func skipValue(b []byte, i int, check bool) (int, *scanIssue) {
 			}
 			j++
 		}
-		if check && (c == '-' || (c >= '0' && c <= '9')) && unsafeInteger(b[i:j]) {
-			return j, &scanIssue{kind: cosmoserr.ErrUnsafeInteger, at: i}
+		if check && (c == '-' || (c >= '0' && c <= '9')) && unsafeNumber(b[i:j]) {
+			return j, &scanIssue{kind: cosmoserr.ErrUnsafeInteger, at: i, decimal: isDecimal(b[i:j])}
 		}
 		return j, nil
 	}
@@ -172,8 +177,8 @@ func skipValue(b []byte, i int, check bool) (int, *scanIssue) {
 			for j < len(b) && (b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E' || (b[j] >= '0' && b[j] <= '9')) {
 				j++
 			}
-			if issue == nil && unsafeInteger(b[i:j]) {
-				issue = &scanIssue{kind: cosmoserr.ErrUnsafeInteger, at: i}
+			if issue == nil && unsafeNumber(b[i:j]) {
+				issue = &scanIssue{kind: cosmoserr.ErrUnsafeInteger, at: i, decimal: isDecimal(b[i:j])}
 			}
 			i = j
 			continue
@@ -181,6 +186,86 @@ func skipValue(b []byte, i int, check bool) (int, *scanIssue) {
 		i++
 	}
 	return i, issue
+}
+
+// unsafeNumber reports whether the JSON number literal n would not come back as written once
+// stored: Cosmos DB holds numbers as IEEE-754 doubles. An integer literal must be within ±2^53
+// (beyond, not every integer is a double); a literal with a fraction or an exponent must have the
+// decimal value of the double nearest to it (the value strconv.FormatFloat prints back), so
+// "0.1" and "1e300" pass, while a 19-digit decimal, "1e-400" (0) and "1e400" (infinity) do not.
+// encoding/json writes float64 values this way already; json.Number, json.RawMessage and custom
+// marshalers can write anything.
+func unsafeNumber(n []byte) bool {
+	if !isDecimal(n) {
+		return unsafeInteger(n)
+	}
+	digits := 0
+	for _, c := range n {
+		if c >= '0' && c <= '9' {
+			digits++
+		}
+	}
+	if digits <= 15 && !bytes.ContainsAny(n, "eE") {
+		return false // at most 15 significant digits within ±1e15..1e-15: always exact as a double
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return true
+	}
+	var buf [32]byte
+	return !sameDecimal(n, strconv.AppendFloat(buf[:0], f, 'e', -1, 64))
+}
+
+func isDecimal(n []byte) bool { return bytes.ContainsAny(n, ".eE") }
+
+// sameDecimal reports whether two JSON number literals have the same decimal value.
+func sameDecimal(a, b []byte) bool {
+	na, da, ea, oka := normDecimal(a)
+	nb, db, eb, okb := normDecimal(b)
+	if !oka || !okb {
+		return false
+	}
+	if len(da) == 0 || len(db) == 0 {
+		return len(da) == len(db) // zero, whatever its sign
+	}
+	return na == nb && ea == eb && bytes.Equal(da, db)
+}
+
+// normDecimal returns a number literal's value as sign, significant digits (no leading or
+// trailing zero, a copy) and exponent e, the value being 0.digits × 10^e; ok is false for an
+// exponent beyond ±10^6 (such a literal is never a double's own text).
+func normDecimal(n []byte) (neg bool, digits []byte, e int, ok bool) {
+	if len(n) > 0 && n[0] == '-' {
+		neg, n = true, n[1:]
+	}
+	mant, exp := n, []byte(nil)
+	if i := bytes.IndexAny(n, "eE"); i >= 0 {
+		mant, exp = n[:i], n[i+1:]
+	}
+	intPart, frac := mant, []byte(nil)
+	if i := bytes.IndexByte(mant, '.'); i >= 0 {
+		intPart, frac = mant[:i], mant[i+1:]
+	}
+	e = len(intPart)
+	digits = make([]byte, 0, len(intPart)+len(frac))
+	digits = append(append(digits, intPart...), frac...)
+	for len(digits) > 0 && digits[0] == '0' {
+		digits, e = digits[1:], e-1
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits) == 0 {
+		return neg, nil, 0, true // zero, whatever the exponent
+	}
+	if len(exp) > 0 {
+		x, err := strconv.Atoi(string(exp))
+		if err != nil || x > 1e6 || x < -1e6 {
+			return false, nil, 0, false
+		}
+		e += x
+	}
+	return neg, digits, e, true
 }
 
 // unsafeInteger reports whether the integer literal n is beyond ±2^53.

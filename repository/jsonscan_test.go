@@ -3,6 +3,9 @@ package repository
 import (
 	"encoding/json"
 	"errors"
+	"math"
+	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,7 +26,13 @@ func TestScanHeader(t *testing.T) {
 		{` { "x" : { "type" : "no", "id": "no" } , "s":"}\"{,", "id" : "b\"c" , "type":"t" } `, `"b\"c"`, `"t"`, 0, nil, ""},
 		{`{"a":[1,2,{"b":[9007199254740993]}],"id":"x"}`, `"x"`, "", 0, cosmoserr.ErrUnsafeInteger, "/a/2/b/0"},
 		{`{"a":-9007199254740993}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a"},
-		{`{"a":9007199254740993.5,"b":1e300,"c":-9007199254740992}`, "", "", 0, nil, ""},
+		{`{"a":0.1,"b":1e300,"c":-9007199254740992,"d":1.5e-7,"e":123456789.12345678,"f":-0.0,"g":5e-324}`, "", "", 0, nil, ""},
+		// numbers whose text does not survive a float64 round trip
+		{`{"a":9007199254740993.5,"b":1e300}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a"},
+		{`{"x":{"price":1234567890.123456789}}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/x/price"},
+		{`{"a":[1,1e-400]}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a/1"},
+		{`{"a":1e400}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a"},
+		{`{"a":0.30000000000000000001}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a"},
 		{`{"a\\":"\\","id":"y"}`, `"y"`, "", 0, nil, ""},
 		{`{"schemaVersion":"3"}`, "", "", 0, nil, ""},
 	}
@@ -47,6 +56,43 @@ func TestScanHeader(t *testing.T) {
 }
 
 // FuzzScanHeader checks the byte walk against encoding/json on every valid object.
+// exactDouble is the reference for unsafeNumber: the literal's exact value equals the exact value
+// of the nearest double.
+func exactDouble(t *testing.T, n string) bool {
+	r, ok := new(big.Rat).SetString(n)
+	if !ok {
+		t.Skip()
+	}
+	f, _ := strconv.ParseFloat(n, 64)
+	if math.IsInf(f, 0) {
+		return false
+	}
+	g := new(big.Rat)
+	if g.SetFloat64(f) == nil {
+		return false
+	}
+	// the double's shortest text
+	s, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'e', -1, 64))
+	return r.Cmp(s) == 0
+}
+
+func FuzzUnsafeNumber(f *testing.F) {
+	for _, s := range []string{"0.1", "1e300", "9007199254740993.5", "1234567890.123456789", "1e-400", "-0.0", "5e-324", "12345678901234567.0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, n string) {
+		if len(n) > 40 || !json.Valid([]byte(n)) || n == "" || (n[0] != '-' && (n[0] < '0' || n[0] > '9')) || !strings.ContainsAny(n, ".eE") {
+			t.Skip()
+		}
+		if i := strings.IndexAny(n, "eE"); i >= 0 && len(strings.TrimLeft(n[i+1:], "+-0")) > 4 {
+			t.Skip() // big.Rat would compute 10^exponent
+		}
+		if got, want := unsafeNumber([]byte(n)), !exactDouble(t, n); got != want {
+			t.Fatalf("unsafeNumber(%s) = %v, want %v", n, got, want)
+		}
+	})
+}
+
 func FuzzScanHeader(f *testing.F) {
 	for _, s := range []string{`{"id":"a","type":"t","schemaVersion":1}`, `{"x":[{"id":1}],"id":"\"","type":null}`, `{}`, `{"a":{"b":[]}, "type":"z"}`} {
 		f.Add([]byte(s))
@@ -85,7 +131,7 @@ func jsonEqual(a, b any) bool {
 }
 
 // TestTypedKeys: a Key carries its typed values, which the repository checks and compares with
-// the document's own (no reflection into the SDK's PartitionKey).
+// the document's own; an SDK key is read (sdkKey) and checked the same way.
 func TestTypedKeys(t *testing.T) {
 	c := &core{pkLevels: 1, pkPaths: []string{"/pk"}, pkMax: partitionkey.MaxValueBytes}
 	long := strings.Repeat("p", partitionkey.MaxValueBytes+1)
@@ -102,7 +148,8 @@ func TestTypedKeys(t *testing.T) {
 		{partitionkey.Of(struct{}{}), false, false},
 		{partitionkey.Key{}, true, false},
 		{nil, false, false},
-		{azcosmos.NewPartitionKeyString(long), false, true}, // cannot be read: the service checks it
+		{azcosmos.NewPartitionKeyString(long), false, false}, // read by sdkKey and checked as a Key
+		{azcosmos.NewPartitionKeyString("a"), false, true},
 	} {
 		_, _, err := c.checkKey(tc.key, tc.prefix)
 		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, cosmoserr.ErrInvalidPartitionKey)) {

@@ -6,15 +6,17 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
 // KeyFunc returns an item's id and its partition key: one value, or two or three for a
 // hierarchical key, broadest first (azcosmos.NewPartitionKeyString(tenant).AppendString(user), or
 // partitionkey.Of(tenant, user).SDK()). It is the only place the repository learns where an item
-// lives, so no struct tags or reflection are involved. The SDK's key cannot be read back: with
-// Options.PartitionKeyPaths the repository checks the item's own key properties before sending,
-// and the service checks that they match this key (400/1001, cosmoserr.ErrInvalidPartitionKey).
+// lives, so no struct tags are involved. Whichever key type it returns, the repository checks it
+// before sending (number of components, string lengths) and, with Options.PartitionKeyPaths, that
+// the item's own key properties are this key, naming the path that differs
+// (cosmoserr.ErrInvalidPartitionKey).
 type KeyFunc[T any] func(item T) (id string, pk azcosmos.PartitionKey)
 
 // UpgradeFunc turns a stored document of one schema version into the next version, in place. The
@@ -33,7 +35,7 @@ type LargeItem struct {
 // Limits enforced before any request (the service's, from the Cosmos DB documentation).
 const (
 	// MaxIDBytes is the longest id, in bytes.
-	MaxIDBytes = 1023
+	MaxIDBytes = wire.MaxIDBytes
 	// MaxItemBytes is the largest serialized item (2 MB).
 	MaxItemBytes = 2 * 1024 * 1024
 	// DefaultLargeItemThreshold is the size from which Options.OnLargeItem is called.
@@ -117,6 +119,17 @@ type Options[T any] struct {
 	// ctx already carries a span, with that span's provider; otherwise nothing is traced and
 	// nothing is allocated.
 	Diagnostics *diagnostics.Policy
+
+	// TokenSigningKey keys the MAC of page tokens (HMAC-SHA256) and of the cross-partition
+	// tokens inside them: a secret of at least 32 bytes, the same on every instance of a service
+	// so that a token returned by one instance works on another (behind a load balancer). With it,
+	// a token cannot be forged or altered by anyone without the key. Default nil: tokens are still
+	// bound to the account, database, container, query, parameter values and partition key and
+	// cover every byte (a truncated, altered or misplaced token is cosmoserr.ErrInvalidToken,
+	// nothing sent), but the MAC key is public, so an end user can craft a token whose positions
+	// the service then reads; such a token's work stays bounded by the container's physical
+	// partitions.
+	TokenSigningKey []byte
 
 	// Logger receives the start of each cross-partition query and each cross-partition page
 	// (Debug), large items (Warn) and failed write-backs (Warn). Default (nil): the Config.Logger

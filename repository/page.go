@@ -241,14 +241,14 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 	if size <= 0 {
 		size = DefaultPageSize
 	}
-	bind := sync.OnceValue(func() tokenBinding { return bindToken(q, rq) })
+	bind := sync.OnceValue(func() tokenBinding { return c.bindToken(q, rq) })
 	opts := azcosmos.QueryOptions{
 		PageSizeHint:              int32(min(size, 1000)),
 		QueryParameters:           rq.params,
 		EnableCrossPartitionQuery: &cross,
 	}
 	if token != "" {
-		cont, err := decodeToken(bind(), token)
+		cont, err := c.decodeToken(bind(), token)
 		if err != nil {
 			return "", err
 		}
@@ -275,7 +275,7 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 			return "", nil
 		}
 		if len(resp.Items) > 0 {
-			return encodeToken(bind(), *resp.ContinuationToken), nil
+			return c.encodeToken(bind(), *resp.ContinuationToken), nil
 		}
 	}
 	return "", nil

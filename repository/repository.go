@@ -18,6 +18,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
+	"github.com/cosmoskit/cosmoskit-go/internal/tokenmac"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -52,6 +53,8 @@ type core struct {
 	diag       *diagnostics.Policy
 	db, ctr    string // for spans; db is "" with New
 	xq         *crosspartition.Container
+	tokenKey   []byte // Options.TokenSigningKey
+	identity   []byte // account, database and container, for token bindings
 }
 
 // start begins the span of one repository call (see Options.Diagnostics); name is a constant such
@@ -112,8 +115,12 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 		return nil, invalid(cosmoserr.ErrValidation, "Options.UpdatePolicy.MaxAttempts", "must not be negative (0 means the default, 3)")
 	case opts.UpdatePolicy.InitialBackoff < 0 || opts.UpdatePolicy.MaxBackoff < 0:
 		return nil, invalid(cosmoserr.ErrValidation, "Options.UpdatePolicy", "backoffs must not be negative (0 means the default)")
+	case len(opts.TokenSigningKey) > 0 && len(opts.TokenSigningKey) < tokenmac.MinKeyBytes:
+		return nil, invalid(cosmoserr.ErrValidation, "Options.TokenSigningKey", fmt.Sprintf("is %d bytes, at least %d are needed", len(opts.TokenSigningKey), tokenmac.MinKeyBytes))
 	}
 	r := &Repository[T]{key: opts.Key}
+	r.tokenKey = slices.Clone(opts.TokenSigningKey)
+	r.identity = tokenmac.Identity(c)
 	r.c = c
 	r.typeName = opts.Type
 	r.typeJSON = []byte(strconv.Quote(opts.Type))
@@ -155,7 +162,7 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 		}
 	}
 	r.ctr = c.ID()
-	xq, err := crosspartition.New(c, crosspartition.Options{Logger: r.log})
+	xq, err := crosspartition.New(c, crosspartition.Options{Logger: r.log, TokenSigningKey: r.tokenKey})
 	if err != nil {
 		return nil, err
 	}
@@ -167,6 +174,7 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	eff.LargeItemThreshold = r.largeAt
 	eff.Logger = r.log
 	eff.Diagnostics = r.diag
+	eff.TokenSigningKey = nil // a secret: never read back (nor printed with the options)
 	r.opts = eff
 	return r, nil
 }
@@ -296,7 +304,8 @@ func (r *Repository[T]) Exists(ctx context.Context, key PartitionKey, id string)
 type WriteOption func(*writeOptions)
 
 type writeOptions struct {
-	ifMatch *azcore.ETag
+	ifMatch       *azcore.ETag
+	unconditional bool
 }
 
 // IfMatch makes a write (Upsert, Replace, Delete, Patch) conditional on the stored item's ETag:
@@ -308,6 +317,14 @@ func IfMatch(etag azcore.ETag) WriteOption {
 			o.ifMatch = &etag
 		}
 	}
+}
+
+// Unconditional makes Upsert or Replace of an item that carries its ETag (an "_etag" property,
+// e.g. through an embedded Meta) overwrite whatever is stored, as the last writer. Without it, such
+// a write is conditional on that ETag (see Replace). It has no effect with IfMatch, which names
+// the ETag to check itself.
+func Unconditional() WriteOption {
+	return func(o *writeOptions) { o.unconditional = true }
 }
 
 func applyWriteOptions(opts []WriteOption) writeOptions {
@@ -328,13 +345,20 @@ func (r *Repository[T]) Create(ctx context.Context, item T) (T, error) {
 }
 
 // Upsert creates or replaces an item and returns it as stored. With IfMatch, a changed item
-// fails with cosmoserr.ErrPreconditionFailed.
+// fails with cosmoserr.ErrPreconditionFailed. An item that carries the ETag it was read with is written
+// only if the stored item still has it, as Replace (optimistic concurrency; Unconditional opts out).
 func (r *Repository[T]) Upsert(ctx context.Context, item T, opts ...WriteOption) (T, error) {
 	return r.write(ctx, "repository.Upsert", cosmoserr.OpUpsertItem, item, applyWriteOptions(opts))
 }
 
 // Replace replaces an existing item and returns it as stored: cosmoserr.ErrNotFound if it does not exist,
 // cosmoserr.ErrPreconditionFailed if IfMatch is given and the item changed.
+//
+// Optimistic concurrency by default: when the item carries the ETag it was read with (a non-empty
+// "_etag" property, which an embedded Meta fills on Get, Query and every write), the replace is
+// conditional on it, so of two writers that read the same version only the first succeeds and the
+// other gets cosmoserr.ErrPreconditionFailed (read again and retry, or use Update, which does). The
+// Unconditional option opts out (the last writer wins); IfMatch names another ETag to check.
 func (r *Repository[T]) Replace(ctx context.Context, item T, opts ...WriteOption) (T, error) {
 	return r.write(ctx, "repository.Replace", cosmoserr.OpReplaceItem, item, applyWriteOptions(opts))
 }
@@ -344,15 +368,24 @@ func (r *Repository[T]) write(ctx context.Context, name, op string, item T, o wr
 	defer func() { end(err) }()
 	var zero T
 	id, pk := r.key(item)
-	if _, err := r.checkPoint(pk, id); err != nil {
+	if err := validateID(id); err != nil {
 		return zero, err
 	}
+	// The item's own key is checked first (a refusal names its path), then the key it is written
+	// with.
 	body, err := r.encodeFor(ctx, item, id, pk)
 	if err != nil {
 		return zero, err
 	}
 	defer body.release()
-	io := azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: o.ifMatch}
+	if _, err := r.checkPoint(pk, id); err != nil {
+		return zero, err
+	}
+	ifMatch := o.ifMatch
+	if ifMatch == nil && !o.unconditional && body.etag != "" && op != cosmoserr.OpCreateItem {
+		ifMatch = &body.etag
+	}
+	io := azcosmos.ItemOptions{EnableContentResponseOnWrite: true, IfMatchEtag: ifMatch}
 	var resp azcosmos.ItemResponse
 	switch op {
 	case cosmoserr.OpCreateItem:

@@ -2,68 +2,58 @@ package repository
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"slices"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/tokenmac"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// Page tokens are base64url(binding ‖ service continuation), where the binding is the first
-// bindingSize bytes of a SHA-256 over everything that decides which results a continuation is a
-// position in: the query text, its parameters (names and values, as canonical JSON) and its scope
-// (the typed partition key, or cross-partition). They are opaque, URL-safe, and refused for
-// another query, other values or another partition key before any request. Tokens are
-// short-lived page positions, so tokens of the earlier format (bound to the text only) are
-// refused too.
+// Page tokens are base64url(tag ‖ service continuation). The tag is 16 bytes of HMAC-SHA256
+// (internal/tokenmac) over everything that decides which results a continuation is a position in
+// and over the continuation itself: the account endpoint, database and container the repository
+// runs on, the query text, its parameters (names and values, as canonical JSON), its scope (the
+// partition key, or cross-partition) and every byte of the continuation. A token truncated, with
+// any byte changed, or of another account, database, container, query, parameter values or
+// partition key is refused (ErrInvalidToken) before any request. Options.TokenSigningKey keys the
+// MAC: without it the tag is an integrity check anyone can recompute (see the package doc).
 const bindingSize = 16
 
-// tokenBinding identifies one query run: text, parameter values and scope.
+// tokenBinding identifies one query run: container, text, parameter values and scope.
 type tokenBinding [bindingSize]byte
 
-// tokenDomain separates the binding hash from any other SHA-256 use, and names the format.
-const tokenDomain = "cosmoskit-go/repository page token v2\x00"
+// tokenDomain separates the binding from any other use of the MAC, and names the format.
+const tokenDomain = "cosmoskit-go/repository page token v3"
 
-// bindToken returns the binding of rq (q rendered) run in q's scope.
-//
-// A scope given as an azcosmos.PartitionKey cannot be read (the SDK keeps its values unexported
-// and the repository reflects into no other module's types), so such tokens bind the text,
-// parameters and the fact that the scope is an SDK key, not its values: the service still runs
-// the query in the partition key given, so a token can at most move the position within it.
-// Scope per-tenant queries with partitionkey.Of to have tokens bound to the tenant.
-func bindToken(q *Query, rq *rendered) tokenBinding {
-	h := sha256.New()
-	field := func(b []byte) {
-		_, _ = h.Write(binary.BigEndian.AppendUint64(nil, uint64(len(b))))
-		_, _ = h.Write(b)
-	}
-	_, _ = h.Write([]byte(tokenDomain))
-	field([]byte(rq.text))
-	field(canonicalParams(rq.params))
+// bindToken returns the binding of rq (q rendered) run in q's scope on c's container. An
+// azcosmos.PartitionKey scope is read (sdkKey) and bound by its values like a Key; one that
+// cannot be read binds only the fact that the scope is an SDK key (the service still runs the
+// query in the partition key given).
+func (c *core) bindToken(q *Query, rq *rendered) tokenBinding {
+	scope := []byte("no scope")
 	switch {
 	case q.hasPK:
-		if _, k, typed, err := resolve(q.pk); typed && err == nil {
+		sdk, k, typed, err := resolve(q.pk)
+		if !typed && err == nil {
+			k, typed = sdkKey(sdk)
+		}
+		if typed && err == nil && k.Err() == nil {
 			vals, err := json.Marshal(k.Values()) // strings, finite float64s, bools, nulls
 			if err != nil {
 				vals = []byte(err.Error())
 			}
-			field(append([]byte("key:"), vals...))
+			scope = append([]byte("key:"), vals...)
 		} else {
-			field([]byte("sdk key"))
+			scope = []byte("sdk key")
 		}
 	case q.cross:
-		field([]byte("cross-partition"))
-	default:
-		field([]byte("no scope"))
+		scope = []byte("cross-partition")
 	}
-	var b tokenBinding
-	copy(b[:], h.Sum(nil))
-	return b
+	return tokenBinding(tokenmac.Tag(c.tokenKey, []byte(tokenDomain), c.identity, []byte(rq.text), canonicalParams(rq.params), scope))
 }
 
 // canonicalParams returns the parameters as JSON, sorted by name (their order does not change the
@@ -87,27 +77,42 @@ func canonicalParams(ps []azcosmos.QueryParameter) []byte {
 }
 
 // encodeToken returns the page token of continuation cont for a query run with binding bind.
-func encodeToken(bind tokenBinding, cont string) string {
-	b := make([]byte, 0, bindingSize+len(cont))
-	b = append(b, bind[:]...)
+func (c *core) encodeToken(bind tokenBinding, cont string) string {
+	tag := tokenmac.Tag(c.tokenKey, bind[:], []byte(cont))
+	b := make([]byte, 0, tokenmac.TagSize+len(cont))
+	b = append(b, tag[:]...)
 	b = append(b, cont...)
-	return base64.RawURLEncoding.EncodeToString(b)
+	return tokenEncoding.EncodeToString(b)
 }
 
+// tokenEncoding is strict: the unused bits of the last character must be zero, so one token has
+// one spelling and no character can change without the decoded bytes changing.
+var tokenEncoding = base64.RawURLEncoding.Strict()
+
+// maxPageTokenBytes bounds what is decoded: a continuation is a header value of a few KB.
+const maxPageTokenBytes = 64 << 10
+
 // decodeToken returns the service continuation of a page token. Tokens come from end users, so
-// everything that would not reach the service as a plain header value is refused here, before
-// anything is sent: a token of another query, of other parameter values or of another partition
-// key, and continuation bytes other than printable ASCII (the service's continuations are JSON or
-// resource ids; a control character or a byte above 0x7e would fail inside the HTTP client, or
-// worse, split the header).
-func decodeToken(bind tokenBinding, token string) (string, error) {
-	b, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil || len(b) <= bindingSize || tokenBinding(b[:bindingSize]) != bind {
-		return "", invalid(cosmoserr.ErrInvalidToken, "token", "was not returned by Page for this query, these parameter values and this partition key")
+// everything that is not a token this repository returned for this query run is refused here,
+// before anything is sent: the tag must be the one of this binding and of every continuation
+// byte, and the continuation must be printable ASCII (a header value).
+func (c *core) decodeToken(bind tokenBinding, token string) (string, error) {
+	refused := invalid(cosmoserr.ErrInvalidToken, "token",
+		"was not returned by Page for this container, query, parameter values and partition key (or was altered)")
+	if len(token) > maxPageTokenBytes {
+		return "", refused
 	}
-	cont := string(b[bindingSize:])
-	if !wire.ValidHeaderValue(cont) {
-		return "", invalid(cosmoserr.ErrInvalidToken, "token", "was not returned by Page: it holds bytes no continuation has")
+	b, err := tokenEncoding.DecodeString(token)
+	if err != nil || len(b) <= tokenmac.TagSize {
+		return "", refused
 	}
-	return cont, nil
+	cont := b[tokenmac.TagSize:]
+	want := tokenmac.Tag(c.tokenKey, bind[:], cont)
+	if !tokenmac.Equal(b[:tokenmac.TagSize], want[:]) {
+		return "", refused
+	}
+	if !wire.ValidHeaderValue(string(cont)) {
+		return "", invalid(cosmoserr.ErrInvalidToken, "token", "holds bytes no continuation has")
+	}
+	return string(cont), nil
 }

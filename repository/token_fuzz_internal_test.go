@@ -17,25 +17,26 @@ func FuzzDecodeToken(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	text := bindToken(q, rq)
-	f.Add(encodeToken(text, `{"token":"+RID:~abc==#RT:1#TRC:2","range":{"min":"","max":"FF"}}`))
-	f.Add(encodeToken(text, "\n"))
+	c := &core{identity: []byte("container\x00c")}
+	text := c.bindToken(q, rq)
+	f.Add(c.encodeToken(text, `{"token":"+RID:~abc==#RT:1#TRC:2","range":{"min":"","max":"FF"}}`))
+	f.Add(c.encodeToken(text, "\n"))
 	f.Add("")
 	f.Add("AAAA")
 	f.Fuzz(func(t *testing.T, token string) {
-		cont, err := decodeToken(text, token)
+		cont, err := c.decodeToken(text, token)
 		if err != nil {
 			if !errors.Is(err, cosmoserr.ErrInvalidToken) {
-				t.Fatalf("decodeToken(%q) = %v, not cosmoserr.ErrInvalidToken", token, err)
+				t.Fatalf("c.decodeToken(%q) = %v, not cosmoserr.ErrInvalidToken", token, err)
 			}
 			return
 		}
 		for i := 0; i < len(cont); i++ {
 			if c := cont[i]; c < 0x20 || c > 0x7e {
-				t.Fatalf("decodeToken(%q) returned a continuation with byte %#x", token, c)
+				t.Fatalf("c.decodeToken(%q) returned a continuation with byte %#x", token, c)
 			}
 		}
-		if again, err := decodeToken(text, encodeToken(text, cont)); err != nil || again != cont {
+		if again, err := c.decodeToken(text, c.encodeToken(text, cont)); err != nil || again != cont {
 			t.Fatalf("round trip of %q = %q, %v", cont, again, err)
 		}
 	})

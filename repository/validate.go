@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -11,18 +12,19 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/plural"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// validateID applies the service's id rules before any request: 1 to 1,023 bytes, none of
-// / \ ? # (the gateway mis-signs ? and #, and / \ break the resource path).
+// validateID applies the service's id rules before any request: 1 to 1,023 bytes of UTF-8, and
+// only ids the routing gateway can address by id afterwards (wire.IDProblem: no / \ ? #, no
+// control character, no percent sequence, no white space at the end, not "." or "..").
 func validateID(id string) error {
-	switch {
-	case id == "":
-		return invalid(cosmoserr.ErrInvalidID, "id", "is empty")
-	case len(id) > MaxIDBytes:
+	if len(id) > MaxIDBytes {
 		return invalid(cosmoserr.ErrInvalidID, "id", fmt.Sprintf("is %d bytes, the limit is %d", len(id), MaxIDBytes))
-	case strings.ContainsAny(id, `/\?#`):
-		return invalid(cosmoserr.ErrInvalidID, "id", `contains one of / \ ? #`)
+	}
+	if p := wire.IDProblem(id); p != "" {
+		return invalid(cosmoserr.ErrInvalidID, "id", p)
 	}
 	return nil
 }
@@ -39,12 +41,23 @@ func (c *core) checkPoint(pk PartitionKey, id string) (azcosmos.PartitionKey, er
 
 // checkKey resolves a caller's partition key and, when it is a Key, validates it: its number of
 // components (exactly the container's levels for point operations, at least one and at most that
-// many with prefix) and the length of each string component. n is the number of components, -1
-// for an azcosmos.PartitionKey, whose components cannot be read (the service checks it).
+// many with prefix) and the length of each string component, whether it is a Key or an
+// azcosmos.PartitionKey (read by sdkKey). n is the number of components, -1 for an SDK key whose
+// components cannot be read (the service checks it).
 func (c *core) checkKey(pk PartitionKey, prefix bool) (sdk azcosmos.PartitionKey, n int, err error) {
 	sdk, k, typed, err := resolve(pk)
-	if err != nil || !typed {
+	if err != nil {
 		return sdk, -1, err
+	}
+	if !typed {
+		// An SDK key is checked as a Key when its components can be read (sdkKey), and sent as
+		// given when not.
+		if k, typed = sdkKey(sdk); !typed {
+			return sdk, -1, nil
+		}
+		if k.Err() != nil {
+			return sdk, -1, k.Err()
+		}
 	}
 	return sdk, k.Len(), c.checkTyped(k, prefix)
 }
@@ -105,9 +118,12 @@ func (c *core) docKey(doc []byte) (partitionkey.Key, error) {
 }
 
 // checkDocKey checks the partition key found in an encoded item at Options.PartitionKeyPaths
-// (present, a key value, within the length limit) and, when want is a Key, that it equals want.
-// It does nothing without PartitionKeyPaths. The key of an azcosmos.PartitionKey cannot be read:
-// the service compares it with the item (400, sub-status 1001, matching cosmoserr.ErrInvalidPartitionKey).
+// (present, a key value, within the length limit, one value per level of the container) and that
+// it is the key the item is written with, whatever its type: a Key is compared component by
+// component (the differing path is named), and so is an azcosmos.PartitionKey (read by sdkKey;
+// if it cannot be read, it is compared with the SDK key built from the item's own values), so a
+// key with another number of components or another value is refused before sending. It does
+// nothing without PartitionKeyPaths.
 func (c *core) checkDocKey(doc []byte, want PartitionKey) error {
 	if len(c.pkPaths) == 0 {
 		return nil
@@ -122,13 +138,80 @@ func (c *core) checkDocKey(doc []byte, want PartitionKey) error {
 		k = x
 	case *partitionkey.Key:
 		k = *x
+	case azcosmos.PartitionKey:
+		return c.checkSDKDocKey(got, x)
+	case *azcosmos.PartitionKey:
+		if x == nil {
+			return nil // refused by checkKey
+		}
+		return c.checkSDKDocKey(got, *x)
 	default:
 		return nil
 	}
-	if !got.Equal(k) {
-		return invalid(cosmoserr.ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), reasonKeyDiffers)
+	return c.checkDocKey2(got, k)
+}
+
+// checkDocKey2 compares the key an item is written with (k) with its own key (got), naming the
+// first path that differs.
+func (c *core) checkDocKey2(got, k partitionkey.Key) error {
+	if k.Err() != nil {
+		return k.Err()
 	}
-	return nil
+	if got.Equal(k) {
+		return nil
+	}
+	if k.Len() != got.Len() {
+		return invalid(cosmoserr.ErrInvalidPartitionKey, "partitionKey",
+			fmt.Sprintf("has %d components, the container has %d levels", k.Len(), got.Len()))
+	}
+	for i := range got.Len() {
+		if got.Value(i) != k.Value(i) {
+			return invalid(cosmoserr.ErrInvalidPartitionKey, c.pkPaths[i], reasonKeyDiffers)
+		}
+	}
+	return invalid(cosmoserr.ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), reasonKeyDiffers)
+}
+
+// checkSDKDocKey compares an SDK key with the item's own key (got, read at the paths).
+func (c *core) checkSDKDocKey(got partitionkey.Key, want azcosmos.PartitionKey) error {
+	if k, ok := sdkKey(want); ok {
+		return c.checkDocKey2(got, k)
+	}
+	if reflect.DeepEqual(want, got.SDK()) {
+		return nil
+	}
+	return invalid(cosmoserr.ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), reasonKeyDiffers)
+}
+
+// sdkKey reads the components of an azcosmos.PartitionKey, which keeps them unexported: a
+// PartitionKey of azcosmos v1.5.0 is a struct holding one []interface{} of string, float64, bool
+// or nil values, which reflect reads without unsafe (String, Float, Bool, never Interface). Any
+// other layout, or a component of another kind, answers false and the key is sent as given (the
+// service checks it); TestSDKKeyLayout fails when an SDK upgrade changes the layout.
+func sdkKey(pk azcosmos.PartitionKey) (partitionkey.Key, bool) {
+	v := reflect.ValueOf(pk)
+	if v.NumField() != 1 || v.Field(0).Kind() != reflect.Slice || v.Field(0).Type().Elem().Kind() != reflect.Interface {
+		return partitionkey.Key{}, false
+	}
+	s := v.Field(0)
+	vals := make([]any, s.Len())
+	for i := range vals {
+		e := s.Index(i)
+		if e.IsNil() {
+			continue // null
+		}
+		switch e = e.Elem(); e.Kind() {
+		case reflect.String:
+			vals[i] = e.String()
+		case reflect.Float64:
+			vals[i] = e.Float()
+		case reflect.Bool:
+			vals[i] = e.Bool()
+		default:
+			return partitionkey.Key{}, false
+		}
+	}
+	return partitionkey.Of(vals...), true
 }
 
 const reasonKeyDiffers = "the item's partition key property differs from the partition key it is written with"

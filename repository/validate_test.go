@@ -2,6 +2,7 @@ package repository_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -68,11 +69,26 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"id /", docs, Doc{ID: "a/b", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
 		{"id \\", docs, Doc{ID: `a\b`, PK: "p"}, cosmoserr.ErrInvalidID, "id"},
 		{"id empty", docs, Doc{ID: "", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		// ids the routing gateway cannot address by id once written (TestItemIdEncodingRoutingGW)
+		{"id trailing space", docs, Doc{ID: "trailing ", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id escaped slash", docs, Doc{ID: "a%2Fb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id escape only", docs, Doc{ID: "%2F", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id escaped space", docs, Doc{ID: "a%20", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id dot", docs, Doc{ID: ".", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id dot dot", docs, Doc{ID: "..", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id tab", docs, Doc{ID: "a\tb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id newline", docs, Doc{ID: "a\nb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id NUL", docs, Doc{ID: "a\x00b", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id DEL", docs, Doc{ID: "a\x7fb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
+		{"id not UTF-8", docs, Doc{ID: "a\xffb", PK: "p"}, cosmoserr.ErrInvalidID, "id"},
 		{"too large", docs, Doc{ID: "big", PK: "p", Blob: strings.Repeat("x", repository.MaxItemBytes)}, cosmoserr.ErrItemTooLarge, "item"},
 		{"nesting 129", docs, Doc{ID: "deep", PK: "p", Tree: nest(128)}, cosmoserr.ErrNestingTooDeep, "/tree" + strings.Repeat("/n", 127)},
 		{"int 2^53+1", docs, Doc{ID: "i", PK: "p", Big: maxSafe + 1}, cosmoserr.ErrUnsafeInteger, "/big"},
 		{"int -2^53-1", docs, Doc{ID: "i", PK: "p", Big: -maxSafe - 1}, cosmoserr.ErrUnsafeInteger, "/big"},
 		{"int in array", docs, Doc{ID: "i", PK: "p", Lines: []Line{{1}, {maxSafe * 2}}}, cosmoserr.ErrUnsafeInteger, "/lines/1/amount"},
+		{"19-digit decimal", docs, Doc{ID: "n", PK: "p", Tree: map[string]any{"price": json.Number("1234567890.123456789")}}, cosmoserr.ErrUnsafeInteger, "/tree/price"},
+		{"decimal beyond 2^53", docs, Doc{ID: "n", PK: "p", Tree: []any{json.Number("9007199254740993.0")}}, cosmoserr.ErrUnsafeInteger, "/tree/0"},
+		{"underflow", docs, Doc{ID: "n", PK: "p", Tree: map[string]any{"x": json.Number("1e-400")}}, cosmoserr.ErrUnsafeInteger, "/tree/x"},
 		{"pk 2049 bytes", docs, Doc{ID: "k", PK: strings.Repeat("p", 2049)}, cosmoserr.ErrInvalidPartitionKey, "/pk"},
 		{"legacy pk 102 bytes", legacy, Doc{ID: "k", PK: strings.Repeat("p", 102)}, cosmoserr.ErrInvalidPartitionKey, "/pk"},
 	}
@@ -88,6 +104,9 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 				if !errors.Is(err, c.kind) || !errors.Is(err, cosmoserr.ErrValidation) || !errors.As(err, &ve) {
 					t.Fatalf("%s = %v, want %v", op, err, c.kind)
 				}
+				if strings.Contains(err.Error(), "1234567890") || strings.Contains(err.Error(), "9007199254740993") || strings.Contains(err.Error(), "1e-400") {
+					t.Fatalf("%s: the error echoes the value: %v", op, err)
+				}
 				if ve.Field != c.field {
 					t.Fatalf("%s: field %q, want %q (%v)", op, ve.Field, c.field, err)
 				}
@@ -100,14 +119,17 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 
 	// the limits themselves pass
 	for name, d := range map[string]Doc{
-		"id 1023 bytes": {ID: strings.Repeat("a", 1023), PK: "p"},
-		"id separators": {ID: "best:p1:w3_x-y", PK: "p"},
-		"nesting 128":   {ID: "deep", PK: "p", Tree: nest(127)},
-		"int 2^53":      {ID: "i", PK: "p", Big: maxSafe, Lines: []Line{{-maxSafe}}},
-		"string int":    {ID: "s", PK: "p", Safe: maxSafe + 1},
-		"float":         {ID: "f", PK: "p", Float: 1e300},
-		"pk 2048 bytes": {ID: "k", PK: strings.Repeat("p", 2048)},
-		"large item":    {ID: "l", PK: "p", Blob: strings.Repeat("x", repository.DefaultLargeItemThreshold)},
+		"id 1023 bytes":  {ID: strings.Repeat("a", 1023), PK: "p"},
+		"id separators":  {ID: "best:p1:w3_x-y", PK: "p"},
+		"id punctuation": {ID: "a,=.:~+-@()^${}[]!_b", PK: "p"},
+		"id inner space": {ID: " lead and inner", PK: "p"},
+		"id percent":     {ID: "100%", PK: "p"},
+		"nesting 128":    {ID: "deep", PK: "p", Tree: nest(127)},
+		"int 2^53":       {ID: "i", PK: "p", Big: maxSafe, Lines: []Line{{-maxSafe}}},
+		"string int":     {ID: "s", PK: "p", Safe: maxSafe + 1},
+		"float":          {ID: "f", PK: "p", Float: 1e300},
+		"pk 2048 bytes":  {ID: "k", PK: strings.Repeat("p", 2048)},
+		"large item":     {ID: "l", PK: "p", Blob: strings.Repeat("x", repository.DefaultLargeItemThreshold)},
 	} {
 		if _, err := docs.Upsert(ctx, d); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -128,6 +150,14 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 	e.srv.ResetRequests()
 	if _, err := docs.Get(ctx, pk("p"), "a#b"); !errors.Is(err, cosmoserr.ErrInvalidID) {
 		t.Fatalf("Get(a#b) = %v", err)
+	}
+	for _, id := range []string{"trailing ", "a%2Fb", "..", "a\x00"} {
+		if _, err := docs.Get(ctx, pk("p"), id); !errors.Is(err, cosmoserr.ErrInvalidID) || strings.Contains(err.Error(), id) {
+			t.Fatalf("Get(unaddressable id) = %v", err)
+		}
+		if err := docs.Delete(ctx, pk("p"), id); !errors.Is(err, cosmoserr.ErrInvalidID) {
+			t.Fatalf("Delete(unaddressable id) = %v", err)
+		}
 	}
 	if err := docs.Delete(ctx, pk("p"), strings.Repeat("a", 1024)); !errors.Is(err, cosmoserr.ErrInvalidID) {
 		t.Fatalf("Delete(long id) = %v", err)

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"strconv"
@@ -52,6 +53,9 @@ func ParseSessionToken(s string) (SessionToken, error) {
 		return t, nil
 	}
 	segs := strings.Split(rest, "#")
+	if len(segs) > 2 {
+		t.Regional = make([]RegionLSN, 0, len(segs)-2)
+	}
 	v, err1 := strconv.ParseInt(segs[0], 10, 64)
 	g, err2 := strconv.ParseInt(segs[1], 10, 64)
 	if err1 != nil || err2 != nil || v < -1 || g < -1 {
@@ -67,7 +71,7 @@ func ParseSessionToken(s string) (SessionToken, error) {
 		}
 		t.Regional = append(t.Regional, RegionLSN{Region: uint32(r), LSN: l})
 	}
-	slices.SortFunc(t.Regional, func(a, b RegionLSN) int { return int(int64(a.Region) - int64(b.Region)) })
+	slices.SortFunc(t.Regional, compareRegion)
 	for i := 1; i < len(t.Regional); i++ {
 		if t.Regional[i].Region == t.Regional[i-1].Region {
 			return SessionToken{}, ErrSessionToken
@@ -108,23 +112,45 @@ func (t SessionToken) regional(region uint32) (int64, bool) {
 
 // Merge returns the newer of two tokens of the same range as the SDKs merge them: the higher
 // version, the higher global LSN, and per write region the higher LSN (a region only one side
-// names is kept). Tokens of different ranges are not merged: t is returned.
+// names is kept). Tokens of different ranges are not merged: t is returned. It runs in time linear
+// in the number of regions (both lists are sorted by region, as ParseSessionToken leaves them).
 func (t SessionToken) Merge(o SessionToken) SessionToken {
 	if t.Range != o.Range {
 		return t
 	}
 	out := SessionToken{Range: t.Range, Version: max(t.Version, o.Version), GlobalLSN: max(t.GlobalLSN, o.GlobalLSN),
 		Simple: t.Simple && o.Simple}
-	out.Regional = slices.Clone(t.Regional)
-	for _, r := range o.Regional {
-		if i := slices.IndexFunc(out.Regional, func(x RegionLSN) bool { return x.Region == r.Region }); i >= 0 {
-			out.Regional[i].LSN = max(out.Regional[i].LSN, r.LSN)
-		} else {
-			out.Regional = append(out.Regional, r)
+	a, b := sortedRegions(t.Regional), sortedRegions(o.Regional)
+	if len(a)+len(b) == 0 {
+		return out
+	}
+	out.Regional = make([]RegionLSN, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0].Region < b[0].Region:
+			out.Regional, a = append(out.Regional, a[0]), a[1:]
+		case a[0].Region > b[0].Region:
+			out.Regional, b = append(out.Regional, b[0]), b[1:]
+		default:
+			out.Regional = append(out.Regional, RegionLSN{Region: a[0].Region, LSN: max(a[0].LSN, b[0].LSN)})
+			a, b = a[1:], b[1:]
 		}
 	}
-	slices.SortFunc(out.Regional, func(a, b RegionLSN) int { return int(int64(a.Region) - int64(b.Region)) })
+	out.Regional = append(append(out.Regional, a...), b...)
 	return out
+}
+
+func compareRegion(a, b RegionLSN) int { return cmp.Compare(a.Region, b.Region) }
+
+// sortedRegions returns rs sorted by region: rs itself when it already is (the parser's output),
+// else a sorted copy.
+func sortedRegions(rs []RegionLSN) []RegionLSN {
+	if slices.IsSortedFunc(rs, compareRegion) {
+		return rs
+	}
+	rs = slices.Clone(rs)
+	slices.SortStableFunc(rs, compareRegion)
+	return rs
 }
 
 // Covers reports whether a replica whose progress is t has seen every write the request token
@@ -143,24 +169,44 @@ func (t SessionToken) Covers(req SessionToken) bool {
 }
 
 // ParseSessionTokens parses a request's x-ms-session-token: one token per range, joined by
-// commas. A range named twice keeps the merge of both.
+// commas. A range named twice keeps the merge of both. Time and memory are linear in len(s) (up to
+// the sort of the ranges): the tokens are parsed into one slice, sorted by range and merged in place.
 func ParseSessionTokens(s string) ([]SessionToken, error) {
 	if s == "" || len(s) > maxSessionTokenLen {
 		return nil, ErrSessionToken
 	}
-	var out []SessionToken
+	out := make([]SessionToken, 0, strings.Count(s, ",")+1)
 	for part := range strings.SplitSeq(s, ",") {
 		t, err := ParseSessionToken(strings.TrimSpace(part))
 		if err != nil {
 			return nil, err
 		}
-		out = MergeSessionToken(out, t)
+		out = append(out, t)
 	}
-	return out, nil
+	slices.SortFunc(out, compareRange) // Merge is commutative: the order of equal ranges does not matter
+	return mergeAdjacent(out), nil
+}
+
+func compareRange(a, b SessionToken) int { return strings.Compare(a.Range, b.Range) }
+
+// mergeAdjacent merges, in place, the runs of tokens of the same range in a slice sorted by range.
+func mergeAdjacent(ts []SessionToken) []SessionToken {
+	w := 0
+	for i := range ts {
+		if w > 0 && ts[w-1].Range == ts[i].Range {
+			ts[w-1] = ts[w-1].Merge(ts[i])
+			continue
+		}
+		ts[w] = ts[i]
+		w++
+	}
+	clear(ts[w:])
+	return ts[:w]
 }
 
 // MergeSessionToken merges t into the tokens of a container (one per range, sorted by range id)
-// and returns the result; ts is not modified.
+// and returns the result; ts is not modified. Merging many tokens one by one copies ts each time:
+// use MergeSessionTokenLists to merge a list.
 func MergeSessionToken(ts []SessionToken, t SessionToken) []SessionToken {
 	i, found := slices.BinarySearchFunc(ts, t.Range, func(e SessionToken, id string) int { return strings.Compare(e.Range, id) })
 	out := slices.Clone(ts)
@@ -169,6 +215,35 @@ func MergeSessionToken(ts []SessionToken, t SessionToken) []SessionToken {
 		return out
 	}
 	return slices.Insert(out, i, t)
+}
+
+// MergeSessionTokenLists merges two containers' token lists (each one per range, sorted by range
+// id, as ParseSessionTokens and MergeSessionToken return them) in time linear in their lengths and
+// returns a new list; neither input is modified. An input that is not sorted is sorted on a copy.
+func MergeSessionTokenLists(a, b []SessionToken) []SessionToken {
+	if !slices.IsSortedFunc(a, compareRange) {
+		a = slices.Clone(a)
+		slices.SortStableFunc(a, compareRange)
+		a = mergeAdjacent(a)
+	}
+	if !slices.IsSortedFunc(b, compareRange) {
+		b = slices.Clone(b)
+		slices.SortStableFunc(b, compareRange)
+		b = mergeAdjacent(b)
+	}
+	out := make([]SessionToken, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch c := strings.Compare(a[0].Range, b[0].Range); {
+		case c < 0:
+			out, a = append(out, a[0]), a[1:]
+		case c > 0:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out = append(out, a[0].Merge(b[0]))
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // FormatSessionTokens joins tokens with commas, as a request carries several ranges' tokens.
