@@ -70,7 +70,8 @@ func checkSupportedFeatures(needed []string, header string) error {
 // planOptions are the plan inputs for q on this container: its vector policy, the parameters that
 // bind TOP/OFFSET/LIMIT, and the queryRanges: the EPK of each logical partition the query is
 // limited to (pk, from the pk header, or the WHERE clause's equalities and IN lists), as a point
-// [epk, epk] for a full key and [epk, epk+"FF") for a hierarchical key prefix; else "" to "FF".
+// [epk, epk] for a full key and [epk, epk+"FF") for a hierarchical key prefix, ["", ""] for a query
+// that reads no document; else "" to "FF".
 func (c *container) planOptions(q parsedQuery, params map[string]any, pk []any) query.PlanOptions {
 	opts := query.PlanOptions{Vector: c.vectorDefaults(), Params: params}
 	points := [][]any{pk}
@@ -80,8 +81,14 @@ func (c *container) planOptions(q parsedQuery, params map[string]any, pk []any) 
 			return opts
 		}
 	}
-	opts.Ranges = []query.PlanRange{} // a query that reads no document has none
+	opts.Ranges = []query.PlanRange{}
 	for _, p := range points {
+		if len(p) == 0 {
+			// A query that reads no document (no FROM, WHERE false, contradictory keys): the
+			// service's plan has the one EPK point ["",""], one request to the first range.
+			opts.Ranges = append(opts.Ranges, query.PlanRange{IsMinInclusive: true, IsMaxInclusive: true})
+			continue
+		}
 		e := c.effectivePK(p)
 		r := query.PlanRange{Min: e, Max: e, IsMinInclusive: true, IsMaxInclusive: true}
 		if len(p) < len(c.pk.Paths) {
