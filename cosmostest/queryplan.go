@@ -111,10 +111,16 @@ const nonValueAggregateMessage = "Cross partition query only supports 'VALUE <Ag
 // with the plan in additionalErrorInfo; GROUP BY and non-VALUE aggregates get the gateway's plain
 // 400 instead.
 func (c *container) crossPartitionRefusal(q parsedQuery, info queryInfo, params map[string]any) error {
+	return c.prefixRefusal(q, info, params, nil)
+}
+
+// prefixRefusal is crossPartitionRefusal for a query scoped to pk (a hierarchical key prefix held
+// by several ranges; nil for none): the plan's queryRanges are the prefix's.
+func (c *container) prefixRefusal(q parsedQuery, info queryInfo, params map[string]any, pk []any) error {
 	if info.HasGroupBy || info.HasAggregates && !info.HasSelectValue {
 		return badRequest("%s", nonValueAggregateMessage)
 	}
-	b, err := q.plan(c.planOptions(q, params, nil))
+	b, err := q.plan(c.planOptions(q, params, pk))
 	if err != nil {
 		return queryError(err) // a shape the plan generator refuses
 	}
