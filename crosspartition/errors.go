@@ -1,7 +1,6 @@
 package crosspartition
 
 import (
-
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 

@@ -321,7 +321,7 @@ func (ex *execution) runEverywhere(ctx context.Context, ranges []pkRange, text s
 				var rows []json.RawMessage
 				cont := ""
 				for {
-					resp, err := ex.c.page(inRange(gctx, r.ID), text, ex.params, cont, maxBackendPageSize, ex.opts)
+					resp, err := ex.c.page(inRange(gctx, r.ID), ex.prefix, text, ex.params, cont, maxBackendPageSize, ex.opts)
 					ex.mu.Lock()
 					ex.charge += resp.RequestCharge
 					ex.touched[r.ID] = true
