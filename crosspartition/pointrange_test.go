@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 )
 
 // servicePlans answers query plan requests with the plan set for the query text (the service's own
@@ -97,7 +98,8 @@ const pointPlan = `{"partitionedQueryExecutionInfoVersion":2,"queryInfo":` + emp
 
 // TestQueriesThatReadNothingGoToOneRange: SELECT 5, WHERE false and contradictory keys have the
 // point range ["",""] in the service's plan (and cosmostest's): one request, to the first range,
-// so one row for SELECT 5 whatever the number of physical partitions.
+// so one row for SELECT 5 whatever the number of physical partitions. IN over arrays has the
+// undefined key's point: one request too.
 func TestQueriesThatReadNothingGoToOneRange(t *testing.T) {
 	cases := []struct {
 		query string
@@ -107,6 +109,8 @@ func TestQueriesThatReadNothingGoToOneRange(t *testing.T) {
 		{"SELECT VALUE 5", []string{`5`}},
 		{"SELECT * FROM c WHERE false", nil},
 		{"SELECT VALUE c.n FROM c WHERE c.pk = 'p1' AND c.pk = 'p2'", nil},
+		// The undefined key's point (the service's plan of IN over arrays: [[{}],[{}]]).
+		{"SELECT VALUE c.n FROM c WHERE c.pk IN ([], [1])", nil},
 	}
 	for _, n := range []int{1, 4, 8} {
 		for _, fed := range []bool{false, true} {
@@ -115,6 +119,8 @@ func TestQueriesThatReadNothingGoToOneRange(t *testing.T) {
 				for _, c := range cases {
 					plans.plans[c.query] = pointPlan
 				}
+				undef := epk.Hash([]any{epk.Undefined}, "Hash", 2)
+				plans.plans[cases[4].query] = strings.Replace(pointPlan, `"min":"","max":""`, `"min":"`+undef+`","max":"`+undef+`"`, 1)
 			}
 			c := newContainerWithPlans(t, n, plans)
 			put(t, c, docs(40)...)
