@@ -23,6 +23,7 @@ func TestQueryFullTextScoreSinglePartition(t *testing.T) {
 			{Path: "/v", DataType: azcosmos.VectorDataTypeFloat32, DistanceFunction: azcosmos.VectorDistanceFunctionEuclidean, Dimensions: 2},
 		}},
 		FullTextPolicy: &azcosmos.FullTextPolicy{DefaultLanguage: "en-US", FullTextPaths: []azcosmos.FullTextPath{{Path: "/text", Language: "en-US"}}},
+		IndexingPolicy: &azcosmos.IndexingPolicy{Automatic: true, IndexingMode: azcosmos.IndexingModeConsistent, IncludedPaths: []azcosmos.IncludedPath{{Path: "/*"}}, FullTextIndexes: []azcosmos.FullTextIndex{{Path: "/text"}}},
 	})
 	docs := []map[string]any{
 		{"id": "once", "text": "a boot", "v": []float64{0, 0}},
@@ -93,5 +94,40 @@ func TestQueryPlanHybridSearch(t *testing.T) {
 		if st, sub := status(t, err); st != 400 || sub != "1004" {
 			t.Fatalf("features %q: %v (want 400/1004)", features, err)
 		}
+	}
+}
+
+// TestQueryFullTextScoreNeedsIndex: FullTextScore on a path without a full-text index is a 400
+// (the service documents that FullTextScore requires a full-text index); with the index it is
+// served, and FullTextContains needs none.
+func TestQueryFullTextScoreNeedsIndex(t *testing.T) {
+	t.Parallel()
+	s := cosmostest.NewServer(t)
+	c := newClient(t, s, nil)
+	ctx := context.Background()
+	policy := &azcosmos.FullTextPolicy{DefaultLanguage: "en-US", FullTextPaths: []azcosmos.FullTextPath{{Path: "/text", Language: "en-US"}}}
+	noIndex := newContainer(t, c, "noindex", &azcosmos.ContainerProperties{
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}, FullTextPolicy: policy})
+	indexed := newContainer(t, c, "indexed", &azcosmos.ContainerProperties{
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}, FullTextPolicy: policy,
+		IndexingPolicy: &azcosmos.IndexingPolicy{Automatic: true, IndexingMode: azcosmos.IndexingModeConsistent, IncludedPaths: []azcosmos.IncludedPath{{Path: "/*"}}, FullTextIndexes: []azcosmos.FullTextIndex{{Path: "/text"}}}})
+	pk := azcosmos.NewPartitionKeyString("p")
+	for _, cc := range []*azcosmos.ContainerClient{noIndex, indexed} {
+		if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"a","pk":"p","text":"a boot"}`), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const rank = "SELECT TOP 1 c.id FROM c ORDER BY RANK FullTextScore(c.text, 'boot')"
+	_, err := noIndex.NewQueryItemsPager(rank, pk, nil).NextPage(ctx)
+	if st, _ := status(t, err); st != 400 {
+		t.Fatalf("FullTextScore without a full-text index: %v, want 400", err)
+	}
+	resp, err := indexed.NewQueryItemsPager(rank, pk, nil).NextPage(ctx)
+	if err != nil || len(resp.Items) != 1 {
+		t.Fatalf("FullTextScore with the index: %v", err)
+	}
+	resp, err = noIndex.NewQueryItemsPager("SELECT VALUE c.id FROM c WHERE FullTextContains(c.text, 'boot')", pk, nil).NextPage(ctx)
+	if err != nil || len(resp.Items) != 1 {
+		t.Fatalf("FullTextContains without a full-text index: %v", err)
 	}
 }

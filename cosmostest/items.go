@@ -317,7 +317,7 @@ func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[st
 	doc["_self"] = self
 	doc["_etag"] = it.etag
 	doc["_attachments"] = "attachments/"
-	doc["_ts"] = it.ts
+	doc["_ts"] = float64(it.ts) // a JSON number, as the query engine reads documents
 	it.raw = withSystemProperties(user, it, self)
 	it.size = len(it.raw)
 	key := itemKey(pk, id)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cosmoskit/cosmoskit-go/internal/epk"
+	"github.com/cosmoskit/cosmoskit-go/internal/jsonorder"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -57,9 +58,12 @@ func newRanges(n int, def partitionKeyDef, ts int64) []*pkRange {
 func (c *container) effectivePK(pk []any) string {
 	comps := make([]any, len(pk))
 	for i, v := range pk {
-		if v == undefinedValue {
+		switch v.(type) {
+		case undefinedT, jsonorder.Undefined, []any, map[string]any:
+			// An array or object at a key path is the undefined component, as in the service
+			// (its query plans route c.pk = [] to the undefined key's point).
 			comps[i] = epk.Undefined
-		} else {
+		default:
 			comps[i] = v
 		}
 	}

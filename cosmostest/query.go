@@ -40,10 +40,27 @@ func (srv *server) scopeQuery(rq *request, c *container, q parsedQuery, params m
 			return nil, badRequest("Partition key provided either doesn't correspond to definition in the collection or doesn't match partition key field values specified in the document.")
 		}
 		sc.pk = pk
-		if len(pk) == len(c.pk.Paths) {
+		switch id := rq.hdr(hdrPKRangeID); {
+		case id != "":
+			// A key (or prefix) and a range: the range's documents under the key, as a client
+			// running a prefix query across the ranges holding it sends them.
+			r := c.rangeByID(id)
+			if r == nil {
+				return nil, newError(http.StatusGone, subPartitionKeyGone, "The partition key range %s is gone (split or merged).", id)
+			}
+			sc.ranges = []*pkRange{r}
+		case len(pk) == len(c.pk.Paths):
 			sc.ranges = []*pkRange{c.rangeFor(pk)}
-		} else {
+		default:
 			sc.ranges = c.prefixRanges(pk) // the ranges that hold keys with this prefix
+			// A prefix held by several physical partitions is a cross-partition query for the
+			// gateway: one that needs a client-side merge gets the 400/1004 with the plan
+			// (the service's answer as the issue reports it; its exact text is unverified).
+			if len(sc.ranges) > 1 {
+				if info := q.info(c.vectorDefaults()); info.needsGatewayPlan() {
+					return nil, c.prefixRefusal(q, info, params, pk)
+				}
+			}
 		}
 		return sc, nil
 	}
@@ -116,6 +133,9 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	}
 	limit, err := maxItemCount(rq)
 	if err != nil {
+		return err
+	}
+	if err := c.checkFullTextIndex(q); err != nil {
 		return err
 	}
 	sc, err := srv.scopeQuery(rq, c, q, params)

@@ -70,7 +70,8 @@ func checkSupportedFeatures(needed []string, header string) error {
 // planOptions are the plan inputs for q on this container: its vector policy, the parameters that
 // bind TOP/OFFSET/LIMIT, and the queryRanges: the EPK of each logical partition the query is
 // limited to (pk, from the pk header, or the WHERE clause's equalities and IN lists), as a point
-// [epk, epk] for a full key and [epk, epk+"FF") for a hierarchical key prefix; else "" to "FF".
+// [epk, epk] for a full key and [epk, epk+"FF") for a hierarchical key prefix, ["", ""] for a query
+// that reads no document; else "" to "FF".
 func (c *container) planOptions(q parsedQuery, params map[string]any, pk []any) query.PlanOptions {
 	opts := query.PlanOptions{Vector: c.vectorDefaults(), Params: params}
 	points := [][]any{pk}
@@ -80,8 +81,14 @@ func (c *container) planOptions(q parsedQuery, params map[string]any, pk []any) 
 			return opts
 		}
 	}
-	opts.Ranges = []query.PlanRange{} // a query that reads no document has none
+	opts.Ranges = []query.PlanRange{}
 	for _, p := range points {
+		if len(p) == 0 {
+			// A query that reads no document (no FROM, WHERE false, contradictory keys): the
+			// service's plan has the one EPK point ["",""], one request to the first range.
+			opts.Ranges = append(opts.Ranges, query.PlanRange{IsMinInclusive: true, IsMaxInclusive: true})
+			continue
+		}
 		e := c.effectivePK(p)
 		r := query.PlanRange{Min: e, Max: e, IsMinInclusive: true, IsMaxInclusive: true}
 		if len(p) < len(c.pk.Paths) {
@@ -104,10 +111,16 @@ const nonValueAggregateMessage = "Cross partition query only supports 'VALUE <Ag
 // with the plan in additionalErrorInfo; GROUP BY and non-VALUE aggregates get the gateway's plain
 // 400 instead.
 func (c *container) crossPartitionRefusal(q parsedQuery, info queryInfo, params map[string]any) error {
+	return c.prefixRefusal(q, info, params, nil)
+}
+
+// prefixRefusal is crossPartitionRefusal for a query scoped to pk (a hierarchical key prefix held
+// by several ranges; nil for none): the plan's queryRanges are the prefix's.
+func (c *container) prefixRefusal(q parsedQuery, info queryInfo, params map[string]any, pk []any) error {
 	if info.HasGroupBy || info.HasAggregates && !info.HasSelectValue {
 		return badRequest("%s", nonValueAggregateMessage)
 	}
-	b, err := q.plan(c.planOptions(q, params, nil))
+	b, err := q.plan(c.planOptions(q, params, pk))
 	if err != nil {
 		return queryError(err) // a shape the plan generator refuses
 	}
@@ -149,4 +162,35 @@ func (c *container) checkOrderByIndex(q parsedQuery, vec query.VectorDefaults) e
 		return nil
 	}
 	return badRequest("The order by query does not have a corresponding composite index that it can be served from.")
+}
+
+// fullTextIndexMessage is the 400 for FullTextScore on a path without a full-text index. The
+// service documents that FullTextScore "requires a full text index"; the status (400) and this
+// wording are cosmostest's, not recorded from a live account (unsure).
+const fullTextIndexMessage = "FullTextScore requires a full text index on the path it scores; the indexing policy of this container has none on %s."
+
+// checkFullTextIndex refuses, as the service does, a query scoring with FullTextScore (or a hybrid
+// search plan's _FullTextScore) on a path that the container's indexing policy has no full-text
+// index on (fullTextIndexes). Query plan requests are not checked (unsure whether the gateway's
+// plan generator looks at the indexing policy; a client then gets the 400 from the query).
+func (c *container) checkFullTextIndex(q parsedQuery) error {
+	paths := q.fullTextScorePaths()
+	if len(paths) == 0 {
+		return nil
+	}
+	ip, _ := c.props["indexingPolicy"].(map[string]any)
+	idx, _ := ip["fullTextIndexes"].([]any)
+	for _, p := range paths {
+		found := false
+		for _, x := range idx {
+			m, _ := x.(map[string]any)
+			if path, _ := m["path"].(string); path == p {
+				found = true
+			}
+		}
+		if !found {
+			return badRequest(fullTextIndexMessage, p)
+		}
+	}
+	return nil
 }

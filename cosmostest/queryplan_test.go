@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -158,6 +159,24 @@ func TestQueryPlanRanges(t *testing.T) {
 	rs = rangesOf("SELECT VALUE COUNT(1) FROM c WHERE c.pk IN ('a', 'b', 'a')")
 	if len(rs) != 2 {
 		t.Fatalf("IN ranges %v, want 2 points", rs)
+	}
+	// Queries that read no document: the service's single point ["",""] (one request, to the
+	// first range). IN over arrays and objects: the undefined key's point.
+	for _, q := range []string{"SELECT 5", "SELECT TOP 2 5", "SELECT * FROM c WHERE false", "SELECT * FROM c WHERE c.pk = 1 AND c.pk = 2"} {
+		rs = rangesOf(q)
+		want := map[string]any{"min": "", "max": "", "isMinInclusive": true, "isMaxInclusive": true}
+		if len(rs) != 1 || !reflect.DeepEqual(rs[0], want) {
+			t.Errorf("%s: queryRanges %v, want [%v]", q, rs, want)
+		}
+	}
+	undef := epk.Hash([]any{epk.Undefined}, "Hash", version)
+	rs = rangesOf("SELECT * FROM c WHERE c.pk IN ([], [1], {})")
+	if len(rs) != 1 || rs[0].(map[string]any)["min"] != undef || rs[0].(map[string]any)["max"] != undef {
+		t.Errorf("IN arrays: queryRanges %v, want the undefined key's point %s", rs, undef)
+	}
+	rs = rangesOf("SELECT * FROM c WHERE c.pk IN ('a', [])")
+	if len(rs) != 2 {
+		t.Errorf("IN 'a' and an array: queryRanges %v, want 2 points", rs)
 	}
 
 	hier := newPlanClientNamed(t, s, "hier", &azcosmos.ContainerProperties{PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{

@@ -44,11 +44,42 @@ func (s *Server) SplitRange(database, container, rangeID string) error {
 		return fmt.Errorf("cosmostest: SplitRange: container %s/%s has no partition key range %q (ranges: %q)", database, container, rangeID, ids)
 	}
 	parent := c.ranges[i]
-	srv.catchUpAll(c) // every region's copy reaches the parent's last write before the split
 	lo, hi := epk.Range{MinInclusive: parent.min, MaxExclusive: parent.max}.Split(c.pk.Kind, c.pk.Version)
 	if hi.MinInclusive == hi.MaxExclusive {
 		return errors.New("cosmostest: SplitRange: range " + rangeID + " is too narrow to split")
 	}
+	srv.splitRange(c, i, lo, hi)
+	return nil
+}
+
+// SplitRangeAt splits the physical partition holding the effective partition key at (hex, as
+// the pkranges feed writes boundaries) into [min, at) and [at, max), as SplitRange does
+// otherwise. A boundary inside one first-level key's range, such as the EPK of a full
+// hierarchical key, makes that key's prefix span two physical partitions, as a large tenant
+// does on the service. Errors: unknown database or container, or at already a boundary.
+func (s *Server) SplitRangeAt(database, container, at string) error {
+	srv := s.s
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	c, err := srv.container(database, container)
+	if err != nil {
+		return fmt.Errorf("cosmostest: SplitRangeAt: %s", asStatus(err).message)
+	}
+	i := slices.IndexFunc(c.ranges, func(r *pkRange) bool {
+		return (epk.Range{MinInclusive: r.min, MaxExclusive: r.max}).Contains(at)
+	})
+	if i < 0 || c.ranges[i].min == at {
+		return errors.New("cosmostest: SplitRangeAt: the boundary is not strictly inside a range")
+	}
+	parent := c.ranges[i]
+	srv.splitRange(c, i, epk.Range{MinInclusive: parent.min, MaxExclusive: at}, epk.Range{MinInclusive: at, MaxExclusive: parent.max})
+	return nil
+}
+
+// splitRange replaces c.ranges[i] by the children lo and hi (see SplitRange); srv.mu is held.
+func (srv *server) splitRange(c *container, i int, lo, hi epk.Range) {
+	parent := c.ranges[i]
+	srv.catchUpAll(c) // every region's copy reaches the parent's last write before the split
 	next := nextRangeID(c)
 	ancestors := append(slices.Clone(parent.parents), parent.id)
 	ts := srv.now().Unix()
@@ -83,7 +114,6 @@ func (s *Server) SplitRange(database, container, rangeID string) error {
 		srv.linkCopies(c, i)
 		srv.linkCopies(c, i+1)
 	}
-	return nil
 }
 
 // nextRangeID is one more than the largest numeric range id the container has used, current or

@@ -131,16 +131,20 @@ func (ex *execution) compute(ctx context.Context) ([][]byte, error) {
 
 // aggregator merges one aggregate's per-range partial results.
 type aggregator struct {
-	kind       string // Count, Sum, Min, Max, Average
+	kind       string // Count, Sum, Min, Max, Average, MakeList, MakeSet
 	sum, count float64
 	best       any
-	undef      bool // the result is undefined (mixed or non-comparable types)
+	undef      bool            // the result is undefined (mixed or non-comparable types)
+	list       []any           // MakeList, MakeSet: the ranges' arrays, in range order
+	seen       map[string]bool // MakeSet: the JSON of the values in list
 }
 
 func newAggregator(kind string) (*aggregator, error) {
 	switch kind {
 	case "Count", "Sum", "Min", "Max", "Average":
 		return &aggregator{kind: kind, best: undefined}, nil
+	case "MakeList", "MakeSet":
+		return &aggregator{kind: kind, best: undefined, list: []any{}, seen: map[string]bool{}}, nil
 	}
 	return nil, &UnsupportedError{Construct: "the aggregate " + kind}
 }
@@ -152,6 +156,25 @@ func (a *aggregator) add(entry map[string]json.RawMessage) error {
 		return err
 	}
 	switch a.kind {
+	case "MakeList", "MakeSet":
+		// Each range answers the array of its values (MAKESET: without duplicates); the merge
+		// concatenates them, MAKESET dropping values another range had.
+		switch v := item.(type) {
+		case undefinedT:
+		case []any:
+			for _, e := range v {
+				if a.kind == "MakeSet" {
+					k := string(marshal(e))
+					if a.seen[k] {
+						continue
+					}
+					a.seen[k] = true
+				}
+				a.list = append(a.list, e)
+			}
+		default:
+			return &PlanError{Reason: "a partial " + a.kind + " is not an array"}
+		}
 	case "Count", "Sum":
 		switch v := item.(type) {
 		case float64:
@@ -230,6 +253,8 @@ func (a *aggregator) result() any {
 			return undefined
 		}
 		return a.sum / a.count
+	case "MakeList", "MakeSet":
+		return a.list
 	}
 	return a.best
 }

@@ -128,6 +128,21 @@ func (c *Container) Options() Options {
 // *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidToken for a token), a query this package
 // cannot answer an *UnsupportedError.
 func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
+	return c.newPager(query, nil, o)
+}
+
+// NewPrefixQueryItemsPager is NewQueryItemsPager over the logical partitions whose hierarchical
+// partition key starts with prefix (its first components): the plan request and every per-range
+// request carry prefix as the partition key header, so the plan's queryRanges are the ranges
+// holding the prefix and each range answers only its documents under the prefix. A tenant that
+// spans several physical partitions is then merged like any cross-partition query (the gateway
+// answers such a query with ORDER BY, TOP, aggregates, DISTINCT or GROUP BY with a 400/1004 when
+// sent as a single-partition query). Tokens are bound to the prefix.
+func (c *Container) NewPrefixQueryItemsPager(query string, prefix azcosmos.PartitionKey, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
+	return c.newPager(query, &prefix, o)
+}
+
+func (c *Container) newPager(query string, prefix *azcosmos.PartitionKey, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
 	var opts azcosmos.QueryOptions
 	if o != nil {
 		opts = *o
@@ -138,7 +153,7 @@ func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *
 		Fetcher: func(ctx context.Context, prev *azcosmos.QueryItemsResponse) (azcosmos.QueryItemsResponse, error) {
 			if ex == nil {
 				var err error
-				ex, err = c.start(ctx, query, &opts)
+				ex, err = c.start(ctx, query, prefix, &opts)
 				if err != nil {
 					return azcosmos.QueryItemsResponse{}, serviceError(err)
 				}
@@ -167,7 +182,8 @@ func serviceError(err error) error {
 
 // page sends one query request through the container's pipeline: the SDK's query pager, one page.
 // Range targeting and plan-request headers travel in ctx (policy.WithHTTPHeader).
-func (c *Container) page(ctx context.Context, query string, params []azcosmos.QueryParameter, cont string, maxItems int, base *azcosmos.QueryOptions) (azcosmos.QueryItemsResponse, error) {
+// prefix, if not nil, is sent as the partition key header (NewPrefixQueryItemsPager).
+func (c *Container) page(ctx context.Context, prefix *azcosmos.PartitionKey, query string, params []azcosmos.QueryParameter, cont string, maxItems int, base *azcosmos.QueryOptions) (azcosmos.QueryItemsResponse, error) {
 	o := azcosmos.QueryOptions{QueryParameters: params, PageSizeHint: int32(maxItems)}
 	if base != nil {
 		o.SessionToken = base.SessionToken
@@ -180,7 +196,11 @@ func (c *Container) page(ctx context.Context, query string, params []azcosmos.Qu
 	if cont != "" {
 		o.ContinuationToken = &cont
 	}
-	pager := c.c.NewQueryItemsPager(query, azcosmos.NewPartitionKey(), &o)
+	pk := azcosmos.NewPartitionKey()
+	if prefix != nil {
+		pk = *prefix
+	}
+	pager := c.c.NewQueryItemsPager(query, pk, &o)
 	return pager.NextPage(ctx)
 }
 

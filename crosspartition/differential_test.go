@@ -208,7 +208,7 @@ func reference(t *testing.T, ref *Container, q diffCase) (*expected, error) {
 	var rows []json.RawMessage
 	var cont string
 	for {
-		resp, err := ref.page(inRange(ctx, all[0].ID), q.Query, ps, cont, 0, nil)
+		resp, err := ref.page(inRange(ctx, all[0].ID), nil, q.Query, ps, cont, 0, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -221,7 +221,7 @@ func reference(t *testing.T, ref *Container, q diffCase) (*expected, error) {
 		cont = *resp.ContinuationToken
 	}
 	e := &expected{rows: normals(rows)}
-	p, _, err := ref.fetchPlan(ctx, q.Query, ps, nil)
+	p, _, err := ref.fetchPlan(ctx, nil, q.Query, ps, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,7 @@ func reference(t *testing.T, ref *Container, q diffCase) (*expected, error) {
 	var keyed [][]any
 	cont = ""
 	for {
-		resp, err := ref.page(inRange(ctx, all[0].ID), ex.query, ps, cont, 1000, nil)
+		resp, err := ref.page(inRange(ctx, all[0].ID), nil, ex.query, ps, cont, 1000, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +359,7 @@ func TestDifferential(t *testing.T) {
 				ok = false
 				return
 			}
-			p, _, _ := ref.fetchPlan(context.Background(), q.Query, ps, nil)
+			p, _, _ := ref.fetchPlan(context.Background(), nil, q.Query, ps, nil)
 			var desc []bool
 			for _, d := range p.QueryInfo.OrderBy {
 				desc = append(desc, d == "Descending")

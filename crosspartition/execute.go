@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"regexp"
 	"slices"
@@ -82,7 +83,8 @@ func (e errGone) Error() string { return "partition key range " + e.s.r.ID + " i
 
 type execution struct {
 	c        *Container
-	query    string // what runs per range
+	query    string                 // what runs per range
+	prefix   *azcosmos.PartitionKey // NewPrefixQueryItemsPager's prefix, sent with every request
 	params   []azcosmos.QueryParameter
 	opts     *azcosmos.QueryOptions
 	qi       *queryInfo
@@ -109,13 +111,18 @@ type execution struct {
 }
 
 // start prepares a query: token checks first (before any request), then plan and ranges.
-func (c *Container) start(ctx context.Context, query string, o *azcosmos.QueryOptions) (*execution, error) {
+func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.PartitionKey, o *azcosmos.QueryOptions) (*execution, error) {
 	size, err := pageSize(o)
 	if err != nil {
 		return nil, err
 	}
-	ex := &execution{c: c, params: o.QueryParameters, opts: o, pageSize: size, touched: map[string]bool{}}
-	ex.bind = binding(c.identity, query, o.QueryParameters)
+	ex := &execution{c: c, prefix: prefix, params: o.QueryParameters, opts: o, pageSize: size, touched: map[string]bool{}}
+	scoped := query
+	if prefix != nil {
+		// The plan (cached by binding) and the tokens are bound to the prefix too.
+		scoped = query + "\x00prefix " + fmt.Sprint(*prefix)
+	}
+	ex.bind = binding(c.identity, scoped, o.QueryParameters)
 	var tok *token
 	if o.ContinuationToken != nil && *o.ContinuationToken != "" {
 		if tok, err = decodeToken(*o.ContinuationToken, ex.bind, c.opts.TokenSigningKey, c.identity); err != nil {
@@ -128,7 +135,7 @@ func (c *Container) start(ctx context.Context, query string, o *azcosmos.QueryOp
 	p := c.pc.get(ex.bind)
 	if p == nil {
 		var charge float32
-		p, charge, err = c.fetchPlan(ctx, query, o.QueryParameters, o)
+		p, charge, err = c.fetchPlan(ctx, prefix, query, o.QueryParameters, o)
 		ex.charge += charge
 		if err != nil {
 			return nil, err
@@ -381,7 +388,7 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 			tok = s.next
 		}
 		text, params := ex.queryFor(s)
-		resp, err := ex.c.page(inRange(ctx, s.r.ID), text, params, tok, ex.backend, ex.opts)
+		resp, err := ex.c.page(inRange(ctx, s.r.ID), ex.prefix, text, params, tok, ex.backend, ex.opts)
 		ex.mu.Lock()
 		ex.charge += resp.RequestCharge
 		ex.touched[s.r.ID] = true

@@ -23,7 +23,10 @@ import (
 //     of the container (BM25 scores with the statistics of the whole container) and the counts
 //     are summed;
 //  2. each component query, its statistics placeholders replaced by the sums and its filter
-//     placeholder by true, runs on every target range to its end (its TOP bounds it);
+//     placeholder by true, runs on every target range to its end (its TOP or LIMIT bounds it);
+//     the ranges' rows are merged in the component's order (score, then _rid) and cut to the
+//     component's global TOP (or OFFSET + LIMIT), so that the candidates, and so the fused
+//     ranks, are those of one partition whatever the number of physical partitions;
 //  3. with one component its rows are ordered by their score; with several, rows are coalesced by
 //     _rid and fused by reciprocal rank fusion (internal/rrf: dense ranks, k = 60, the plan's
 //     componentWeights, each component's order from its orderBy);
@@ -212,12 +215,11 @@ func (ex *execution) hybridResults(ctx context.Context) ([][]byte, error) {
 	desc := make([]bool, n)
 	for i, ci := range hi.ComponentQueryInfos {
 		desc[i] = ci.OrderBy[0] == "Descending"
+		perComponent[i] = globalTop(perComponent[i], desc[i], ci)
 	}
 	var ordered []hybridRow
 	if n == 1 {
 		ordered = perComponent[0]
-		slices.SortStableFunc(ordered, func(a, b hybridRow) int { return strings.Compare(a.rid, b.rid) })
-		slices.SortStableFunc(ordered, func(a, b hybridRow) int { return cmpScore(a.item, b.item, desc[0]) })
 	} else {
 		ordered = fuse(perComponent, desc, hi.ComponentWeights)
 	}
@@ -237,6 +239,26 @@ func (ex *execution) hybridResults(ctx context.Context) ([][]byte, error) {
 		out = append(out, r.out)
 	}
 	return out, nil
+}
+
+// globalTop orders one component's rows from every range by score (ties by _rid, so the order
+// does not depend on the ranges) and applies the component's own bound across ranges: its TOP, or
+// its OFFSET and LIMIT, as one partition holding every document would.
+func globalTop(rows []hybridRow, desc bool, ci queryInfo) []hybridRow {
+	slices.SortStableFunc(rows, func(a, b hybridRow) int { return strings.Compare(a.rid, b.rid) })
+	slices.SortStableFunc(rows, func(a, b hybridRow) int { return cmpScore(a.item, b.item, desc) })
+	switch {
+	case ci.Top != nil:
+		rows = rows[:min(len(rows), max(0, *ci.Top))]
+	case ci.Limit != nil:
+		off := 0
+		if ci.Offset != nil {
+			off = max(0, *ci.Offset)
+		}
+		rows = rows[min(len(rows), off):]
+		rows = rows[:min(len(rows), max(0, *ci.Limit))]
+	}
+	return rows
 }
 
 func cmpScore(a, b float64, desc bool) int {
@@ -299,7 +321,7 @@ func (ex *execution) runEverywhere(ctx context.Context, ranges []pkRange, text s
 				var rows []json.RawMessage
 				cont := ""
 				for {
-					resp, err := ex.c.page(inRange(gctx, r.ID), text, ex.params, cont, maxBackendPageSize, ex.opts)
+					resp, err := ex.c.page(inRange(gctx, r.ID), ex.prefix, text, ex.params, cont, maxBackendPageSize, ex.opts)
 					ex.mu.Lock()
 					ex.charge += resp.RequestCharge
 					ex.touched[r.ID] = true

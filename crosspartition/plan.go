@@ -57,9 +57,9 @@ var planHeaders = http.Header{
 // fetchPlan asks the gateway for the query's plan (a query plan request); a gateway that does not
 // answer plan requests is sent the query itself, whose 400/1004 carries the plan (and whose 200
 // means the query needs no client-side state: it then runs per range as it is).
-func (c *Container) fetchPlan(ctx context.Context, query string, params []azcosmos.QueryParameter, base *azcosmos.QueryOptions) (*plan, float32, error) {
+func (c *Container) fetchPlan(ctx context.Context, prefix *azcosmos.PartitionKey, query string, params []azcosmos.QueryParameter, base *azcosmos.QueryOptions) (*plan, float32, error) {
 	var charge float32
-	resp, err := c.page(policy.WithHTTPHeader(ctx, planHeaders), query, params, "", 0, base)
+	resp, err := c.page(policy.WithHTTPHeader(ctx, planHeaders), prefix, query, params, "", 0, base)
 	charge += resp.RequestCharge
 	if err == nil {
 		body, rerr := runtime.Payload(resp.RawResponse)
@@ -80,7 +80,7 @@ func (c *Container) fetchPlan(ctx context.Context, query string, params []azcosm
 		return nil, charge, err
 	}
 	// The gateway refused the plan request itself: send the query, asking for one item.
-	resp, err = c.page(ctx, query, params, "", 1, base)
+	resp, err = c.page(ctx, prefix, query, params, "", 1, base)
 	charge += resp.RequestCharge
 	if err == nil {
 		return &plan{QueryInfo: &queryInfo{}, QueryRanges: []queryRange{{Min: "", Max: "FF", IsMinInclusive: true}}}, charge, nil

@@ -15,7 +15,7 @@ const (
 
 	// supportedFeatures is what this engine implements: the plan request names them so that the
 	// gateway refuses (rather than plans) anything else.
-	supportedFeatures = "Aggregate, CompositeAggregate, Distinct, GroupBy, MultipleAggregates, MultipleOrderBy, NonStreamingOrderBy, NonValueAggregate, OffsetAndLimit, OrderBy, Top, DCount, HybridSearch, WeightedRankFusion"
+	supportedFeatures = "Aggregate, CompositeAggregate, Distinct, GroupBy, MultipleAggregates, MultipleOrderBy, NonStreamingOrderBy, NonValueAggregate, OffsetAndLimit, OrderBy, Top, DCount, ListAndSetAggregate, HybridSearch, WeightedRankFusion"
 
 	subCrossPartitionQuery = 1004 // 400: the gateway cannot serve the query; the plan is in additionalErrorInfo
 	subPartitionKeyGone    = 1002 // 410: the range split or merged

@@ -29,7 +29,13 @@ func (r pkRange) feedRange() azcosmos.FeedRange {
 func isEnd(s string) bool { return s == "" || s == epk.MaxEPK }
 
 // overlaps reports whether the partition key range r, [Min, Max), overlaps the plan's query range q.
+// A q with Min == Max, both inclusive, is an EPK point: only the range containing it overlaps; the
+// service's plans use the point ["", ""] for a query that reads no document (SELECT 5, WHERE false),
+// to be sent once, to the first range.
 func (r pkRange) overlaps(q queryRange) bool {
+	if q.Min == q.Max && q.IsMinInclusive && q.IsMaxInclusive {
+		return epk.Compare(r.Min, q.Min) <= 0 && (isEnd(r.Max) || epk.Compare(q.Min, r.Max) < 0)
+	}
 	if !isEnd(q.Max) {
 		if c := epk.Compare(q.Max, r.Min); c < 0 || c == 0 && !q.IsMaxInclusive {
 			return false

@@ -12,9 +12,17 @@ import (
 // (a single request to the gateway, as always), and the crosspartition engine's for a
 // CrossPartition query without one, so that ORDER BY, TOP, Count and DISTINCT work across
 // physical partitions. Both continuation tokens travel inside the repository's own page token.
-func (c *core) queryPager(q *Query, text string, pk azcosmos.PartitionKey, opts *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
-	if q.cross && !q.hasPK {
+//
+// A prefix of a hierarchical key (prefix set) runs through the engine too, over the ranges holding
+// the prefix: on the service a large tenant spans several physical partitions, and the gateway
+// answers a query with ORDER BY, TOP, aggregates, DISTINCT or GROUP BY on such a prefix with a
+// 400/1004 when it is sent as one single-partition query.
+func (c *core) queryPager(q *Query, text string, pk azcosmos.PartitionKey, prefix bool, opts *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
+	switch {
+	case q.cross && !q.hasPK:
 		return c.xq.NewQueryItemsPager(text, opts)
+	case prefix:
+		return c.xq.NewPrefixQueryItemsPager(text, pk, opts)
 	}
 	return c.c.NewQueryItemsPager(text, pk, opts)
 }

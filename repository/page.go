@@ -257,7 +257,7 @@ func (c *core) pageRaw(ctx context.Context, q *Query, rq *rendered, size int, to
 	if q.cross && token == "" {
 		c.log.DebugContext(ctx, "cosmoskit: cross-partition query", "type", c.typeName, "query", rq.text)
 	}
-	pager := c.queryPager(q, rq.text, pk, &opts)
+	pager := c.queryPager(q, rq.text, pk, q.hasPK && cross, &opts)
 	for pager.More() {
 		resp, err := pager.NextPage(ctx)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -47,6 +48,9 @@ func (s *Searcher) renderRanked(q *Query, t TextRank, vector bool, ix Index, con
 	textPath, err := sqlPath(t.Path)
 	if err != nil {
 		return nil, invalid(cosmoserr.ErrValidation, "TextRank.Path", "%q: a path of letters, digits and _ segments starting with /", t.Path)
+	}
+	if !slices.Contains(ix.FullTextPaths, t.Path) {
+		return nil, invalid(cosmoserr.ErrNoPolicy, "TextRank.Path", "%q is not a path of the container's full-text policy", t.Path)
 	}
 	if len(t.Terms) == 0 || len(t.Terms) > MaxTerms {
 		return nil, invalid(cosmoserr.ErrValidation, "TextRank.Terms", "has %s: must be 1 to %d", plural.Count(len(t.Terms), "term", "terms"), MaxTerms)
@@ -126,7 +130,9 @@ func (s *Searcher) renderRanked(q *Query, t TextRank, vector bool, ix Index, con
 
 // Text runs a full-text search: the K documents with the highest BM25 score for t.Terms at
 // t.Path, best first (ORDER BY RANK FullTextScore). q.Vector must be empty; q.K, Where, Params,
-// PartitionKey and Fields work as for Search. Hit.Score is 0: the service does not return BM25
+// PartitionKey and Fields work as for Search. It needs only the container's full-text policy
+// (t.Path one of its paths, else ErrNoPolicy before sending) and full-text index on t.Path (else
+// the service's 400), no vector embedding policy. Hit.Score is 0: the service does not return BM25
 // scores (FullTextScore cannot be projected). Across partitions the scores use the statistics of
 // the whole container (the plan's global statistics query).
 func (s *Searcher) Text(ctx context.Context, q Query, t TextRank) (Result[json.RawMessage], error) {
@@ -142,7 +148,7 @@ func (s *Searcher) Hybrid(ctx context.Context, q Query, t TextRank) (Result[json
 }
 
 func (s *Searcher) ranked(ctx context.Context, q Query, t TextRank, vector bool) (Result[json.RawMessage], error) {
-	ix, err := s.Index(ctx)
+	ix, err := s.index(ctx, vector)
 	if err != nil {
 		return Result[json.RawMessage]{}, err
 	}
@@ -177,7 +183,7 @@ func (x *Repo[T]) Hybrid(ctx context.Context, q Query, t TextRank, filter *repos
 }
 
 func (x *Repo[T]) ranked(ctx context.Context, q Query, t TextRank, vector bool, filter *repository.Query) (Result[T], error) {
-	ix, cond, params, def, err := x.prepare(ctx, filter)
+	ix, cond, params, def, err := x.prepare(ctx, filter, vector)
 	if err != nil {
 		return Result[T]{}, err
 	}

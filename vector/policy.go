@@ -31,6 +31,9 @@ type Index struct {
 	Dimensions        int                             // of every vector on Path
 	IndexType         azcosmos.VectorIndexType        // "" when the path has no vector index
 	PartitionKeyPaths []string                        // broadest first
+	// FullTextPaths are the paths of the container's full-text policy (Text and Hybrid score
+	// only these); empty when it has none.
+	FullTextPaths []string
 }
 
 // HigherIsCloser reports the direction of a score: true for cosine and dot product (a
@@ -91,14 +94,26 @@ func indexFrom(props *azcosmos.ContainerProperties, path string) (Index, error) 
 	return ix, nil
 }
 
-// readIndex reads the container's properties.
-func readIndex(ctx context.Context, c *azcosmos.ContainerClient, path string) (Index, error) {
+// readIndex reads the container's properties. Without a vector embedding policy for path it
+// returns the partition key and full-text paths with the policy error as vecErr (a Text search
+// needs only the full-text policy); err is a failed read.
+func readIndex(ctx context.Context, c *azcosmos.ContainerClient, path string) (ix Index, vecErr, err error) {
 	resp, err := c.Read(ctx, nil)
 	if err != nil {
-		return Index{}, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
+		return Index{}, nil, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}
-	if resp.ContainerProperties == nil {
-		return Index{}, invalid(cosmoserr.ErrNoPolicy, "Path", "the container's properties were not returned")
+	props := resp.ContainerProperties
+	if props == nil {
+		return Index{}, nil, invalid(cosmoserr.ErrNoPolicy, "Path", "the container's properties were not returned")
 	}
-	return indexFrom(resp.ContainerProperties, path)
+	ix, vecErr = indexFrom(props, path)
+	if vecErr != nil {
+		ix = Index{PartitionKeyPaths: props.PartitionKeyDefinition.Paths}
+	}
+	if props.FullTextPolicy != nil {
+		for _, p := range props.FullTextPolicy.FullTextPaths {
+			ix.FullTextPaths = append(ix.FullTextPaths, p.Path)
+		}
+	}
+	return ix, vecErr, nil
 }

@@ -40,7 +40,7 @@ func (x *Repo[T]) Searcher() *Searcher { return x.s }
 // "type" and "schemaVersion" are always fetched, since each hit is checked and decoded as the
 // repository's Decode does. Upgrades of an older schema version see only the fetched fields.
 func (x *Repo[T]) Search(ctx context.Context, q Query, filter *repository.Query) (Result[T], error) {
-	ix, cond, params, def, err := x.prepare(ctx, filter)
+	ix, cond, params, def, err := x.prepare(ctx, filter, true)
 	if err != nil {
 		return Result[T]{}, err
 	}
@@ -79,8 +79,8 @@ func (x *Repo[T]) collect(ctx context.Context, pl *plan, k int, res *Result[T]) 
 
 // prepare is what every typed search starts with: the container's vector index, the filter as a
 // parameterised condition (nil filters by type only), and T's JSON fields.
-func (x *Repo[T]) prepare(ctx context.Context, filter *repository.Query) (Index, string, []azcosmos.QueryParameter, []string, error) {
-	ix, err := x.s.Index(ctx)
+func (x *Repo[T]) prepare(ctx context.Context, filter *repository.Query, vector bool) (Index, string, []azcosmos.QueryParameter, []string, error) {
+	ix, err := x.s.index(ctx, vector)
 	if err != nil {
 		return Index{}, "", nil, nil, err
 	}

@@ -54,8 +54,9 @@ type Searcher struct {
 	xq   *crosspartition.Container
 	opts Options
 
-	mu  sync.Mutex
-	idx *Index
+	mu     sync.Mutex
+	idx    *Index
+	vecErr error // the container has no vector embedding policy for the path (Text works without)
 }
 
 // New returns a Searcher over c. It sends no request; the container's properties are read on the
@@ -99,17 +100,24 @@ func (s *Searcher) Options() Options { return s.opts }
 // properties on the first call (a failed read is not cached). A policy is immutable once the
 // container exists, so the cache is never refreshed.
 func (s *Searcher) Index(ctx context.Context) (Index, error) {
+	return s.index(ctx, true)
+}
+
+// index returns the container's Index; with vector, the missing vector policy is an error.
+func (s *Searcher) index(ctx context.Context, vector bool) (Index, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.idx != nil {
-		return *s.idx, nil
+	if s.idx == nil {
+		ix, vecErr, err := readIndex(ctx, s.c, s.opts.Path)
+		if err != nil {
+			return Index{}, err
+		}
+		s.idx, s.vecErr = &ix, vecErr
 	}
-	ix, err := readIndex(ctx, s.c, s.opts.Path)
-	if err != nil {
-		return Index{}, err
+	if vector && s.vecErr != nil {
+		return Index{}, s.vecErr
 	}
-	s.idx = &ix
-	return ix, nil
+	return *s.idx, nil
 }
 
 // Query is one search. Vector and K are required.

@@ -77,15 +77,13 @@ func planOf(c baselineCase) (*baselinePlan, error) {
 	}
 	opts := PlanOptions{Vector: vec, Params: c.Params}
 	points, pinned := q.PartitionKeyPoints(c.PartitionKeys, c.Params)
-	if pinned && len(points) > 0 && len(points[0]) < len(c.PartitionKeys) && c.PartitionKeyType != "MultiHash" {
+	readsNothing := pinned && len(points) == 1 && len(points[0]) == 0
+	if pinned && !readsNothing && len(points[0]) < len(c.PartitionKeys) && c.PartitionKeyType != "MultiHash" {
 		pinned = false // a prefix narrows only hierarchical (MultiHash) keys
 	}
 	ranges := []string{`[[],"Infinity")`}
 	if pinned {
 		ranges = []string{}
-		if len(points) == 0 {
-			ranges = append(ranges, "[[],[]]")
-		}
 		for _, p := range points {
 			v := baselineKey(p)
 			ranges = append(ranges, "["+v+","+v+"]")
@@ -243,11 +241,17 @@ func TestRewrittenQueriesParse(t *testing.T) {
 }
 
 // TestQueryPlanRangeBaselines checks the queryRanges of the .NET SDK's PointRange, MultipleKeys and
-// ManyRanges baselines (testdata/queryplan_range_baselines.json). cosmostest narrows by AND-ed
-// equalities, IN lists and boolean paths only, so where the service narrows further (OR, IS_BOOL,
-// ARRAY_CONTAINS, contradictions) cosmostest answers the whole key space: wider, which costs a
-// client requests to ranges that return nothing, never rows. A range that is narrower than the
-// service's, or different, fails.
+// ManyRanges baselines (testdata/queryplan_range_baselines.json), among them contradictions
+// (c.key = 1 AND c.key = 2: the empty point [[],[]]) and IN lists of arrays and objects (the
+// undefined key's point [[{}],[{}]]). Where the service narrows further than cosmostest
+// (rangeBaselinesWider), cosmostest answers the whole key space: wider, which costs a client
+// requests to ranges that return nothing, never rows. Any other difference fails.
+// rangeBaselinesWider lists the range baselines where cosmostest answers the whole key space and
+// the service a narrower set, with the reason.
+var rangeBaselinesWider = map[string]string{
+	"ManyRanges/ABS #8": "the service inverts ABS(c.key) = 1 into c.key IN (-1, 1); cosmostest narrows by key paths only",
+}
+
 func TestQueryPlanRangeBaselines(t *testing.T) {
 	b, err := os.ReadFile("testdata/queryplan_range_baselines.json")
 	if err != nil {
@@ -273,7 +277,7 @@ func TestQueryPlanRangeBaselines(t *testing.T) {
 		switch {
 		case slices.Equal(g, w):
 			exact++
-		case slices.Equal(g, []string{`[[],"Infinity")`}):
+		case slices.Equal(g, []string{`[[],"Infinity")`}) && rangeBaselinesWider[c.Name] != "":
 			wider++
 		default:
 			t.Errorf("%s: %s\nranges %v, want %v", c.Name, c.Query, g, w)

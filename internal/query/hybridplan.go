@@ -22,19 +22,22 @@ import (
 //   - componentWeights are the absolute weights (a negative weight reverses its component's
 //     order), skip and take the OFFSET and TOP/LIMIT, applied by the client after the fusion.
 //
-// The service does not document how many rows each component query returns; its plan for TOP 10
-// has TOP 120 on them. cosmostest asks for 12 × (skip + take), and for every row without TOP or
-// LIMIT.
+// Each component query returns max(120, 2 × (skip + take)) rows, the service's candidate count
+// (the .NET SDK's QueryPlanBaselineTests: TOP 10 and OFFSET 0 LIMIT 10 give 120, TOP 2147483647
+// gives 4294967294; the count is a 32-bit number, so OFFSET 2147483647 LIMIT 10 gives 18), written
+// as the query writes its bound: TOP n for TOP, OFFSET 0 LIMIT n for OFFSET/LIMIT. The client
+// merges each component across ranges and cuts it to that count before fusing. Without TOP or
+// LIMIT the component queries have no bound.
 
 // Placeholders of the hybrid search component queries, replaced by the client.
 const (
-	hybridDocCount   = wire.HybridDocCountPlaceholder
-	hybridWordCount  = wire.HybridWordCountPrefix + "%d}"
-	hybridHitCounts  = wire.HybridHitCountsPrefix + "%d}"
-	hybridTopFactor  = 12
-	maxFloatLiteral  = "1.79769e+308"
-	fullTextMissing  = "-1"
-	hybridPlaceholdr = "%d"
+	hybridDocCount      = wire.HybridDocCountPlaceholder
+	hybridWordCount     = wire.HybridWordCountPrefix + "%d}"
+	hybridHitCounts     = wire.HybridHitCountsPrefix + "%d}"
+	hybridMinCandidates = 120
+	maxFloatLiteral     = "1.79769e+308"
+	fullTextMissing     = "-1"
+	hybridPlaceholdr    = "%d"
 )
 
 type hybridSearchQueryInfo = wire.HybridSearchQueryInfo
@@ -144,13 +147,18 @@ func (q *Query) hybridInfo(opts PlanOptions) (*hybridSearchQueryInfo, error) {
 	if s.top != nil {
 		info.Take = boundInt(s.top, opts.Params)
 	}
-	var top *int
+	var top, limit *int
 	if info.Take != nil {
-		n := hybridTopFactor * *info.Take
+		n := 2 * *info.Take
 		if info.Skip != nil {
-			n = hybridTopFactor * (*info.Skip + *info.Take)
+			n = 2 * (*info.Skip + *info.Take)
 		}
-		top = &n
+		n = int(uint32(max(hybridMinCandidates, n)))
+		if s.top != nil {
+			top = &n
+		} else {
+			limit = &n
+		}
 	}
 	scores := make([]string, len(parts))
 	for i, p := range parts {
@@ -172,12 +180,17 @@ func (q *Query) hybridInfo(opts PlanOptions) (*hybridSearchQueryInfo, error) {
 		writeFrom(&b, s, "")
 		b.WriteString("\nWHERE " + formatExpr(where))
 		b.WriteString("\nORDER BY " + score + p.written)
+		var offset *int
+		if limit != nil {
+			b.WriteString("\nOFFSET 0 LIMIT " + strconv.Itoa(*limit))
+			offset = new(int)
+		}
 		dir := "Ascending"
 		if p.desc {
 			dir = "Descending"
 		}
 		info.ComponentQueryInfos = append(info.ComponentQueryInfos, planQueryInfo{
-			DistinctType: "None", Top: top, OrderBy: []string{dir}, OrderByExpressions: []string{score},
+			DistinctType: "None", Top: top, Offset: offset, Limit: limit, OrderBy: []string{dir}, OrderByExpressions: []string{score},
 			GroupByExpressions: []string{}, GroupByAliases: []string{}, Aggregates: []string{},
 			GroupByAliasToAggregateType: map[string]*string{}, RewrittenQuery: b.String(),
 			HasSelectValue: s.value != nil, HasNonStreamingOrderBy: true,

@@ -3,6 +3,9 @@ package query
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -101,6 +104,53 @@ func TestHybridComponentQueriesRun(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestHybridCandidateCountBaselines: the component queries of the .NET SDK's hybrid search
+// baselines (QueryPlanBaselineTests.OffsetLimit and .Top, testdata/queryplan_hybrid_baselines.json:
+// the service's plans) ask for the service's candidate count max(120, 2 × (skip + take)), as a
+// 32-bit number, in the form the query bounds itself (TOP n, or OFFSET 0 LIMIT n), byte for byte.
+func TestHybridCandidateCountBaselines(t *testing.T) {
+	b, err := os.ReadFile("testdata/queryplan_hybrid_baselines.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name           string `json:"name"`
+		Query          string `json:"query"`
+		Top            *int   `json:"top"`
+		Offset         *int   `json:"offset"`
+		Limit          *int   `json:"limit"`
+		Skip           *int   `json:"skip"`
+		Take           *int   `json:"take"`
+		RewrittenQuery string `json:"rewrittenQuery"`
+	}
+	if err := json.Unmarshal(b, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 6 {
+		t.Fatalf("%d cases", len(cases))
+	}
+	str := func(p *int) string {
+		if p == nil {
+			return "null"
+		}
+		return strconv.Itoa(*p)
+	}
+	for _, c := range cases {
+		q := mustParse(t, c.Query)
+		hi, err := q.hybridInfo(PlanOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+			continue
+		}
+		ci := hi.ComponentQueryInfos[0]
+		got := []string{str(ci.Top), str(ci.Offset), str(ci.Limit), str(hi.Skip), str(hi.Take), ci.RewrittenQuery}
+		want := []string{str(c.Top), str(c.Offset), str(c.Limit), str(c.Skip), str(c.Take), c.RewrittenQuery}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %s\ntop, offset, limit, skip, take, rewrittenQuery\n got %q\nwant %q", c.Name, c.Query, got, want)
 		}
 	}
 }

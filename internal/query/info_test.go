@@ -365,7 +365,11 @@ func TestPartitionKeyPoints(t *testing.T) {
 		"SELECT * FROM c WHERE c.pk = 'a'":                            "[[a]] true",
 		"SELECT * FROM c WHERE c.pk = 'a' OR c.pk = 'b'":              "[[a] [b]] true",
 		"SELECT * FROM c WHERE c.pk = 'a' OR c.n = 1":                 "[] false",
-		"SELECT * FROM c WHERE c.pk = 'a' AND c.pk = 'b'":             "[] true",
+		"SELECT * FROM c WHERE c.pk = 'a' AND c.pk = 'b'":             "[[]] true",
+		"SELECT * FROM c WHERE false":                                 "[[]] true",
+		"SELECT 5":                                                    "[[]] true",
+		"SELECT * FROM c WHERE c.pk IN ([], [1], {})":                 "[[{}]] true",
+		"SELECT * FROM c WHERE c.pk = @arr":                           "[[{}]] true",
 		"SELECT * FROM c WHERE c.pk IN ('a', 'b') AND c.pk = 'b'":     "[[b]] true",
 		"SELECT * FROM c WHERE (c.pk = 'a' AND c.n > 1) OR c.pk = @p": "[[a] [z]] true",
 		"SELECT * FROM c WHERE ARRAY_CONTAINS(['a', 'b'], c.pk)":      "[[a] [b]] true",
@@ -373,7 +377,7 @@ func TestPartitionKeyPoints(t *testing.T) {
 		"SELECT * FROM c WHERE IS_NULL(c.pk)":                         "[[<nil>]] true",
 		"SELECT * FROM c WHERE NOT (c.pk = 'a')":                      "[] false",
 		"SELECT * FROM c WHERE c.pk != 'a'":                           "[] false",
-		"SELECT * FROM c WHERE c.pk IN ()":                            "[] true",
+		"SELECT * FROM c WHERE c.pk IN ()":                            "[[]] true",
 	} {
 		q2, err := Parse(q)
 		if err != nil {
@@ -382,7 +386,7 @@ func TestPartitionKeyPoints(t *testing.T) {
 			}
 			t.Fatal(err)
 		}
-		pts, ok := q2.PartitionKeyPoints([]string{"/pk"}, map[string]any{"@p": "z"})
+		pts, ok := q2.PartitionKeyPoints([]string{"/pk"}, map[string]any{"@p": "z", "@arr": []any{1.0}})
 		if got := fmt.Sprint(pts, " ", ok); strings.ReplaceAll(got, "  ", " ") != want && fmt.Sprintf("%v %v", pts, ok) != want {
 			t.Errorf("%s: %v %v, want %s", q, pts, ok, want)
 		}

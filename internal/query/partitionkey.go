@@ -119,14 +119,21 @@ const maxPlanPoints = 1000
 // IN lists on the key paths, each tuple holding values for paths[:n] with the same n for all.
 // ok is false when the first path is not pinned (the query spans the whole key space).
 //
-// A query that reads no document (no FROM, or WHERE false) has ok true and no points.
+// A value that is an array or an object stands for the undefined key component (a document whose
+// key path holds one is stored under the undefined key), and is returned as undefined
+// (jsonorder.Undefined), as the service's plans list it ([{}] in the SDKs' notation).
+//
+// A query that reads no document (no FROM, WHERE false, contradictory pins such as c.pk = 1 AND
+// c.pk = 2) has ok true and the one empty point: the service's plan then has the single EPK point
+// ["",""], which a client sends to the range holding the start of the key space, once.
 func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (points [][]any, ok bool) {
 	s := q.sel
+	readsNothing := [][]any{{}}
 	if len(s.sources) == 0 {
-		return nil, true
+		return readsNothing, true
 	}
 	if l, isLit := s.where.(litExpr); isLit && l.v == false {
-		return nil, true
+		return readsNothing, true
 	}
 	if len(paths) == 0 || s.where == nil || s.sources[0].in || s.sources[0].sub != nil {
 		return nil, false
@@ -150,7 +157,7 @@ func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (point
 		points = next
 	}
 	if len(points) == 0 {
-		return nil, true // contradictory pins (c.pk = 1 AND c.pk = 2): no document can match
+		return readsNothing, true // contradictory pins (c.pk = 1 AND c.pk = 2): no document can match
 	}
 	if len(points[0]) == 0 {
 		return nil, false
@@ -168,7 +175,13 @@ func keyPins(x expr, params map[string]any) map[string][]any {
 		if p == "" {
 			return pins
 		}
-		pins[p] = vals
+		var distinct []any
+		for _, v := range vals {
+			if !slices.ContainsFunc(distinct, func(o any) bool { return sameKeyValue(o, v) }) {
+				distinct = append(distinct, v)
+			}
+		}
+		pins[p] = distinct
 		return pins
 	}
 	switch e := x.(type) {
@@ -214,7 +227,7 @@ func keyPins(x expr, params map[string]any) map[string][]any {
 				}
 				both := []any{}
 				for _, v := range vals {
-					if slices.ContainsFunc(old, func(o any) bool { eq, ok := equalValues(o, v); return eq && ok }) {
+					if slices.ContainsFunc(old, func(o any) bool { return sameKeyValue(o, v) }) {
 						both = append(both, v)
 					}
 				}
@@ -226,7 +239,7 @@ func keyPins(x expr, params map[string]any) map[string][]any {
 			for p, vals := range l {
 				if rv, both := r[p]; both {
 					for _, v := range rv {
-						if !slices.ContainsFunc(vals, func(o any) bool { eq, ok := equalValues(o, v); return eq && ok }) {
+						if !slices.ContainsFunc(vals, func(o any) bool { return sameKeyValue(o, v) }) {
 							vals = append(vals, v)
 						}
 					}
@@ -239,7 +252,7 @@ func keyPins(x expr, params map[string]any) map[string][]any {
 			if rootPath(l) == "" {
 				l, r = r, l
 			}
-			if v, ok := pinValue(r, params); ok {
+			if v, ok := keyValue(r, params); ok {
 				return one(rootPath(l), v)
 			}
 		}
@@ -247,12 +260,42 @@ func keyPins(x expr, params map[string]any) map[string][]any {
 	return pins
 }
 
+// keyValue is pinValue for a plan's key points: an array or object (literal or parameter) is the
+// undefined key component.
+func keyValue(x expr, params map[string]any) (any, bool) {
+	switch e := x.(type) {
+	case arrayExpr, objectExpr:
+		return undefined, true
+	case paramExpr:
+		v, ok := params[e.name]
+		if !ok {
+			v, ok = params[strings.TrimPrefix(e.name, "@")]
+		}
+		if ok {
+			switch normalize(v).(type) {
+			case []any, map[string]any:
+				return undefined, true
+			}
+		}
+	}
+	return pinValue(x, params)
+}
+
+// sameKeyValue reports whether two key values are the same key component (undefined included).
+func sameKeyValue(a, b any) bool {
+	if isUndef(a) || isUndef(b) {
+		return isUndef(a) && isUndef(b)
+	}
+	eq, ok := equalValues(a, b)
+	return eq && ok
+}
+
 // pinValues returns the partition key values of literal or parameter expressions; ok is false if
 // any is not a key value (arrays, objects, expressions).
 func pinValues(xs []expr, params map[string]any) ([]any, bool) {
 	vals := make([]any, 0, len(xs))
 	for _, x := range xs {
-		v, ok := pinValue(x, params)
+		v, ok := keyValue(x, params)
 		if !ok {
 			return nil, false
 		}

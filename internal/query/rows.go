@@ -221,7 +221,9 @@ func (ev *evaluator) window(q *selectQuery) (skip, take int) {
 func (ev *evaluator) count(x expr, clause string) int {
 	v := ev.eval(x, nil)
 	f, ok := v.(float64)
-	if !ok || f < 0 || f != float64(int64(f)) || f > 1<<31 {
+	// Up to twice the largest count a plan accepts: the service's rewrite of OFFSET n LIMIT m for the
+	// partitions is OFFSET 0 LIMIT n+m (OFFSET 2147483647 LIMIT 10 runs as LIMIT 2147483657).
+	if !ok || f < 0 || f != float64(int64(f)) || f > 2*maxCount {
 		ev.fail(badRequest("The %s clause requires a non-negative integer value.", clause))
 		return 0
 	}
