@@ -163,3 +163,27 @@ func TestReadDefinitionMissingContainerIsNotFound(t *testing.T) {
 		t.Fatalf("%v does not unwrap to the SDK's 404 *azcore.ResponseError", err)
 	}
 }
+
+// TestDefinitionRefusesIntegersThatWouldCollide: an integer beyond ±2^53 would become a float64
+// and share its key with its neighbour (2^53+1 and 2^53 are the same JSON number): refused before
+// anything is sent, and the error names the value's position, never the value.
+func TestDefinitionRefusesIntegersThatWouldCollide(t *testing.T) {
+	def, err := partitionkey.DefinitionOf(azcosmos.PartitionKeyDefinition{Kind: azcosmos.PartitionKeyKindMultiHash, Paths: []string{"/tenant", "/n"}, Version: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []any{int64(1<<53 + 1), uint64(1<<63 + 5), -int64(1<<53 + 1), float64(1 << 60)} {
+		_, err := def.Key("t", v)
+		var ve *cosmoserr.ValidationError
+		if !errors.As(err, &ve) || !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) || ve.Field != "partitionKey[1]" {
+			t.Errorf("Key(t, %T) = %v, want a ValidationError on partitionKey[1]", v, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "9007199254740993") || strings.Contains(err.Error(), "922337") {
+			t.Errorf("the error echoes the value: %v", err)
+		}
+	}
+	if _, err := def.Key("t", int64(1<<53)); err != nil {
+		t.Errorf("2^53 itself is exact: %v", err)
+	}
+}

@@ -84,8 +84,9 @@ func (s Synthetic) Settings() Synthetic {
 	return s
 }
 
-// Value joins fields with the separator. A field that is empty or contains the separator, no
-// field at all, or a result longer than MaxBytes is a *cosmoserr.ValidationError.
+// Value joins fields with the separator. A field that is empty or contains the separator, fields
+// that would not split back at the separator (with "||", a field ending in "|" followed by another),
+// no field at all, or a result longer than MaxBytes is a *cosmoserr.ValidationError.
 func (s Synthetic) Value(fields ...string) (string, error) {
 	return s.join("", fields)
 }
@@ -149,6 +150,18 @@ func (s Synthetic) join(suffix string, fields []string) (string, error) {
 			b.WriteString(s.Separator)
 		}
 		b.WriteString(f)
+	}
+	// A field may end or start with part of a multi-character separator without containing it:
+	// with "||", ("a|", "b") and ("a", "|b") would both give "a|||b". A value is accepted only if
+	// splitting it at the separator gives the fields back, so no two field lists share a value.
+	if len(fields) > 1 && len(s.Separator) > 1 {
+		i := 0
+		for part := range strings.SplitSeq(b.String(), s.Separator) {
+			if i >= len(fields) || part != fields[i] {
+				return "", invalid("fields", "would not read back: a field starts or ends with part of the separator %q", s.Separator)
+			}
+			i++
+		}
 	}
 	if suffix != "" {
 		b.WriteString(s.Separator)

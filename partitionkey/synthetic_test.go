@@ -48,12 +48,21 @@ func TestSynthetic(t *testing.T) {
 		{partitionkey.Synthetic{}, []string{strings.Repeat("x", 2000), strings.Repeat("y", 48)}, "partitionKey"},
 		{partitionkey.Synthetic{MaxBytes: 101, Bucket: partitionkey.Month}, []string{strings.Repeat("x", 94)}, "partitionKey"},
 		{partitionkey.Synthetic{Bucket: partitionkey.Bucket(99)}, []string{"a"}, "bucket"},
+		// "a|" + "||" + "b" and "a" + "||" + "|b" are both "a|||b": the one that does not split back
+		// at the separator is refused, so no two field lists share a value.
+		{partitionkey.Synthetic{Separator: "||"}, []string{"a|", "b"}, "fields"},
+		{partitionkey.Synthetic{Separator: "--"}, []string{"x-", "y"}, "fields"},
+		{partitionkey.Synthetic{Separator: "::"}, []string{"t:", "u", "v"}, "fields"},
 	} {
 		_, err := tc.s.At(at, tc.fields...)
 		var ve *cosmoserr.ValidationError
 		if !errors.As(err, &ve) || ve.Field != tc.field || !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 			t.Errorf("%+v.At(%d fields) = %v, want a ValidationError on %s", tc.s, len(tc.fields), err, tc.field)
 		}
+	}
+	// The other reading of "a|||b" is accepted, and it is the one the value splits back into.
+	if v, err := (partitionkey.Synthetic{Separator: "||"}).Value("a", "|b"); err != nil || v != "a|||b" {
+		t.Fatalf(`Value("a", "|b") = %q, %v`, v, err)
 	}
 	// Exactly at the limit is accepted.
 	if _, err := (partitionkey.Synthetic{}).Value(strings.Repeat("x", 2000), strings.Repeat("y", 47)); err != nil {
