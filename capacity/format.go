@@ -12,13 +12,13 @@ import (
 func (p *Plan) Table() string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "pattern\tkind\tRU/op\tsource\tmodel\tdeclared\tmeasured\tpeak RU/s\tavg RU/s")
+	_, _ = fmt.Fprintln(tw, "pattern\tkind\tRU/op\tsource\tmodel\tdeclared\tmeasured\tpeak RU/s\tavg RU/s")
 	for _, pp := range p.Patterns {
-		fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t%.2f\t%.2f\n", pp.Name, pp.Kind, pp.RU, pp.Source, pp.ModelRU,
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%.2f\t%s\t%.2f\t%s\t%s\t%.2f\t%.2f\n", pp.Name, pp.Kind, pp.RU, pp.Source, pp.ModelRU,
 			orDash(pp.DeclaredRU), orDash(pp.MeasuredRU), pp.PeakRUs, pp.AverageRUs)
 	}
-	fmt.Fprintf(tw, "total\t\t\t\t\t\t\t%.2f\t%.2f\n", p.PeakRUs, p.AverageRUs)
-	tw.Flush()
+	_, _ = fmt.Fprintf(tw, "total\t\t\t\t\t\t\t%.2f\t%.2f\n", p.PeakRUs, p.AverageRUs)
+	_ = tw.Flush()
 	b.WriteString("\n")
 	for _, kv := range p.summary() {
 		fmt.Fprintf(&b, "%-28s %s\n", kv[0]+":", kv[1])

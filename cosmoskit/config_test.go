@@ -81,7 +81,7 @@ func TestResolveRejectsBadConfig(t *testing.T) {
 				t.Errorf("errors.Is(err, cosmoserr.ErrInvalidConfig) = false for %v", err)
 			}
 			var ce *cosmoserr.ValidationError
-			if !errors.As(err, &ce) || ce.Kind != cosmoserr.ErrInvalidConfig {
+			if !errors.As(err, &ce) || !errors.Is(ce.Kind, cosmoserr.ErrInvalidConfig) {
 				t.Fatalf("error %T is not a *cosmoserr.ValidationError of Kind ErrInvalidConfig: %v", err, err)
 			}
 			if want := "Config." + strings.ReplaceAll(tt.wantField, ", ", ", Config."); ce.Field != want {

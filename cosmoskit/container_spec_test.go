@@ -69,7 +69,7 @@ func TestContainerSpecRejects(t *testing.T) {
 				t.Fatalf("Properties() = %v, want cosmoserr.ErrInvalidSpec", err)
 			}
 			var se *cosmoserr.ValidationError
-			if !errors.As(err, &se) || se.Kind != cosmoserr.ErrInvalidSpec {
+			if !errors.As(err, &se) || !errors.Is(se.Kind, cosmoserr.ErrInvalidSpec) {
 				t.Fatalf("error %T is not a *cosmoserr.ValidationError of Kind ErrInvalidSpec", err)
 			}
 			if want := "ContainerSpec." + tt.wantField; se.Field != want || !strings.Contains(se.Reason, tt.wantText) {

@@ -59,14 +59,18 @@ func TestReadFailoverRegionDown(t *testing.T) {
 	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"a","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	s.SetRegionDown("East US", true)
+	if err := s.SetRegionDown("East US", true); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := cc.ReadItem(ctx, pk, "a", nil); err != nil {
 		t.Fatalf("read with East US down: %v", err)
 	}
 	if n := s.Requests(cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem}); n != 1 {
 		t.Fatalf("reads served by West US: %d", n)
 	}
-	s.SetRegionDown("East US", false)
+	if err := s.SetRegionDown("East US", false); err != nil {
+		t.Fatal(err)
+	}
 	// The region is back on the same port: a new client reads there again.
 	c2 := newClient(t, s, func(o *azcosmos.ClientOptions) { o.PreferredRegions = []string{"East US"} })
 	cc2, _ := c2.NewContainer("db", "c")
@@ -87,7 +91,9 @@ func TestFailoverWriteRegion(t *testing.T) {
 	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"a","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	s.FailoverWriteRegion("East US")
+	if err := s.FailoverWriteRegion("East US"); err != nil {
+		t.Fatal(err)
+	}
 	// West US now answers 403/3; the SDK refreshes the account and retries in East US (~1 s).
 	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)

@@ -213,7 +213,9 @@ func TestStrongRefusedWithMultiWrite(t *testing.T) {
 
 func TestBoundedStaleness(t *testing.T) {
 	s, w, e := twoRegions(t, cosmostest.WithDefaultConsistency("BoundedStaleness"), cosmostest.WithBoundedStaleness(2, 10*time.Minute))
-	s.SetReplicationLag(east, time.Hour)
+	if err := s.SetReplicationLag(east, time.Hour); err != nil {
+		t.Fatal(err)
+	}
 	if got, err := s.ReplicationLag(east); err != nil || got != time.Hour {
 		t.Fatalf("ReplicationLag after SetReplicationLag = %v", got)
 	}
@@ -249,12 +251,16 @@ func TestReplicationLagZeroIsOneStore(t *testing.T) {
 		t.Fatalf("without a lag East US: v=%v", v)
 	}
 	// A lag set at run time replicates what exists and delays what follows.
-	s.SetReplicationLag(east, lag)
+	if err := s.SetReplicationLag(east, lag); err != nil {
+		t.Fatal(err)
+	}
 	put(t, w, `{"id":"a","pk":"p","v":2}`)
 	if v, _ := readV(t, e, "a", nil); v != 1 {
 		t.Fatalf("after SetReplicationLag: v=%v, want 1", v)
 	}
-	s.SetReplicationLag(east, 0)
+	if err := s.SetReplicationLag(east, 0); err != nil {
+		t.Fatal(err)
+	}
 	if v, _ := readV(t, e, "a", nil); v != 2 {
 		t.Fatalf("lag back to 0: v=%v, want 2", v)
 	}
@@ -291,7 +297,9 @@ func TestReplicationSplit(t *testing.T) {
 func TestReplicationFailover(t *testing.T) {
 	s, w, e := twoRegions(t)
 	put(t, w, `{"id":"a","pk":"p","v":1}`)
-	s.FailoverWriteRegion(east)
+	if err := s.FailoverWriteRegion(east); err != nil {
+		t.Fatal(err)
+	}
 	if v, _ := readV(t, e, "a", nil); v != 1 {
 		t.Fatalf("East US after the failover: v=%v, want 1", v)
 	}
@@ -371,8 +379,12 @@ func BenchmarkReplicatedUpsertRead(b *testing.B) {
 	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
 		b.Fatal(err)
 	}
-	s.SetReplicationLag(east, time.Nanosecond)
-	s.SetReplicationLag(east, 0)
+	if err := s.SetReplicationLag(east, time.Nanosecond); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.SetReplicationLag(east, 0); err != nil {
+		b.Fatal(err)
+	}
 	w, _ := wc.NewContainer("db", "c")
 	e, _ := ec.NewContainer("db", "c")
 	b.ReportAllocs()

@@ -72,7 +72,7 @@ func TestAddressingByResourceID(t *testing.T) {
 		}
 		if tc.id != "" {
 			var m struct{ ID string }
-			if json.Unmarshal(b, &m); m.ID != tc.id {
+			if err := json.Unmarshal(b, &m); err != nil || m.ID != tc.id {
 				t.Errorf("%s: id %q, want %q", tc.name, m.ID, tc.id)
 			}
 		}

@@ -121,7 +121,7 @@ func newBreaker(name string, threshold, probes int, interval time.Duration, repo
 		Timeout:      interval,
 		ReadyToTrip:  func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= uint32(threshold) }, //nolint:gosec // validated
 		IsSuccessful: func(err error) bool { return err == nil },
-		IsExcluded:   func(err error) bool { return err == errNeutral },
+		IsExcluded:   func(err error) bool { return errors.Is(err, errNeutral) },
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			if to == gobreaker.StateOpen {
 				b.opened.Store(openings.Add(1))

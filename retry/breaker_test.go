@@ -295,7 +295,9 @@ func TestEveryRegionDown(t *testing.T) {
 	if err := e.s.SetRegionDown("East US", true); err != nil {
 		t.Fatal(err)
 	}
-	e.s.SetRegionDown("North Europe", true)
+	if err := e.s.SetRegionDown("North Europe", true); err != nil {
+		t.Fatal(err)
+	}
 	err := e.read(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "every region failed; last, North Europe") {
 		t.Fatalf("read = %v", err)

@@ -41,13 +41,6 @@ func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
-// advance moves the clock forward by d without recording a wait.
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func (c *fakeClock) waits() []time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()

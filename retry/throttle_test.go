@@ -79,7 +79,7 @@ func TestThrottleStormPastTheBudget(t *testing.T) {
 			e := newEnv(t, retry.Options{Clock: clock, Throttle: tt.throttle})
 			e.s.InjectFault(throttle(tt.retryAfter, 0))
 			err := e.read(context.Background())
-			if !errors.Is(err, cosmoserr.ErrThrottled) || !errors.Is(err, cosmoserr.ErrThrottled) {
+			if !errors.Is(err, cosmoserr.ErrThrottled) {
 				t.Fatalf("read = %v, want ErrThrottled", err)
 			}
 			var de *cosmoserr.Error

@@ -47,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "table", "output format: table or markdown")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: cosmosplan [-format table|markdown] workload.json  (- reads standard input)")
+		_, _ = fmt.Fprintln(stderr, "usage: cosmosplan [-format table|markdown] workload.json  (- reads standard input)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -65,27 +65,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 		data, err = os.ReadFile(name)
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "cosmosplan:", err)
+		_, _ = fmt.Fprintln(stderr, "cosmosplan:", err)
 		return 1
 	}
 	w, err := parseWorkload(data)
 	if err != nil {
-		fmt.Fprintln(stderr, "cosmosplan:", err)
+		_, _ = fmt.Fprintln(stderr, "cosmosplan:", err)
 		return 2
 	}
 	plan, err := capacity.New(w)
 	if err != nil {
-		fmt.Fprintln(stderr, "cosmosplan:", err)
+		_, _ = fmt.Fprintln(stderr, "cosmosplan:", err)
 		var ve *cosmoserr.ValidationError
 		if errors.As(err, &ve) {
 			return 2
 		}
 		return 1
 	}
+	text := plan.Table()
 	if *format == "markdown" {
-		fmt.Fprint(stdout, plan.Markdown())
-	} else {
-		fmt.Fprint(stdout, plan.Table())
+		text = plan.Markdown()
+	}
+	if _, err := io.WriteString(stdout, text); err != nil {
+		_, _ = fmt.Fprintln(stderr, "cosmosplan:", err)
+		return 1
 	}
 	return 0
 }

@@ -105,7 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = hs.Serve(ln) }()
-		defer hs.Close()
+		defer func() { _ = hs.Close() }()
 		fmt.Fprintf(&out, "cosmostest: control API on http://127.0.0.1:%d/\n", ln.Addr().(*net.TCPAddr).Port)
 	}
 	out.WriteString("cosmostest: Started\n")
