@@ -103,7 +103,7 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built, error) {
 func subOptionError(field string, err error) error {
 	var ve *cosmoserr.ValidationError
 	if errors.As(err, &ve) {
-		return configError(field+"."+strings.TrimPrefix(ve.Field, "Options."), ve.Reason, nil)
+		return configError("Config."+field+"."+strings.TrimPrefix(ve.Field, "Options."), ve.Reason, nil)
 	}
 	return err
 }

@@ -118,7 +118,7 @@ func TestPageTokenSigningKey(t *testing.T) {
 	}
 	_, err := repository.New(e.container, repository.Options[Order]{Type: "order", Key: orderKey, TokenSigningKey: []byte("short")})
 	var ve *cosmoserr.ValidationError
-	if !errors.As(err, &ve) || ve.Field != "TokenSigningKey" || strings.Contains(err.Error(), "short") {
+	if !errors.As(err, &ve) || ve.Field != "Options.TokenSigningKey" || strings.Contains(err.Error(), "short") {
 		t.Fatalf("short key = %v", err)
 	}
 }
