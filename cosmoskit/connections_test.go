@@ -167,7 +167,7 @@ func TestConnectionOptionsRefused(t *testing.T) {
 		Connections: cosmoskit.ConnectionOptions{MaxPerHost: -1}, Logger: quiet})
 	var ce *cosmoserr.ValidationError
 	if !errors.As(err, &ce) || !slices.Contains([]string{"Connections.MaxPerHost"}, ce.Field) {
-		t.Fatalf("New = %v, want a ConfigError naming Connections.MaxPerHost", err)
+		t.Fatalf("New = %v, want a *cosmoserr.ValidationError naming Connections.MaxPerHost", err)
 	}
 }
 
