@@ -33,7 +33,7 @@ type Client struct {
 // request): the first New builds it, later ones take a reference, and the last Close closes it.
 //
 // Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidConfig) says which field is wrong and how to fix it;
-// a *cosmoserr.ConfigConflictError (matching ErrConfigConflict and cosmoserr.ErrValidation) means
+// a *cosmoserr.ConfigConflictError (matching cosmoserr.ErrConfigConflict and cosmoserr.ErrValidation) means
 // a client for the account is already open with settings that differ, listed in its Differences
 // (every field but the credentials, which pick the client, and Database, which New does not use:
 // ClientOptions by content, loggers by handler, funcs, interfaces and pointers by identity; see
