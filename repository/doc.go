@@ -61,5 +61,5 @@
 // also keeps unexported and internal/tokenmac reads by reflection. Both layouts are those of
 // azcosmos v1.5.0 and tests fail if an upgrade changes them; until adapted, an SDK key that
 // cannot be read is sent unchecked (the service checks it) and tokens are bound to the container
-// id alone.
+// id but no longer to the account and database.
 package repository
