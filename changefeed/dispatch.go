@@ -22,8 +22,8 @@ import (
 //
 // A change at the repository's current schema version is decoded directly; an older one is
 // decoded as delivered with the repository's registered upgrades (Repository.Decode: no request).
-// A newer version than the code knows fails the batch with the repository's
-// ErrUnknownSchemaVersion.
+// A newer version than the code knows fails the batch with an error matching
+// cosmoserr.ErrUnknownSchemaVersion.
 type Dispatcher struct {
 	opts   DispatchOptions
 	byType map[string]func(ctx context.Context, doc []byte, version int, hasVersion bool) error

@@ -33,7 +33,7 @@ type Client struct {
 // request): the first New builds it, later ones take a reference, and the last Close closes it.
 //
 // Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidConfig) says which field is wrong and how to fix it;
-// a *cosmoserr.ConfigConflictError (matching ErrConfigConflict and cosmoserr.ErrValidation) means
+// a *cosmoserr.ConfigConflictError (matching cosmoserr.ErrConfigConflict and cosmoserr.ErrValidation) means
 // a client for the account is already open with settings that differ, listed in its Differences
 // (every field but the credentials, which pick the client, and Database, which New does not use:
 // ClientOptions by content, loggers by handler, funcs, interfaces and pointers by identity; see
@@ -55,7 +55,7 @@ func New(cfg Config) (*Client, error) {
 // NewIndependent returns a Client for cfg with its own azcosmos client, outside the process-wide
 // registry: built with the same validation, policies (diagnostics, session container, retry) and
 // defaults as New, but shared with no other Client and never compared with one, so it is never
-// ErrConfigConflict. Use it on purpose, where one process needs two clients for the same account
+// cosmoserr.ErrConfigConflict. Use it on purpose, where one process needs two clients for the same account
 // and identity that must not share state: two instances of a service in one test, each with its
 // own session container and preferred regions, or a migration tool talking to one account with
 // two region orders. Everything else should use New (the SDK's guidance is one client per account

@@ -20,7 +20,7 @@ type DriftMode int
 
 const (
 	// DriftReport (the default) returns the container's handle together with a
-	// *cosmoserr.MismatchError (matching ErrContainerMismatch) listing the differing fields, and
+	// *cosmoserr.MismatchError (matching cosmoserr.ErrContainerMismatch) listing the differing fields, and
 	// changes nothing.
 	DriftReport DriftMode = iota
 	// DriftApply replaces the differing settings with the spec's (a container replace for the

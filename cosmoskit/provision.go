@@ -17,7 +17,7 @@ import (
 // opts may be nil (no shared throughput).
 //
 // Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec) for a bad id or throughput, before any request; cosmoserr.ErrClosed;
-// otherwise an *Error (matching cosmoserr.ErrUnauthorized and the other sentinels, and unwrapping to the SDK's
+// otherwise a *cosmoserr.Error (matching cosmoserr.ErrUnauthorized and the other sentinels, and unwrapping to the SDK's
 // *azcore.ResponseError), wrapped with the database id.
 func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOptions) (*azcosmos.DatabaseClient, error) {
 	if msg := checkResourceID(id); msg != "" {
@@ -60,7 +60,7 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOp
 //     spec.OnDrift says whether a difference is reported (the default: the handle is returned with
 //     a *cosmoserr.MismatchError listing the differing fields), applied or ignored.
 //
-// Other failures are an *Error naming the operation, database and container (unwrapping to the
+// Other failures are a *cosmoserr.Error naming the operation, database and container (unwrapping to the
 // SDK's *azcore.ResponseError).
 func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerSpec) (*azcosmos.ContainerClient, error) {
 	props, err := spec.Properties()

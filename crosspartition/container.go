@@ -44,7 +44,7 @@ type Options struct {
 	// 32 bytes (New refuses a shorter one), the same on every instance of a service so that
 	// tokens work behind a load balancer. With it nobody without the key can forge or alter a
 	// token. Default nil: a token is still bound to the account, database, container, query and
-	// parameter values and covers every byte (truncated or altered: ErrInvalidToken, nothing
+	// parameter values and covers every byte (truncated or altered: cosmoserr.ErrInvalidToken, nothing
 	// sent), but the MAC key is public, so an end user can craft token positions; what such a
 	// token costs is still bounded by the container's physical partitions (at most one request per
 	// partition key range per page).

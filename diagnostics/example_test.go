@@ -77,8 +77,9 @@ func ExampleWithMeter() {
 	// RU as the responses say: true
 }
 
-// FromError turns what azcosmos returns into an *Error that matches the sentinels.
-func ExampleFromError() {
+// The error model is package cosmoserr's: cosmoserr.FromError turns what azcosmos returns into a
+// *cosmoserr.Error that matches the sentinels (diagnostics has no FromError of its own).
+func Example_fromError() {
 	container, stop := exampleContainer(diagnostics.Options{})
 	defer stop()
 

@@ -24,7 +24,7 @@ type Definition struct {
 func ReadDefinition(ctx context.Context, c *azcosmos.ContainerClient) (Definition, error) {
 	resp, err := c.Read(ctx, nil)
 	if err != nil {
-		// The one error model: a *cosmoserr.Error (ErrNotFound for a missing container) that
+		// The one error model: a *cosmoserr.Error (cosmoserr.ErrNotFound for a missing container) that
 		// unwraps to the SDK's *azcore.ResponseError.
 		return Definition{}, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}

@@ -155,7 +155,7 @@ func ReadStorage(ctx context.Context, c *azcosmos.ContainerClient, o StorageOpti
 	ctx = policy.WithHTTPHeader(ctx, http.Header{wire.HeaderPopulatePartitionStatistics: {"true"}})
 	resp, err := c.Read(ctx, &azcosmos.ReadContainerOptions{PopulateQuotaInfo: true})
 	if err != nil {
-		// The one error model: a *cosmoserr.Error (ErrNotFound for a missing container) that
+		// The one error model: a *cosmoserr.Error (cosmoserr.ErrNotFound for a missing container) that
 		// unwraps to the SDK's *azcore.ResponseError.
 		return StorageReport{}, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}

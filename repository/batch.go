@@ -115,7 +115,7 @@ func (r *Repository[T]) txBody(tx *Tx, item T) (string, []byte, bool) {
 		tx.setError(err)
 		return "", nil, false
 	}
-	// With PartitionKeyPaths and a Key for the batch, the item's own key must be the batch's.
+	// With PartitionKeyPaths and a partitionkey.Key for the batch, the item's own key must be the batch's.
 	e, large, err := r.encode(item, id, tx.key)
 	if err != nil {
 		tx.setError(err)

@@ -14,8 +14,8 @@
 // timestamp the service stores.
 //
 // Writes stamp "type" and "schemaVersion" into the JSON of the item (T needs no fields for them).
-// Reads refuse documents of another type (ErrTypeMismatch) and of a version newer than the code
-// (ErrUnknownSchemaVersion); older versions run through Options.Upgrades, in Get, Page and All as
+// Reads refuse documents of another type (cosmoserr.ErrTypeMismatch) and of a version newer than
+// the code (cosmoserr.ErrUnknownSchemaVersion); older versions run through Options.Upgrades, in Get, Page and All as
 // in the projections of PageOf and AllOf. Delete refuses a document of another type too (it reads
 // the item first unless given IfMatch). Several repositories may
 // share a container; Mixed reads a partition of it decoding each document to its Go type, and Tx
@@ -25,11 +25,11 @@
 // partition unless CrossPartition is called, which is logged. Page returns a URL-safe token for
 // the next page; All and AllOf are iterators over every result.
 //
-// Errors from the service are *cosmoserr.Error values ([Error]), wrapped in *OpError, which adds
+// Errors from the service are *cosmoserr.Error values ([cosmoserr.Error]), wrapped in *OpError, which adds
 // the repository type and the item id to the message so that each part is printed once: use
-// errors.Is with ErrNotFound, ErrConflict, ErrPreconditionFailed, ... and errors.As to reach
-// *Error or the SDK's *azcore.ResponseError. Rejections
-// before any request are *ValidationError, matching ErrValidation and the rule's own sentinel.
+// errors.Is with cosmoserr.ErrNotFound, cosmoserr.ErrConflict, cosmoserr.ErrPreconditionFailed, ...
+// and errors.As to reach *cosmoserr.Error or the SDK's *azcore.ResponseError. Rejections before
+// any request are *cosmoserr.ValidationError, matching cosmoserr.ErrValidation and the rule's own sentinel.
 //
 // With a client from cosmoskit.New (NewFromClient, or Options.Diagnostics), every repository call
 // is one OpenTelemetry span, "repository.Update <container>", parent of the spans of the SDK calls
@@ -54,7 +54,12 @@
 //
 // Partition keys: writes check the partition key against the item's own JSON at
 // Options.PartitionKeyPaths, as typed values the repository reads itself. A caller's key is a
-// PartitionKey: a partitionkey.Key (partitionkey.Of or a partitionkey builder), whose component count and lengths are checked before sending, or
-// an azcosmos.PartitionKey, which has no exported accessor and is sent as given (the repository
-// reflects into no other module's types; the service checks it).
+// PartitionKey: a partitionkey.Key (partitionkey.Of or a partitionkey builder), whose component
+// count and lengths are checked before sending, or an azcosmos.PartitionKey, which has no
+// exported accessor: its components are read by reflection (no unsafe) and checked the same way.
+// Page tokens are bound to the account endpoint and database id, which the SDK's ContainerClient
+// also keeps unexported and internal/tokenmac reads by reflection. Both layouts are those of
+// azcosmos v1.5.0 and tests fail if an upgrade changes them; until adapted, an SDK key that
+// cannot be read is sent unchecked (the service checks it) and tokens are bound to the container
+// id but no longer to the account and database.
 package repository

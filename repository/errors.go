@@ -53,7 +53,7 @@ func (e *tooManyAttempts) Error() string {
 
 func (e *tooManyAttempts) Unwrap() []error { return []error{cosmoserr.ErrTooManyAttempts, e.last} }
 
-// opError wraps err from the SDK as a cosmoserr *Error for operation op and adds what the caller
+// opError wraps err from the SDK as a *cosmoserr.Error for operation op and adds what the caller
 // needs to act: the repository type and the item id.
 func (r *core) opError(op, id string, err error) error {
 	if err == nil {

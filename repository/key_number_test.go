@@ -13,7 +13,7 @@ import (
 )
 
 // TestKeyOfRefusesUnrepresentableNumbers: NaN, ±Inf and integers beyond ±2^53 (which a JSON
-// number, a float64, would round) are ErrInvalidPartitionKey naming the component, before any
+// number, a float64, would round) are cosmoserr.ErrInvalidPartitionKey naming the component, before any
 // request; ±2^53 itself is exact and accepted.
 func TestKeyOfRefusesUnrepresentableNumbers(t *testing.T) {
 	ctx := context.Background()
@@ -50,7 +50,7 @@ func TestKeyOfRefusesUnrepresentableNumbers(t *testing.T) {
 	}
 	for _, v := range []any{int64(1 << 53), int64(-(1 << 53)), uint64(1 << 53), 1e300, -0.5, float32(1.5), math.MaxFloat64} {
 		if got := partitionkey.Of(v); got.Len() != 1 {
-			t.Errorf("KeyOf(%T(%v)) refused", v, v)
+			t.Errorf("partitionkey.Of(%T(%v)) refused", v, v)
 		}
 		if _, err := orders.Get(ctx, partitionkey.Of(v), "x"); !errors.Is(err, cosmoserr.ErrNotFound) {
 			t.Errorf("Get with key %T(%v) = %v, want ErrNotFound", v, v, err)

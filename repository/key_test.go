@@ -26,8 +26,8 @@ type Address struct {
 
 // TestWriteChecksDocumentKey: with PartitionKeyPaths, a write whose item lacks a key property is
 // rejected before any request, naming the path; one whose KeyFunc key disagrees with the item's
-// own properties is refused by the service (the SDK's key cannot be read), matching
-// ErrInvalidPartitionKey, and nothing is written.
+// own properties is refused before sending too (the SDK key is read by sdkKey), matching
+// cosmoserr.ErrInvalidPartitionKey, and nothing is written.
 func TestWriteChecksDocumentKey(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, "/tenant", "/address/region")

@@ -60,12 +60,13 @@ type Options[T any] struct {
 	Key KeyFunc[T]
 
 	// PartitionKeyPaths are the container's partition key paths, broadest first ("/tenantId",
-	// "/userId"). When set, a Key passed to point operations needs exactly that many components and
+	// "/userId"). When set, a partition key passed to point operations needs exactly that many components and
 	// one passed to a query at most that many (a hierarchical prefix), and every write checks, in
 	// the encoded item, that its values at these paths exist and fit the length limit (an error
 	// matching cosmoserr.ErrInvalidPartitionKey naming the path, nothing sent) and, for a batch started with
-	// a Key or an Update, that they are that key (the item may not move). A KeyFunc key that
-	// differs from them is refused by the service (400/1001, matching cosmoserr.ErrInvalidPartitionKey).
+	// a partitionkey.Key or an Update, that they are that key (the item may not move). A KeyFunc
+	// key that differs from them is refused the same way before sending (an azcosmos.PartitionKey
+	// is read as described at PartitionKey).
 	// Default: not checked (the service rejects a mismatch with 400).
 	PartitionKeyPaths []string
 

@@ -22,7 +22,7 @@ type Member struct {
 	N      int    `json:"n"`
 }
 
-// TestPrefixQueryAcrossRanges: Partition(KeyOf("big")) on a /tenant,/user container whose tenant
+// TestPrefixQueryAcrossRanges: Partition(partitionkey.Of("big")) on a /tenant,/user container whose tenant
 // "big" spans two physical partitions: ORDER BY, Top, Count and paging with tokens run through the
 // cross-partition engine over the ranges holding the prefix (the gateway would answer 400/1004).
 func TestPrefixQueryAcrossRanges(t *testing.T) {

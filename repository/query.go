@@ -238,7 +238,7 @@ func (q *Query) Partition(pk PartitionKey) *Query {
 	return q
 }
 
-// CrossPartition returns q allowed to fan out to every partition. Each run is logged at Info
+// CrossPartition returns q allowed to fan out to every partition. Each run is logged at Debug
 // level (once, when its first page is read), with the query text but never parameter values. It
 // replaces any earlier scope.
 func (q *Query) CrossPartition() *Query {

@@ -10,8 +10,8 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
-// Ref names one item: its id and partition key (a Key, checked before sending, or an
-// azcosmos.PartitionKey).
+// Ref names one item: its id and partition key (a partitionkey.Key or an azcosmos.PartitionKey,
+// checked before sending as described at PartitionKey).
 type Ref struct {
 	ID           string
 	PartitionKey PartitionKey
@@ -70,9 +70,9 @@ func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err er
 	return out, nil
 }
 
-// refMatches reports whether doc, an item with ref's id, is the one ref names. Only a Key can be
-// compared, with the document's own key at Options.PartitionKeyPaths; an azcosmos.PartitionKey
-// cannot be read, so the first unfilled ref with the id takes the document (the same id in
+// refMatches reports whether doc, an item with ref's id, is the one ref names. Only a
+// partitionkey.Key is compared, with the document's own key at Options.PartitionKeyPaths; an
+// azcosmos.PartitionKey is not read here (sdkKey is not used), so the first unfilled ref with the id takes the document (the same id in
 // several partitions, named by azcosmos.PartitionKey values, may then be matched in another order).
 func (c *core) refMatches(ref Ref, doc []byte) bool {
 	var k partitionkey.Key

@@ -19,7 +19,7 @@ import (
 // runs on, the query text, its parameters (names and values, as canonical JSON), its scope (the
 // partition key, or cross-partition) and every byte of the continuation. A token truncated, with
 // any byte changed, or of another account, database, container, query, parameter values or
-// partition key is refused (ErrInvalidToken) before any request. Options.TokenSigningKey keys the
+// partition key is refused (cosmoserr.ErrInvalidToken) before any request. Options.TokenSigningKey keys the
 // MAC: without it the tag is an integrity check anyone can recompute (see the package doc).
 const bindingSize = 16
 

@@ -7,7 +7,7 @@ import (
 )
 
 // BenchmarkBindToken measures the binding Page computes once per call that takes or returns a
-// token (a built query with two filters, scoped to a KeyOf key).
+// token (a built query with two filters, scoped to a partitionkey.Of key).
 func BenchmarkBindToken(b *testing.B) {
 	q := NewQuery().Partition(partitionkey.Of("tenant-42")).Where("status", Eq, "open").Where("total", Ge, 10).OrderBy("total", Desc)
 	rq, err := q.render("order", 1, nil)

@@ -134,7 +134,7 @@ func (e *AttemptsError) Unwrap() []error {
 // end after ctx's deadline. Context errors are never retried.
 //
 // Do returns nil on success; otherwise an [*AttemptsError] wrapping fn's last error, so
-// errors.Is(err, ErrPreconditionFailed) and errors.As(err, new(*cosmoserr.Error)) keep working.
+// errors.Is(err, cosmoserr.ErrPreconditionFailed) and errors.As(err, new(*cosmoserr.Error)) keep working.
 // Use it for work that must be repeated as a whole, such as read, modify, replace with If-Match;
 // single requests are already retried by the pipeline policy. An invalid b (see [Backoff.Validate])
 // is refused before fn is called.

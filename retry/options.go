@@ -143,7 +143,7 @@ type ThrottleOptions struct {
 	// DefaultRetryAfter is the wait when a 429 carries no retry hint. If 0,
 	// DefaultThrottleRetryAfter (100 ms) is used. Negative values are refused.
 	DefaultRetryAfter time.Duration
-	// Disable returns throttled requests to the caller at once (as ErrThrottled). Default: false.
+	// Disable returns throttled requests to the caller at once (as cosmoserr.ErrThrottled). Default: false.
 	Disable bool
 }
 

@@ -16,7 +16,7 @@
 //
 // TOP @k stays a parameter: the query plan request carries the parameters, and the service's plan
 // (and cosmostest's) reports TOP's number, which the cross-partition merge needs; a plan without
-// it would be refused by crosspartition (ErrUnsupported), never answered uncut. The item projection lists the fields to return and
+// it would be refused by crosspartition (cosmoserr.ErrUnsupported), never answered uncut. The item projection lists the fields to return and
 // leaves the embedding out unless Query.IncludeEmbedding is set: embeddings are the bulk of a
 // document and of the response's size and RU.
 //

@@ -131,7 +131,7 @@ func (s *Searcher) renderRanked(q *Query, t TextRank, vector bool, ix Index, con
 // Text runs a full-text search: the K documents with the highest BM25 score for t.Terms at
 // t.Path, best first (ORDER BY RANK FullTextScore). q.Vector must be empty; q.K, Where, Params,
 // PartitionKey and Fields work as for Search. It needs only the container's full-text policy
-// (t.Path one of its paths, else ErrNoPolicy before sending) and full-text index on t.Path (else
+// (t.Path one of its paths, else cosmoserr.ErrNoPolicy before sending) and full-text index on t.Path (else
 // the service's 400), no vector embedding policy. Hit.Score is 0: the service does not return BM25
 // scores (FullTextScore cannot be projected). Across partitions the scores use the statistics of
 // the whole container (the plan's global statistics query).

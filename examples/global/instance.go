@@ -16,7 +16,7 @@ import (
 //
 // In production each instance is a process with its own cosmoskit.New client. cosmoskit.New keeps
 // one client per account in a process (the SDK's guidance), shared by every New for the account,
-// and refuses a second with other PreferredRegions (ErrConfigConflict); two instances sharing one
+// and refuses a second with other PreferredRegions (cosmoserr.ErrConfigConflict); two instances sharing one
 // client would also share its session container, and B would see A's writes without any hand-off.
 // So to run two instances in this one process, each builds its client with
 // cosmoskit.NewIndependent: New's policies and defaults (its own session container, the retry

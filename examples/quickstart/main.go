@@ -111,7 +111,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		{ID: "lamp", Category: "gear", Name: "Lamp", Price: 25},
 		{ID: "stove", Category: "gear", Name: "Stove", Price: 60},
 	} {
-		_, err := products.Create(ctx, p) // never an upsert in disguise: a duplicate is ErrConflict
+		_, err := products.Create(ctx, p) // never an upsert in disguise: a duplicate is cosmoserr.ErrConflict
 		if errors.Is(err, cosmoserr.ErrConflict) {
 			_, err = products.Upsert(ctx, p) // left by an earlier run on a real account
 			reset++

@@ -4,7 +4,7 @@
 //
 //   - throttling: three 429 answers with x-ms-retry-after-ms are retried after exactly the waits the
 //     server asked for, and the attempts and waited time are read from package diagnostics; a 429
-//     asking for more than the retry budget is returned at once as ErrThrottled;
+//     asking for more than the retry budget is returned at once as cosmoserr.ErrThrottled;
 //   - region failover: with PreferredRegions East US then West US, East US goes down and reads fail
 //     over to West US at once, with no sleeps;
 //   - the circuit breaker: after a few consecutive failures East US's read breaker opens, so reads go
