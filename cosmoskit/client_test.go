@@ -37,7 +37,7 @@ func TestApplicationNameAndPolicySeam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.EnsureDatabase(context.Background(), "db", nil); err != nil {
+		if _, err := c.EnsureDatabase(context.Background(), "db", cosmoskit.DatabaseOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		c.Close()

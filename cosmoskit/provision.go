@@ -14,17 +14,14 @@ import (
 // EnsureDatabase creates database id if it does not exist and returns its handle. An existing database
 // (409 Conflict) is returned as is; its throughput is not changed. If the identity may not create
 // databases (403, e.g. a Microsoft Entra data-plane role), an existing database is still returned.
-// opts may be nil (no shared throughput).
+// The zero DatabaseOptions is a database without shared throughput.
 //
 // Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec) for a bad id or throughput, before any request; cosmoserr.ErrClosed;
 // otherwise a *cosmoserr.Error (matching cosmoserr.ErrUnauthorized and the other sentinels, and unwrapping to the SDK's
 // *azcore.ResponseError), wrapped with the database id.
-func (c *Client) EnsureDatabase(ctx context.Context, id string, opts *DatabaseOptions) (*azcosmos.DatabaseClient, error) {
+func (c *Client) EnsureDatabase(ctx context.Context, id string, opts DatabaseOptions) (*azcosmos.DatabaseClient, error) {
 	if msg := checkResourceID(id); msg != "" {
 		return nil, specError("id", msg)
-	}
-	if opts == nil {
-		opts = &DatabaseOptions{}
 	}
 	tp, err := throughput("DatabaseOptions", opts.ManualThroughput, opts.AutoscaleMaxThroughput)
 	if err != nil {
@@ -74,7 +71,7 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 	if spec.OnDrift < DriftReport || spec.OnDrift > DriftIgnore {
 		return nil, specError("ContainerSpec.OnDrift", "is not DriftReport, DriftApply or DriftIgnore")
 	}
-	dbc, err := c.EnsureDatabase(ctx, db, nil)
+	dbc, err := c.EnsureDatabase(ctx, db, DatabaseOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -213,7 +213,7 @@ func TestEnsureContainerPolicies(t *testing.T) {
 func TestEnsureDatabaseSharedThroughput(t *testing.T) {
 	ctx := context.Background()
 	_, c := newKit(t)
-	db, err := c.EnsureDatabase(ctx, "shared", &cosmoskit.DatabaseOptions{ManualThroughput: 400})
+	db, err := c.EnsureDatabase(ctx, "shared", cosmoskit.DatabaseOptions{ManualThroughput: 400})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,10 +224,10 @@ func TestEnsureDatabaseSharedThroughput(t *testing.T) {
 	if ru, ok := tp.ThroughputProperties.ManualThroughput(); !ok || ru != 400 {
 		t.Errorf("manual throughput = %d, %v; want 400", ru, ok)
 	}
-	if _, err := c.EnsureDatabase(ctx, "shared", nil); err != nil {
+	if _, err := c.EnsureDatabase(ctx, "shared", cosmoskit.DatabaseOptions{}); err != nil {
 		t.Fatalf("second EnsureDatabase: %v", err)
 	}
-	if _, err := c.EnsureDatabase(ctx, "x", &cosmoskit.DatabaseOptions{ManualThroughput: 450}); !errors.Is(err, cosmoserr.ErrInvalidSpec) {
+	if _, err := c.EnsureDatabase(ctx, "x", cosmoskit.DatabaseOptions{ManualThroughput: 450}); !errors.Is(err, cosmoserr.ErrInvalidSpec) {
 		t.Errorf("450 RU/s: %v, want ErrInvalidSpec", err)
 	}
 }

@@ -117,7 +117,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 		{Endpoint: s.Endpoint(), Key: wrongKey},
 		{ConnectionString: "AccountEndpoint=" + s.Endpoint() + ";AccountKey=" + wrongCSKey + ";"},
 	} {
-		_, err := newClient(cfg).EnsureDatabase(ctx, "db", nil)
+		_, err := newClient(cfg).EnsureDatabase(ctx, "db", cosmoskit.DatabaseOptions{})
 		if !errors.Is(err, cosmoserr.ErrUnauthorized) {
 			t.Fatalf("wrong key: %v, want ErrUnauthorized", err)
 		}
@@ -128,7 +128,7 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 	// caller's deadline, and azcore retries a refused connection 3 times with backoff: turned off here
 	// to keep the test fast.)
 	noRetry := &azcosmos.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}}
-	_, err = newClient(cosmoskit.Config{Endpoint: deadEndpoint, Key: serverKey, ClientOptions: noRetry}).EnsureDatabase(ctx, "db", nil)
+	_, err = newClient(cosmoskit.Config{Endpoint: deadEndpoint, Key: serverKey, ClientOptions: noRetry}).EnsureDatabase(ctx, "db", cosmoskit.DatabaseOptions{})
 	if err == nil {
 		t.Fatal("EnsureDatabase on a closed server succeeded")
 	}

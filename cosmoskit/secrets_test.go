@@ -59,7 +59,7 @@ func TestKeyNeverAppearsInLogsOrErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_, err = c.EnsureDatabase(context.Background(), "db", nil)
+	_, err = c.EnsureDatabase(context.Background(), "db", cosmoskit.DatabaseOptions{})
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("EnsureDatabase with a wrong key = %v, want a 401 *azcore.ResponseError", err)
@@ -113,7 +113,7 @@ func TestServerCertificateIsTrustedExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := c.EnsureDatabase(ctx, "db", nil); err != nil {
+	if _, err := c.EnsureDatabase(ctx, "db", cosmoskit.DatabaseOptions{}); err != nil {
 		t.Fatalf("pinned to the server's certificate: %v", err)
 	}
 
@@ -131,7 +131,7 @@ func TestServerCertificateIsTrustedExactly(t *testing.T) {
 	defer c2.Close()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	_, err = c2.EnsureDatabase(ctx, "db2", nil)
+	_, err = c2.EnsureDatabase(ctx, "db2", cosmoskit.DatabaseOptions{})
 	if err == nil || !strings.Contains(err.Error(), "ServerCertificate") {
 		t.Fatalf("a client pinned to another certificate: %v, want a certificate error", err)
 	}

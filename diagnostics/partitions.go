@@ -105,7 +105,7 @@ type partitionInstruments struct {
 // MaxKeys is refused (nil and a *cosmoserr.ValidationError naming Options.MaxKeys).
 func NewPartitionTracker(o TrackerOptions) (*PartitionTracker, error) {
 	if o.MaxKeys < 0 {
-		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options.MaxKeys", Reason: "must not be negative (0 means the default)"}
+		return nil, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "TrackerOptions.MaxKeys", Reason: "must not be negative (0 means the default)"}
 	}
 	t := &PartitionTracker{maxKeys: o.MaxKeys, mp: o.MeterProvider, parts: map[partitionID]*usage{}, keys: map[containerID]*keySummary{}}
 	if t.maxKeys == 0 {

@@ -50,7 +50,7 @@ type StorageOptions struct {
 // validate refuses values that are neither the zero default nor usable.
 func (o StorageOptions) validate() error {
 	bad := func(field, reason string) error {
-		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options." + field, Reason: reason}
+		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "StorageOptions." + field, Reason: reason}
 	}
 	switch {
 	case o.LogicalLimitKB < 0:

@@ -146,9 +146,9 @@ func TestReadStorageRefusesBadOptions(t *testing.T) {
 	s, _, c := newContainer(t, byTenant)
 	s.ResetRequests()
 	for field, o := range map[string]partitionstats.StorageOptions{
-		"Options.LogicalLimitKB":  {LogicalLimitKB: -1},
-		"Options.PhysicalLimitKB": {PhysicalLimitKB: -1},
-		"Options.WarnFraction":    {WarnFraction: 1.5},
+		"StorageOptions.LogicalLimitKB":  {LogicalLimitKB: -1},
+		"StorageOptions.PhysicalLimitKB": {PhysicalLimitKB: -1},
+		"StorageOptions.WarnFraction":    {WarnFraction: 1.5},
 	} {
 		_, err := partitionstats.ReadStorage(context.Background(), c, o)
 		var ve *cosmoserr.ValidationError

@@ -95,7 +95,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		return err
 	}
 	defer client.Close()
-	if _, err := client.EnsureDatabase(ctx, cfg.Database, nil); err != nil {
+	if _, err := client.EnsureDatabase(ctx, cfg.Database, cosmoskit.DatabaseOptions{}); err != nil {
 		return err
 	}
 	ordersC, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
