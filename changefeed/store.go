@@ -10,11 +10,10 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/internal/wire"
+	"github.com/cosmoskit/cosmoskit-go/internal/feedrange"
 )
 
 // updateAttempts bounds the re-read-and-retry rounds of a lease replace that lost an If-Match race
@@ -312,19 +311,16 @@ func (s *store) newLease(version int, token string, r azcosmos.FeedRange, etag s
 	return l
 }
 
-// rangeID learns the id of the partition key range with exactly the bounds fr. azcosmos v1.5.0
-// exposes only the bounds (ReadFeedRanges) but names the range by id when it reads its change
-// feed, so the id is read from that request (one read from "now": no documents, about 1 RU).
+// rangeID learns the id of the partition key range with exactly the bounds fr (internal/feedrange).
 func rangeID(ctx context.Context, c *azcosmos.ContainerClient, fr azcosmos.FeedRange) (string, error) {
-	var resp *http.Response
-	now := time.Now().Add(time.Minute)
-	if _, err := c.ReadChangeFeed(policy.WithCaptureResponse(ctx, &resp), &azcosmos.ChangeFeedOptions{FeedRange: &fr, StartFrom: &now, MaxItemCount: 1}); err != nil {
+	id, err := feedrange.ID(ctx, c, fr)
+	switch {
+	case feedrange.IsNoID(err):
+		return "", fmt.Errorf("changefeed: cannot learn the id of partition key range [%s, %s)", fr.MinInclusive, fr.MaxExclusive)
+	case err != nil:
 		return "", cosmoserr.FromError(cosmoserr.OpReadChangeFeed, err)
 	}
-	if resp == nil || resp.Request == nil || resp.Request.Header.Get(wire.HeaderPKRangeID) == "" {
-		return "", fmt.Errorf("changefeed: cannot learn the id of partition key range [%s, %s)", fr.MinInclusive, fr.MaxExclusive)
-	}
-	return resp.Request.Header.Get(wire.HeaderPKRangeID), nil
+	return id, nil
 }
 
 // openStore returns the lease store of processor name over monitored in lc, and the ids of the

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/internal/epk"
+	"github.com/cosmoskit/cosmoskit-go/internal/feedrange"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -131,16 +131,11 @@ func (c *Container) loadRanges(ctx context.Context, known []pkRange) ([]pkRange,
 
 // rangeID learns the id of the range with exactly the bounds fr (see rangeCache).
 func (c *Container) rangeID(ctx context.Context, fr azcosmos.FeedRange) (string, error) {
-	var resp *http.Response
-	now := time.Now().Add(time.Minute)
-	_, err := c.c.ReadChangeFeed(policy.WithCaptureResponse(ctx, &resp), &azcosmos.ChangeFeedOptions{FeedRange: &fr, StartFrom: &now, MaxItemCount: 1})
-	if err != nil {
-		return "", err
-	}
-	if resp == nil || resp.Request == nil || resp.Request.Header.Get(hdrPKRangeID) == "" {
+	id, err := feedrange.ID(ctx, c.c, fr)
+	if feedrange.IsNoID(err) {
 		return "", &PlanError{Reason: "cannot learn the id of partition key range [" + fr.MinInclusive + ", " + fr.MaxExclusive + ")"}
 	}
-	return resp.Request.Header.Get(hdrPKRangeID), nil
+	return id, err
 }
 
 // isGone reports a 410 whose sub-status says the range is gone (split, merge, migration).
