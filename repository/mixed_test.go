@@ -198,3 +198,29 @@ func TestTxAcrossRepositories(t *testing.T) {
 		t.Fatalf("other container: %v", err)
 	}
 }
+
+// TestReadManySameIDInTwoPartitions: refs naming one id in two partitions with azcosmos.PartitionKey
+// values get each its own partition's item, whatever order the SDK returns them in.
+func TestReadManySameIDInTwoPartitions(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	orders := newOrders(t, e.container)
+	for _, o := range []Order{{ID: "same", CustomerID: "c1", Total: 1}, {ID: "same", CustomerID: "c2", Total: 2}} {
+		if _, err := orders.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, order := range [][]string{{"c1", "c2"}, {"c2", "c1"}} {
+		refs := []repository.Ref{
+			{ID: "same", PartitionKey: azcosmos.NewPartitionKeyString(order[0])},
+			{ID: "same", PartitionKey: azcosmos.NewPartitionKeyString(order[1])},
+		}
+		got, err := orders.ReadMany(ctx, refs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].CustomerID != order[0] || got[1].CustomerID != order[1] {
+			t.Fatalf("ReadMany(%v) = %+v", order, got)
+		}
+	}
+}

@@ -70,10 +70,10 @@ func (r *Repository[T]) ReadMany(ctx context.Context, refs []Ref) (_ []T, err er
 	return out, nil
 }
 
-// refMatches reports whether doc, an item with ref's id, is the one ref names. Only a
-// partitionkey.Key is compared, with the document's own key at Options.PartitionKeyPaths; an
-// azcosmos.PartitionKey is not read here (sdkKey is not used), so the first unfilled ref with the id takes the document (the same id in
-// several partitions, named by azcosmos.PartitionKey values, may then be matched in another order).
+// refMatches reports whether doc, an item with ref's id, is the one ref names: its own key at
+// Options.PartitionKeyPaths equals the ref's key, a partitionkey.Key or an azcosmos.PartitionKey
+// (read by sdkKey). Without PartitionKeyPaths, or for an SDK key that cannot be read, the first
+// unfilled ref with the id takes the document.
 func (c *core) refMatches(ref Ref, doc []byte) bool {
 	var k partitionkey.Key
 	switch x := ref.PartitionKey.(type) {
@@ -81,6 +81,11 @@ func (c *core) refMatches(ref Ref, doc []byte) bool {
 		k = x
 	case *partitionkey.Key:
 		k = *x
+	case azcosmos.PartitionKey:
+		var ok bool
+		if k, ok = sdkKey(x); !ok {
+			return true
+		}
 	default:
 		return true
 	}
