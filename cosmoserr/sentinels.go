@@ -15,9 +15,10 @@ var (
 	ErrItemTooLarge = errors.New("cosmoskit: item too large")
 	// ErrNestingTooDeep: the item nests objects and arrays more than 128 levels deep.
 	ErrNestingTooDeep = errors.New("cosmoskit: item nesting too deep")
-	// ErrUnsafeInteger: an integer beyond ±2^53, which Cosmos DB would silently round; encode it as
-	// a string (`json:",string"`).
-	ErrUnsafeInteger = errors.New("cosmoskit: integer beyond ±2^53")
+	// ErrUnsafeNumber: a number Cosmos DB would silently round, because its JSON text does not
+	// survive a float64 round trip (an integer beyond ±2^53, a 19-digit decimal, an underflow or
+	// overflow); encode it as a string (`json:",string"`).
+	ErrUnsafeNumber = errors.New("cosmoskit: number would be rounded")
 	// ErrInvalidQuery: a query template with a literal value, OFFSET, an unsafe field name, or
 	// without a partition key and without CrossPartition.
 	ErrInvalidQuery = errors.New("cosmoskit: invalid query")

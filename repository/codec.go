@@ -75,9 +75,9 @@ func (c *core) encode(item any, id string, pk PartitionKey) (encoded, *LargeItem
 		e.release()
 		reason := "nests objects and arrays more than 128 levels deep"
 		switch {
-		case errors.Is(issue.kind, cosmoserr.ErrUnsafeInteger) && issue.decimal:
+		case errors.Is(issue.kind, cosmoserr.ErrUnsafeNumber) && issue.decimal:
 			reason = "number would not come back as written (Cosmos DB stores numbers as float64 and would round it); encode it as a string"
-		case errors.Is(issue.kind, cosmoserr.ErrUnsafeInteger):
+		case errors.Is(issue.kind, cosmoserr.ErrUnsafeNumber):
 			reason = "integer beyond ±2^53 would lose precision; encode it as a string (json:\",string\")"
 		}
 		return encoded{}, nil, invalid(issue.kind, pointerAt(b, issue.at), reason)

@@ -32,9 +32,9 @@ type header struct {
 
 // scanIssue is a depth or precision problem found by scanHeader with check set.
 type scanIssue struct {
-	kind    error // cosmoserr.ErrNestingTooDeep or cosmoserr.ErrUnsafeInteger
+	kind    error // cosmoserr.ErrNestingTooDeep or cosmoserr.ErrUnsafeNumber
 	at      int   // offset of the offending byte
-	decimal bool  // cosmoserr.ErrUnsafeInteger on a number with a fraction or an exponent
+	decimal bool  // cosmoserr.ErrUnsafeNumber on a number with a fraction or an exponent
 }
 
 // scanHeader walks the top-level object of doc. With check it also reports the first value nested
@@ -150,7 +150,7 @@ func skipValue(b []byte, i int, check bool) (int, *scanIssue) {
 			j++
 		}
 		if check && (c == '-' || (c >= '0' && c <= '9')) && unsafeNumber(b[i:j]) {
-			return j, &scanIssue{kind: cosmoserr.ErrUnsafeInteger, at: i, decimal: isDecimal(b[i:j])}
+			return j, &scanIssue{kind: cosmoserr.ErrUnsafeNumber, at: i, decimal: isDecimal(b[i:j])}
 		}
 		return j, nil
 	}
@@ -178,7 +178,7 @@ func skipValue(b []byte, i int, check bool) (int, *scanIssue) {
 				j++
 			}
 			if issue == nil && unsafeNumber(b[i:j]) {
-				issue = &scanIssue{kind: cosmoserr.ErrUnsafeInteger, at: i, decimal: isDecimal(b[i:j])}
+				issue = &scanIssue{kind: cosmoserr.ErrUnsafeNumber, at: i, decimal: isDecimal(b[i:j])}
 			}
 			i = j
 			continue

@@ -24,15 +24,15 @@ func TestScanHeader(t *testing.T) {
 	}{
 		{`{"id":"a","type":"order","schemaVersion":2}`, `"a"`, `"order"`, 2, nil, ""},
 		{` { "x" : { "type" : "no", "id": "no" } , "s":"}\"{,", "id" : "b\"c" , "type":"t" } `, `"b\"c"`, `"t"`, 0, nil, ""},
-		{`{"a":[1,2,{"b":[9007199254740993]}],"id":"x"}`, `"x"`, "", 0, cosmoserr.ErrUnsafeInteger, "/a/2/b/0"},
-		{`{"a":-9007199254740993}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a"},
+		{`{"a":[1,2,{"b":[9007199254740993]}],"id":"x"}`, `"x"`, "", 0, cosmoserr.ErrUnsafeNumber, "/a/2/b/0"},
+		{`{"a":-9007199254740993}`, "", "", 0, cosmoserr.ErrUnsafeNumber, "/a"},
 		{`{"a":0.1,"b":1e300,"c":-9007199254740992,"d":1.5e-7,"e":123456789.12345678,"f":-0.0,"g":5e-324}`, "", "", 0, nil, ""},
 		// numbers whose text does not survive a float64 round trip
-		{`{"a":9007199254740993.5,"b":1e300}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a"},
-		{`{"x":{"price":1234567890.123456789}}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/x/price"},
-		{`{"a":[1,1e-400]}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a/1"},
-		{`{"a":1e400}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a"},
-		{`{"a":0.30000000000000000001}`, "", "", 0, cosmoserr.ErrUnsafeInteger, "/a"},
+		{`{"a":9007199254740993.5,"b":1e300}`, "", "", 0, cosmoserr.ErrUnsafeNumber, "/a"},
+		{`{"x":{"price":1234567890.123456789}}`, "", "", 0, cosmoserr.ErrUnsafeNumber, "/x/price"},
+		{`{"a":[1,1e-400]}`, "", "", 0, cosmoserr.ErrUnsafeNumber, "/a/1"},
+		{`{"a":1e400}`, "", "", 0, cosmoserr.ErrUnsafeNumber, "/a"},
+		{`{"a":0.30000000000000000001}`, "", "", 0, cosmoserr.ErrUnsafeNumber, "/a"},
 		{`{"a\\":"\\","id":"y"}`, `"y"`, "", 0, nil, ""},
 		{`{"schemaVersion":"3"}`, "", "", 0, nil, ""},
 	}
