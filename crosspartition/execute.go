@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -72,6 +73,8 @@ type source struct {
 	seen    multiset // consumed rows (plain) or consumed rows tied with last (ORDER BY)
 	drop    *dropGroup
 	filter  json.RawMessage // ORDER BY values of the resume filter this source runs with (a split's child)
+	used    int             // rows the merge consumed from this source (adaptive page sizes)
+	refills int             // pages fetched after the first (adaptive page sizes)
 }
 
 func (s *source) finished() bool { return s.open && s.pos >= len(s.buf) && s.next == "" }
@@ -108,6 +111,17 @@ type execution struct {
 	charge   float32
 	touched  map[string]bool
 	mu       sync.Mutex
+
+	// Adaptive page sizes (ORDER BY with TOP/LIMIT over several ranges): each range is first
+	// asked for share rows, then for what the merge is estimated to still need from it.
+	adaptive bool
+	share    int
+	used     int // rows the merge consumed, every source
+	rows     int // rows fetched for the current page
+	requests int // requests sent for the current page
+	// Totals of the query since this execution started (a resumed query counts from its token).
+	totalRows   int
+	totalCharge float32
 }
 
 // start prepares a query: token checks first (before any request), then plan and ranges.
@@ -154,6 +168,7 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 		if err := ex.resume(tok, all); err != nil {
 			return nil, err
 		}
+		ex.adapt()
 		return ex, nil
 	}
 	ex.backend = size
@@ -168,7 +183,61 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 	for _, r := range targets(all, p.QueryRanges) {
 		ex.srcs = append(ex.srcs, &source{r: r, seen: multiset{}})
 	}
+	ex.adapt()
 	return ex, nil
+}
+
+// adapt turns on adaptive page sizes for a streaming ORDER BY with TOP/LIMIT over several
+// ranges: rather than asking every range for the k = TOP+OFFSET rows it could have to supply (k
+// rows per range, k×ranges in all), each range is first asked for its share of k with a margin,
+// ceil(m + 2√m) + 1 with m = k/ranges, so that uniformly spread data is served by one request
+// per range. A range whose rows the merge has used up is asked for more (sizeFor). The plan,
+// the per-range query text and the continuation token are those of a fixed page size: the
+// token records ex.backend, and a range resumed inside a page is read again with that size.
+func (ex *execution) adapt() {
+	if ex.shape != shapeOrderBy || ex.take < 0 {
+		return
+	}
+	n := 0
+	for _, s := range ex.srcs {
+		if !s.finished() {
+			n++
+		}
+	}
+	if n < 2 {
+		return
+	}
+	m := float64(ex.take+ex.skip) / float64(n)
+	share := int(math.Ceil(m+2*math.Sqrt(m))) + 1
+	if share >= ex.backend {
+		return
+	}
+	ex.adaptive, ex.share = true, share
+}
+
+// sizeFor is the page size of the next request to s. Without adaptive sizes it is ex.backend.
+// With them: the share for a range's first page; for its second, an estimate from the rows
+// returned so far, the fraction f of the merged rows that came from s times the rows still
+// needed r, with the same margin (on data skewed so that s holds every remaining row, f = 1 and
+// that is all of r: one extra round trip); for any later page, all of r. So a range costs at
+// most two extra round trips, one when the data is skewed towards it. fetch calls it for
+// different sources concurrently: it reads ex's fields that the merge changes only between
+// rounds of reads, and changes only s.
+func (ex *execution) sizeFor(s *source) int {
+	if !ex.adaptive || s.skipN > 0 {
+		return ex.backend // a resumed range re-reads the page it was in, with the token's size
+	}
+	rem := ex.take + ex.skip
+	size := ex.share
+	if s.open {
+		size = rem
+		if s.refills == 0 && ex.used > 0 {
+			e := float64(rem) * float64(s.used) / float64(ex.used)
+			size = min(rem, int(math.Ceil(e+2*math.Sqrt(e)))+1)
+		}
+		s.refills++
+	}
+	return max(1, min(size, ex.backend))
 }
 
 // paramLimit spots a parameterised TOP/OFFSET/LIMIT (only to refuse a plan that lacks its value).
@@ -388,10 +457,12 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 			tok = s.next
 		}
 		text, params := ex.queryFor(s)
-		resp, err := ex.c.page(inRange(ctx, s.r.ID), ex.prefix, text, params, tok, ex.backend, ex.opts)
+		resp, err := ex.c.page(inRange(ctx, s.r.ID), ex.prefix, text, params, tok, ex.sizeFor(s), ex.opts)
 		ex.mu.Lock()
 		ex.charge += resp.RequestCharge
 		ex.touched[s.r.ID] = true
+		ex.rows += len(resp.Items)
+		ex.requests++
 		ex.mu.Unlock()
 		if isGone(err) {
 			return errGone{s}
@@ -481,6 +552,8 @@ func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 func (ex *execution) consume(s *source) row {
 	r := s.buf[s.pos]
 	s.pos++
+	s.used++
+	ex.used++
 	if ex.shape == shapeOrderBy {
 		if s.last != nil && compareKeys(r.keys, s.last, ex.desc) == 0 {
 			s.seen.add(r.hash)
@@ -597,7 +670,9 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 	}
 	resp := azcosmos.QueryItemsResponse{Items: items}
 	resp.RequestCharge = ex.charge // with the plan request's charge on the first page
-	defer func() { ex.charge, ex.touched = 0, map[string]bool{} }()
+	ex.totalRows += ex.rows
+	ex.totalCharge += ex.charge
+	defer func() { ex.charge, ex.touched, ex.rows, ex.requests = 0, map[string]bool{}, 0, 0 }()
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		ids := make([]string, 0, len(ex.touched))
 		for id := range ex.touched {
@@ -607,6 +682,10 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 		span.SetAttributes(
 			attribute.StringSlice("cosmoskit.crosspartition.ranges", ids),
 			attribute.Float64("cosmoskit.crosspartition.request_charge", float64(ex.charge)),
+			attribute.Int("cosmoskit.crosspartition.requests", ex.requests),
+			attribute.Int("cosmoskit.crosspartition.rows_fetched", ex.rows),
+			attribute.Int("cosmoskit.crosspartition.query.rows_fetched", ex.totalRows),
+			attribute.Float64("cosmoskit.crosspartition.query.request_charge", float64(ex.totalCharge)),
 		)
 	}
 	if err != nil {
