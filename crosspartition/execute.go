@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"regexp"
 	"slices"
@@ -32,15 +31,6 @@ const (
 	shapeDCount                    // COUNT(DISTINCT ...)
 	shapeHybrid                    // ORDER BY RANK: hybridSearchQueryInfo (hybrid.go)
 )
-
-// rawHash identifies a row of a range's answer by its bytes (for ORDER BY they include the
-// document's _rid): the same document is the same bytes after a split, so the rows a parent
-// returned are recognised among its children's. (DISTINCT uses hashValue: equality of values.)
-func rawHash(b []byte) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write(b)
-	return h.Sum64()
-}
 
 // row is one result of a range's query.
 type row struct {
@@ -513,25 +503,27 @@ func (ex *execution) dropHead(s *source) {
 // parseRows decodes a page of the per-range query.
 func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 	rows := make([]row, 0, len(items))
+	var slab []any // the ORDER BY keys of the page's rows, one allocation
 	for _, it := range items {
 		switch ex.shape {
 		case shapeOrderBy, shapeNonStreaming:
-			var d struct {
-				Items   json.RawMessage `json:"orderByItems"`
-				Payload json.RawMessage `json:"payload"`
+			if len(slab) < len(ex.desc) {
+				slab = make([]any, len(ex.desc)*(len(items)-len(rows)))
 			}
-			if err := json.Unmarshal(it, &d); err != nil || len(d.Items) == 0 {
-				return nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has no orderByItems"}
+			keys := slab[:len(ex.desc):len(ex.desc)]
+			kraw, out, ok := []byte(nil), []byte(nil), false
+			if json.Valid(it) {
+				kraw, out, ok = parseOrderByRow(it, keys)
 			}
-			keys, err := parseItems(d.Items)
-			if err != nil || len(keys) != len(ex.desc) {
-				return nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has malformed orderByItems"}
+			if ok {
+				slab = slab[len(ex.desc):]
+			} else {
+				var err error
+				if keys, kraw, out, err = parseOrderByRowSlow(it, len(ex.desc)); err != nil {
+					return nil, err
+				}
 			}
-			var out []byte
-			if len(d.Payload) > 0 {
-				out = d.Payload
-			}
-			rows = append(rows, row{out: out, keys: keys, kraw: d.Items, hash: rawHash(it)})
+			rows = append(rows, row{out: out, keys: keys, kraw: kraw, hash: rawHash(it)})
 		case shapePlain:
 			if !json.Valid(it) {
 				return nil, &PlanError{Reason: "a row is not JSON"}
