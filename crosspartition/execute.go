@@ -660,6 +660,9 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 	default:
 		items, err = ex.nonStreaming(ctx)
 	}
+	if len(items) == 0 {
+		items = nil // as before stream pre-sized its slice
+	}
 	resp := azcosmos.QueryItemsResponse{Items: items}
 	resp.RequestCharge = ex.charge // with the plan request's charge on the first page
 	ex.totalRows += ex.rows
@@ -726,7 +729,11 @@ func (ex *execution) emit(r row) bool {
 
 // stream returns a page of a plain or ORDER BY query.
 func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
-	var items [][]byte
+	n := ex.pageSize
+	if ex.take >= 0 {
+		n = min(n, ex.take)
+	}
+	items := make([][]byte, 0, n) // one allocation for the page's rows
 	for len(items) < ex.pageSize && ex.take != 0 {
 		s, err := ex.head(ctx)
 		if err != nil {
