@@ -124,6 +124,9 @@ func hostOf(endpoint string) string {
 	return u.Host
 }
 
+// sessionHeaderKey is the canonical form of x-ms-session-token, as http.Header.Set writes it.
+var sessionHeaderKey = http.CanonicalHeaderKey(wire.HeaderSessionToken)
+
 func storeKey(host, l string) string { return host + "/" + l }
 
 // Do implements policy.Policy.
@@ -157,7 +160,8 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 	if hasLevel && lv.err != nil {
 		return nil, lv.err
 	}
-	l := link(op.Database, op.Container)
+	key := storeKey(host, link(op.Database, op.Container)) // one allocation for both
+	l := key[len(host)+1:]
 	given, err := givenFor(ctx, l)
 	if err != nil {
 		return nil, err
@@ -166,7 +170,6 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 	if kind == other || op.Container == "" {
 		return req.Next()
 	}
-	key := storeKey(host, l)
 	h := raw.Header
 	levelSet := false
 	if hasLevel && kind == read && h.Get(wire.HeaderConsistency) == "" {
@@ -181,6 +184,9 @@ func (p *Policy) Do(req *policy.Request) (*http.Response, error) {
 		if len(given) > 0 {
 			given = wire.MergeSessionTokenLists(given, own)
 			header = wire.FormatSessionTokens(given)
+		} else if v := p.store.value(key); len(v) == 1 && v[0] == header {
+			h[sessionHeaderKey] = v // the store's tokens as they are: no new slice (h.Set's)
+			header = ""
 		}
 		if header != "" {
 			h.Set(wire.HeaderSessionToken, header)
@@ -235,12 +241,16 @@ func (p *Policy) capture(ctx context.Context, key, l string, resp *http.Response
 	if tok == "" || sessionNotAvailable(resp, nil) {
 		return
 	}
+	s, _ := ctx.Value(sessionKey{}).(*Session)
+	if s == nil && p.store.holdsRaw(key, tok) {
+		return // a token the container holds already, byte for byte (most reads): nothing to parse
+	}
 	ts, err := wire.ParseSessionTokens(tok)
 	if err != nil {
 		return // not the service's format: nothing to merge
 	}
 	p.store.merge(key, ts)
-	if s, _ := ctx.Value(sessionKey{}).(*Session); s != nil {
+	if s != nil {
 		s.record(l, ts)
 	}
 }

@@ -24,7 +24,8 @@ type store struct {
 // modified, under store.mu.
 type containerTokens struct {
 	tokens []wire.SessionToken
-	header string // wire.FormatSessionTokens(tokens)
+	header string   // wire.FormatSessionTokens(tokens)
+	value  []string // []string{header}, len = cap = 1: the header's value, shared read-only by requests
 	used   atomic.Uint64
 }
 
@@ -43,6 +44,18 @@ func (s *store) get(key string) ([]wire.SessionToken, string) {
 	}
 	e.used.Store(s.tick.Add(1))
 	return e.tokens, e.header
+}
+
+// value returns the container's header value as a one-element slice to put into a request's
+// http.Header (saving the slice http.Header.Set allocates), nil when it has none. The slice is
+// shared: it is never written to (len = cap, so an Add reallocates), only replaced.
+func (s *store) value(key string) []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if e := s.m[key]; e != nil {
+		return e.value
+	}
+	return nil
 }
 
 // merge merges ts into the container's tokens.
@@ -68,7 +81,32 @@ func (s *store) merge(key string, ts []wire.SessionToken) {
 	}
 	merged := wire.MergeSessionTokenLists(e.tokens, ts)
 	e.tokens, e.header = merged, wire.FormatSessionTokens(merged)
+	e.value = []string{e.header}
 	e.used.Store(s.tick.Add(1))
+}
+
+// holdsRaw reports whether tok, one range's token as the service wrote it, is byte for byte one
+// of the tokens the container holds (its header): merging it would change nothing. It lets the
+// policy skip parsing the token of most reads; when it reports false the token is parsed and
+// merged as usual.
+func (s *store) holdsRaw(key, tok string) bool {
+	if strings.IndexByte(tok, ',') >= 0 {
+		return false
+	}
+	s.mu.RLock()
+	e := s.m[key]
+	var h string
+	if e != nil {
+		h = e.header
+	}
+	s.mu.RUnlock()
+	for seg := range strings.SplitSeq(h, ",") {
+		if seg != "" && seg == tok {
+			e.used.Store(s.tick.Add(1))
+			return true
+		}
+	}
+	return false
 }
 
 // holds reports whether merging ts into have would change nothing.

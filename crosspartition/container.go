@@ -206,8 +206,11 @@ func (c *Container) page(ctx context.Context, prefix *azcosmos.PartitionKey, que
 
 // inRange returns ctx with the header that targets partition key range id.
 func inRange(ctx context.Context, id string) context.Context {
-	return policy.WithHTTPHeader(ctx, http.Header{http.CanonicalHeaderKey(hdrPKRangeID): {id}})
+	return policy.WithHTTPHeader(ctx, http.Header{pkRangeIDKey: {id}})
 }
+
+// pkRangeIDKey is hdrPKRangeID in canonical form, computed once.
+var pkRangeIDKey = http.CanonicalHeaderKey(hdrPKRangeID)
 
 // pageSize validates PageSizeHint.
 func pageSize(o *azcosmos.QueryOptions) (int, error) {

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,15 +31,6 @@ const (
 	shapeDCount                    // COUNT(DISTINCT ...)
 	shapeHybrid                    // ORDER BY RANK: hybridSearchQueryInfo (hybrid.go)
 )
-
-// rawHash identifies a row of a range's answer by its bytes (for ORDER BY they include the
-// document's _rid): the same document is the same bytes after a split, so the rows a parent
-// returned are recognised among its children's. (DISTINCT uses hashValue: equality of values.)
-func rawHash(b []byte) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write(b)
-	return h.Sum64()
-}
 
 // row is one result of a range's query.
 type row struct {
@@ -72,6 +63,8 @@ type source struct {
 	seen    multiset // consumed rows (plain) or consumed rows tied with last (ORDER BY)
 	drop    *dropGroup
 	filter  json.RawMessage // ORDER BY values of the resume filter this source runs with (a split's child)
+	used    int             // rows the merge consumed from this source (adaptive page sizes)
+	refills int             // pages fetched after the first (adaptive page sizes)
 }
 
 func (s *source) finished() bool { return s.open && s.pos >= len(s.buf) && s.next == "" }
@@ -108,6 +101,17 @@ type execution struct {
 	charge   float32
 	touched  map[string]bool
 	mu       sync.Mutex
+
+	// Adaptive page sizes (ORDER BY with TOP/LIMIT over several ranges): each range is first
+	// asked for share rows, then for what the merge is estimated to still need from it.
+	adaptive bool
+	share    int
+	used     int // rows the merge consumed, every source
+	rows     int // rows fetched for the current page
+	requests int // requests sent for the current page
+	// Totals of the query since this execution started (a resumed query counts from its token).
+	totalRows   int
+	totalCharge float32
 }
 
 // start prepares a query: token checks first (before any request), then plan and ranges.
@@ -154,6 +158,7 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 		if err := ex.resume(tok, all); err != nil {
 			return nil, err
 		}
+		ex.adapt()
 		return ex, nil
 	}
 	ex.backend = size
@@ -168,7 +173,61 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 	for _, r := range targets(all, p.QueryRanges) {
 		ex.srcs = append(ex.srcs, &source{r: r, seen: multiset{}})
 	}
+	ex.adapt()
 	return ex, nil
+}
+
+// adapt turns on adaptive page sizes for a streaming ORDER BY with TOP/LIMIT over several
+// ranges: rather than asking every range for the k = TOP+OFFSET rows it could have to supply (k
+// rows per range, k×ranges in all), each range is first asked for its share of k with a margin,
+// ceil(m + 2√m) + 1 with m = k/ranges, so that uniformly spread data is served by one request
+// per range. A range whose rows the merge has used up is asked for more (sizeFor). The plan,
+// the per-range query text and the continuation token are those of a fixed page size: the
+// token records ex.backend, and a range resumed inside a page is read again with that size.
+func (ex *execution) adapt() {
+	if ex.shape != shapeOrderBy || ex.take < 0 {
+		return
+	}
+	n := 0
+	for _, s := range ex.srcs {
+		if !s.finished() {
+			n++
+		}
+	}
+	if n < 2 {
+		return
+	}
+	m := float64(ex.take+ex.skip) / float64(n)
+	share := int(math.Ceil(m+2*math.Sqrt(m))) + 1
+	if share >= ex.backend {
+		return
+	}
+	ex.adaptive, ex.share = true, share
+}
+
+// sizeFor is the page size of the next request to s. Without adaptive sizes it is ex.backend.
+// With them: the share for a range's first page; for its second, an estimate from the rows
+// returned so far, the fraction f of the merged rows that came from s times the rows still
+// needed r, with the same margin (on data skewed so that s holds every remaining row, f = 1 and
+// that is all of r: one extra round trip); for any later page, all of r. So a range costs at
+// most two extra round trips, one when the data is skewed towards it. fetch calls it for
+// different sources concurrently: it reads ex's fields that the merge changes only between
+// rounds of reads, and changes only s.
+func (ex *execution) sizeFor(s *source) int {
+	if !ex.adaptive || s.skipN > 0 {
+		return ex.backend // a resumed range re-reads the page it was in, with the token's size
+	}
+	rem := ex.take + ex.skip
+	size := ex.share
+	if s.open {
+		size = rem
+		if s.refills == 0 && ex.used > 0 {
+			e := float64(rem) * float64(s.used) / float64(ex.used)
+			size = min(rem, int(math.Ceil(e+2*math.Sqrt(e)))+1)
+		}
+		s.refills++
+	}
+	return max(1, min(size, ex.backend))
 }
 
 // paramLimit spots a parameterised TOP/OFFSET/LIMIT (only to refuse a plan that lacks its value).
@@ -388,10 +447,12 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 			tok = s.next
 		}
 		text, params := ex.queryFor(s)
-		resp, err := ex.c.page(inRange(ctx, s.r.ID), ex.prefix, text, params, tok, ex.backend, ex.opts)
+		resp, err := ex.c.page(inRange(ctx, s.r.ID), ex.prefix, text, params, tok, ex.sizeFor(s), ex.opts)
 		ex.mu.Lock()
 		ex.charge += resp.RequestCharge
 		ex.touched[s.r.ID] = true
+		ex.rows += len(resp.Items)
+		ex.requests++
 		ex.mu.Unlock()
 		if isGone(err) {
 			return errGone{s}
@@ -442,25 +503,27 @@ func (ex *execution) dropHead(s *source) {
 // parseRows decodes a page of the per-range query.
 func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 	rows := make([]row, 0, len(items))
+	var slab []any // the ORDER BY keys of the page's rows, one allocation
 	for _, it := range items {
 		switch ex.shape {
 		case shapeOrderBy, shapeNonStreaming:
-			var d struct {
-				Items   json.RawMessage `json:"orderByItems"`
-				Payload json.RawMessage `json:"payload"`
+			if len(slab) < len(ex.desc) {
+				slab = make([]any, len(ex.desc)*(len(items)-len(rows)))
 			}
-			if err := json.Unmarshal(it, &d); err != nil || len(d.Items) == 0 {
-				return nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has no orderByItems"}
+			keys := slab[:len(ex.desc):len(ex.desc)]
+			kraw, out, ok := []byte(nil), []byte(nil), false
+			if json.Valid(it) {
+				kraw, out, ok = parseOrderByRow(it, keys)
 			}
-			keys, err := parseItems(d.Items)
-			if err != nil || len(keys) != len(ex.desc) {
-				return nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has malformed orderByItems"}
+			if ok {
+				slab = slab[len(ex.desc):]
+			} else {
+				var err error
+				if keys, kraw, out, err = parseOrderByRowSlow(it, len(ex.desc)); err != nil {
+					return nil, err
+				}
 			}
-			var out []byte
-			if len(d.Payload) > 0 {
-				out = d.Payload
-			}
-			rows = append(rows, row{out: out, keys: keys, kraw: d.Items, hash: rawHash(it)})
+			rows = append(rows, row{out: out, keys: keys, kraw: kraw, hash: rawHash(it)})
 		case shapePlain:
 			if !json.Valid(it) {
 				return nil, &PlanError{Reason: "a row is not JSON"}
@@ -481,6 +544,8 @@ func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 func (ex *execution) consume(s *source) row {
 	r := s.buf[s.pos]
 	s.pos++
+	s.used++
+	ex.used++
 	if ex.shape == shapeOrderBy {
 		if s.last != nil && compareKeys(r.keys, s.last, ex.desc) == 0 {
 			s.seen.add(r.hash)
@@ -595,9 +660,14 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 	default:
 		items, err = ex.nonStreaming(ctx)
 	}
+	if len(items) == 0 {
+		items = nil // as before stream pre-sized its slice
+	}
 	resp := azcosmos.QueryItemsResponse{Items: items}
 	resp.RequestCharge = ex.charge // with the plan request's charge on the first page
-	defer func() { ex.charge, ex.touched = 0, map[string]bool{} }()
+	ex.totalRows += ex.rows
+	ex.totalCharge += ex.charge
+	defer func() { ex.charge, ex.touched, ex.rows, ex.requests = 0, map[string]bool{}, 0, 0 }()
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		ids := make([]string, 0, len(ex.touched))
 		for id := range ex.touched {
@@ -607,6 +677,10 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 		span.SetAttributes(
 			attribute.StringSlice("cosmoskit.crosspartition.ranges", ids),
 			attribute.Float64("cosmoskit.crosspartition.request_charge", float64(ex.charge)),
+			attribute.Int("cosmoskit.crosspartition.requests", ex.requests),
+			attribute.Int("cosmoskit.crosspartition.rows_fetched", ex.rows),
+			attribute.Int("cosmoskit.crosspartition.query.rows_fetched", ex.totalRows),
+			attribute.Float64("cosmoskit.crosspartition.query.request_charge", float64(ex.totalCharge)),
 		)
 	}
 	if err != nil {
@@ -655,7 +729,11 @@ func (ex *execution) emit(r row) bool {
 
 // stream returns a page of a plain or ORDER BY query.
 func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
-	var items [][]byte
+	n := ex.pageSize
+	if ex.take >= 0 {
+		n = min(n, ex.take)
+	}
+	items := make([][]byte, 0, n) // one allocation for the page's rows
 	for len(items) < ex.pageSize && ex.take != 0 {
 		s, err := ex.head(ctx)
 		if err != nil {

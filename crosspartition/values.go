@@ -2,7 +2,6 @@ package crosspartition
 
 import (
 	"encoding/json"
-	"hash/fnv"
 
 	"github.com/cosmoskit/cosmoskit-go/internal/jsonorder"
 )
@@ -41,10 +40,9 @@ func compareKeys(a, b []any, desc []bool) int { return jsonorder.Order{}.Compare
 // number spelling) hash alike. It identifies rows for DISTINCT and for exact resumption after a
 // split.
 func hashValue(v any) uint64 {
-	h := fnv.New64a()
 	b, _ := json.Marshal(canonical(v))
-	_, _ = h.Write(b)
-	return h.Sum64()
+	return rawHash(b) // FNV-1a 64, as hash/fnv computes it
+
 }
 
 // canonical turns undefined into a marker JSON cannot produce otherwise.

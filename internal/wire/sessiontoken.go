@@ -52,24 +52,26 @@ func ParseSessionToken(s string) (SessionToken, error) {
 		t.GlobalLSN, t.Simple = lsn, true
 		return t, nil
 	}
-	segs := strings.Split(rest, "#")
-	if len(segs) > 2 {
-		t.Regional = make([]RegionLSN, 0, len(segs)-2)
-	}
-	v, err1 := strconv.ParseInt(segs[0], 10, 64)
-	g, err2 := strconv.ParseInt(segs[1], 10, 64)
+	// "<version>#<globalLSN>[#<r>=<lsn>...]", read without splitting into a slice.
+	ver, rest, _ := strings.Cut(rest, "#")
+	glob, regs, hasRegs := strings.Cut(rest, "#")
+	v, err1 := strconv.ParseInt(ver, 10, 64)
+	g, err2 := strconv.ParseInt(glob, 10, 64)
 	if err1 != nil || err2 != nil || v < -1 || g < -1 {
 		return SessionToken{}, ErrSessionToken
 	}
 	t.Version, t.GlobalLSN = v, g
-	for _, seg := range segs[2:] {
-		rs, ls, ok := strings.Cut(seg, "=")
-		r, err1 := strconv.ParseUint(rs, 10, 32)
-		l, err2 := strconv.ParseInt(ls, 10, 64)
-		if !ok || err1 != nil || err2 != nil || l < -1 {
-			return SessionToken{}, ErrSessionToken
+	if hasRegs {
+		t.Regional = make([]RegionLSN, 0, strings.Count(regs, "#")+1)
+		for seg := range strings.SplitSeq(regs, "#") {
+			rs, ls, ok := strings.Cut(seg, "=")
+			r, err1 := strconv.ParseUint(rs, 10, 32)
+			l, err2 := strconv.ParseInt(ls, 10, 64)
+			if !ok || err1 != nil || err2 != nil || l < -1 {
+				return SessionToken{}, ErrSessionToken
+			}
+			t.Regional = append(t.Regional, RegionLSN{Region: uint32(r), LSN: l})
 		}
-		t.Regional = append(t.Regional, RegionLSN{Region: uint32(r), LSN: l})
 	}
 	slices.SortFunc(t.Regional, compareRegion)
 	for i := 1; i < len(t.Regional); i++ {
