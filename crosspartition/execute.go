@@ -551,7 +551,14 @@ func (ex *execution) consume(s *source) row {
 			s.seen.add(r.hash)
 		} else {
 			s.last, s.lastRaw = r.keys, r.kraw
-			s.seen = multiset{r.hash: 1}
+			// s.seen is the source's own (children and tokens copy it): reuse a small one's
+			// storage (clearing a large one would cost its capacity on every row).
+			if len(s.seen) > 8 || s.seen == nil {
+				s.seen = multiset{r.hash: 1}
+			} else {
+				clear(s.seen)
+				s.seen[r.hash] = 1
+			}
 		}
 	} else {
 		s.seen.add(r.hash)
