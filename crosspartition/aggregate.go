@@ -69,7 +69,11 @@ func (ex *execution) drain(ctx context.Context) ([][]row, error) {
 					if s.pos >= len(s.buf) {
 						break
 					}
-					rows = append(rows, s.buf[s.pos:]...)
+					if rows == nil {
+						rows = s.buf[s.pos:] // the page's own rows: s.buf is replaced, never reused
+					} else {
+						rows = append(rows, s.buf[s.pos:]...)
+					}
 					s.pos = len(s.buf)
 					if ex.shape == shapeNonStreaming && len(rows) > 2*bound+64 {
 						rows = ex.topK(rows, bound)
@@ -111,7 +115,11 @@ func (ex *execution) compute(ctx context.Context) ([][]byte, error) {
 	var out [][]byte
 	switch ex.shape {
 	case shapeNonStreaming:
-		var all []row
+		n := 0
+		for _, p := range parts {
+			n += len(p)
+		}
+		all := make([]row, 0, n)
 		for _, p := range parts {
 			all = append(all, p...)
 		}

@@ -551,7 +551,14 @@ func (ex *execution) consume(s *source) row {
 			s.seen.add(r.hash)
 		} else {
 			s.last, s.lastRaw = r.keys, r.kraw
-			s.seen = multiset{r.hash: 1}
+			// s.seen is the source's own (children and tokens copy it): reuse a small one's
+			// storage (clearing a large one would cost its capacity on every row).
+			if len(s.seen) > 8 || s.seen == nil {
+				s.seen = multiset{r.hash: 1}
+			} else {
+				clear(s.seen)
+				s.seen[r.hash] = 1
+			}
 		}
 	} else {
 		s.seen.add(r.hash)
@@ -614,28 +621,39 @@ func (ex *execution) replace(s *source, kids []*source) {
 	ex.srcs = slices.Replace(ex.srcs, i, i+1, kids...)
 }
 
-// fetchAll makes every unfinished source hold a row, reading ranges in parallel.
+// fetchAll makes every unfinished source hold a row, reading ranges in parallel (one range, the
+// common case once the first pages are in, is read on the caller's goroutine).
 func (ex *execution) fetchAll(ctx context.Context, need []*source) error {
 	for len(need) > 0 {
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(ex.c.opts.MaxConcurrency)
-		var mu sync.Mutex
 		var gone []*source
-		for _, s := range need {
-			g.Go(func() error {
-				err := ex.fetch(gctx, s)
-				var eg errGone
-				if errors.As(err, &eg) {
-					mu.Lock()
-					gone = append(gone, s)
-					mu.Unlock()
-					return nil
-				}
+		if len(need) == 1 {
+			err := ex.fetch(ctx, need[0])
+			var eg errGone
+			if errors.As(err, &eg) {
+				gone = need[:1:1]
+			} else if err != nil {
 				return err
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return err
+			}
+		} else {
+			g, gctx := errgroup.WithContext(ctx)
+			g.SetLimit(ex.c.opts.MaxConcurrency)
+			var mu sync.Mutex
+			for _, s := range need {
+				g.Go(func() error {
+					err := ex.fetch(gctx, s)
+					var eg errGone
+					if errors.As(err, &eg) {
+						mu.Lock()
+						gone = append(gone, s)
+						mu.Unlock()
+						return nil
+					}
+					return err
+				})
+			}
+			if err := g.Wait(); err != nil {
+				return err
+			}
 		}
 		need = need[:0:0]
 		for _, s := range gone {
