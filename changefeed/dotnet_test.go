@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"maps"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -17,23 +16,6 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
 )
-
-// fixture returns testdata/dotnet/name with each {{KEY}} replaced by repl[KEY].
-func fixture(t *testing.T, name string, repl map[string]string) []byte {
-	t.Helper()
-	b, err := os.ReadFile("testdata/dotnet/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	for k, v := range repl {
-		s = strings.ReplaceAll(s, "{{"+k+"}}", v)
-	}
-	if i := strings.Index(s, "{{"); i >= 0 {
-		t.Fatalf("%s: placeholder left at %d", name, i)
-	}
-	return []byte(s)
-}
 
 // dotnetPrefix is the lease id prefix .NET v3 uses for processor "proc" over e's monitored
 // container: "{lease prefix}{account host}_{database rid}_{container rid}".
@@ -163,7 +145,7 @@ func TestPicksUpADotNetLeaseStore(t *testing.T) {
 		if i == 1 {
 			owner = jsonString("dotnet-host-1") // a .NET host that died (its timestamp is long expired)
 		}
-		b := fixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": strconv.Itoa(i),
+		b := changefeed.DotnetFixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": strconv.Itoa(i),
 			"MIN": fr.MinInclusive, "MAX": fr.MaxExclusive, "OWNER": owner, "CONTINUATION": jsonString(tok.Continuation[0].ContinuationToken)})
 		var m map[string]any
 		if err := json.Unmarshal(b, &m); err != nil {
@@ -174,7 +156,7 @@ func TestPicksUpADotNetLeaseStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	info := fixture(t, "info.json", map[string]string{"PREFIX": prefix})
+	info := changefeed.DotnetFixture(t, "info.json", map[string]string{"PREFIX": prefix})
 	if _, err := e.leases.CreateItem(ctx, azPKString(prefix+".info"), info, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +215,7 @@ func TestLeaseStoreIsDotNets(t *testing.T) {
 	}
 	for i, fr := range ranges {
 		var w map[string]any
-		b := fixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": strconv.Itoa(i),
+		b := changefeed.DotnetFixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": strconv.Itoa(i),
 			"MIN": fr.MinInclusive, "MAX": fr.MaxExclusive, "OWNER": "null", "CONTINUATION": "null"})
 		if err := json.Unmarshal(b, &w); err != nil {
 			t.Fatal(err)
@@ -241,7 +223,7 @@ func TestLeaseStoreIsDotNets(t *testing.T) {
 		checkLikeFixture(t, docs[prefix+".."+strconv.Itoa(i)], w)
 	}
 	var wi map[string]any
-	if err := json.Unmarshal(fixture(t, "info.json", map[string]string{"PREFIX": prefix}), &wi); err != nil {
+	if err := json.Unmarshal(changefeed.DotnetFixture(t, "info.json", map[string]string{"PREFIX": prefix}), &wi); err != nil {
 		t.Fatal(err)
 	}
 	if g, w := userKeys(docs[prefix+".info"]), userKeys(wi); !slices.Equal(g, w) {
@@ -299,7 +281,7 @@ func TestMigratesTheEarlierGoFormat(t *testing.T) {
 		t.Fatalf("after migration the lease container holds %q, want %q", got, wantIDs)
 	}
 	var w map[string]any
-	_ = json.Unmarshal(fixture(t, "lease_v1.json", map[string]string{"PREFIX": prefix, "MIN": fr.MinInclusive, "MAX": fr.MaxExclusive,
+	_ = json.Unmarshal(changefeed.DotnetFixture(t, "lease_v1.json", map[string]string{"PREFIX": prefix, "MIN": fr.MinInclusive, "MAX": fr.MaxExclusive,
 		"OWNER": "null", "CONTINUATION": "null"}), &w)
 	checkLikeFixture(t, docs[wantIDs[0]], w)
 }
@@ -316,8 +298,8 @@ func TestDotNetEPKLeaseSplits(t *testing.T) {
 	fr := ranges[0]
 	prefix := dotnetPrefix(t, e)
 	for _, d := range [][]byte{
-		fixture(t, "lease_v1.json", map[string]string{"PREFIX": prefix, "MIN": fr.MinInclusive, "MAX": fr.MaxExclusive, "OWNER": "null", "CONTINUATION": "null"}),
-		fixture(t, "info.json", map[string]string{"PREFIX": prefix}),
+		changefeed.DotnetFixture(t, "lease_v1.json", map[string]string{"PREFIX": prefix, "MIN": fr.MinInclusive, "MAX": fr.MaxExclusive, "OWNER": "null", "CONTINUATION": "null"}),
+		changefeed.DotnetFixture(t, "info.json", map[string]string{"PREFIX": prefix}),
 	} {
 		var m map[string]any
 		_ = json.Unmarshal(d, &m)
@@ -371,9 +353,9 @@ func TestFindsTheAccountHostOfAnExistingStore(t *testing.T) {
 	u, _ := url.Parse(e.srv.Endpoint())
 	prefix := strings.Replace(dotnetPrefix(t, e), u.Hostname(), "myaccount.documents.azure.com", 1)
 	for _, d := range [][]byte{
-		fixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": "0", "MIN": ranges[0].MinInclusive, "MAX": ranges[0].MaxExclusive,
+		changefeed.DotnetFixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": "0", "MIN": ranges[0].MinInclusive, "MAX": ranges[0].MaxExclusive,
 			"OWNER": "null", "CONTINUATION": "null"}),
-		fixture(t, "info.json", map[string]string{"PREFIX": prefix}),
+		changefeed.DotnetFixture(t, "info.json", map[string]string{"PREFIX": prefix}),
 	} {
 		var m map[string]any
 		_ = json.Unmarshal(d, &m)
@@ -409,9 +391,9 @@ func TestRefusesAnAllVersionsLeaseStore(t *testing.T) {
 	}
 	prefix := dotnetPrefix(t, e)
 	for _, d := range [][]byte{
-		[]byte(strings.Replace(string(fixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": "0", "MIN": ranges[0].MinInclusive,
+		[]byte(strings.Replace(string(changefeed.DotnetFixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": "0", "MIN": ranges[0].MinInclusive,
 			"MAX": ranges[0].MaxExclusive, "OWNER": "null", "CONTINUATION": "null"})), "Incremental Feed", "Full-Fidelity Feed", 1)),
-		fixture(t, "info.json", map[string]string{"PREFIX": prefix}),
+		changefeed.DotnetFixture(t, "info.json", map[string]string{"PREFIX": prefix}),
 	} {
 		var m map[string]any
 		_ = json.Unmarshal(d, &m)

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-func dotnetFixture(t *testing.T, name string, repl map[string]string) []byte {
+// dotnetFixture returns testdata/dotnet/name with each {{KEY}} replaced by repl[KEY].
+func dotnetFixture(t testing.TB, name string, repl map[string]string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("testdata/dotnet/" + name)
 	if err != nil {
@@ -16,6 +17,9 @@ func dotnetFixture(t *testing.T, name string, repl map[string]string) []byte {
 	s := string(b)
 	for k, v := range repl {
 		s = strings.ReplaceAll(s, "{{"+k+"}}", v)
+	}
+	if i := strings.Index(s, "{{"); i >= 0 {
+		t.Fatalf("%s: placeholder left at %d", name, i)
 	}
 	return []byte(s)
 }

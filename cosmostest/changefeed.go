@@ -54,16 +54,9 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 	if mode := strings.ToLower(strings.TrimSpace(rq.hdr(hdrAIM))); mode != aimIncremental {
 		return unsupported("the change feed mode A-IM: " + rq.hdr(hdrAIM) + " (only Incremental Feed, latest version)")
 	}
-	var pk []any
-	if h := rq.hdr(hdrPK); h != "" {
-		v, err := parsePartitionKeyHeader(h)
-		if err != nil {
-			return err
-		}
-		if len(v) == 0 || len(v) > len(c.pk.Paths) {
-			return badRequest("Partition key provided either doesn't correspond to definition in the collection or doesn't match partition key field values specified in the document.")
-		}
-		pk = v
+	pk, err := feedPartitionKey(rq, c)
+	if err != nil {
+		return err
 	}
 	var r *pkRange
 	switch id := rq.hdr(hdrPKRangeID); {

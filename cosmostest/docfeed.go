@@ -1,6 +1,7 @@
 package cosmostest
 
 import (
+	"cmp"
 	"net/http"
 	"slices"
 	"strconv"
@@ -23,16 +24,9 @@ const docFeedPrefix = "docs:"
 // or after writes neither repeats nor skips a document that existed when the feed started
 // (documents created meanwhile come at the end, updates keep their place).
 func (srv *server) readDocFeed(rq *request, c *container) error {
-	var pk []any
-	if h := rq.hdr(hdrPK); h != "" {
-		v, err := parsePartitionKeyHeader(h)
-		if err != nil {
-			return err
-		}
-		if len(v) == 0 || len(v) > len(c.pk.Paths) {
-			return badRequest("Partition key provided either doesn't correspond to definition in the collection or doesn't match partition key field values specified in the document.")
-		}
-		pk = v
+	pk, err := feedPartitionKey(rq, c)
+	if err != nil {
+		return err
 	}
 	ranges := c.ranges
 	switch {
@@ -82,7 +76,7 @@ func (srv *server) readDocFeed(rq *request, c *container) error {
 			}
 		}
 	}
-	slices.SortFunc(its, func(a, b *item) int { return compareSeq(a.seq, b.seq) })
+	slices.SortFunc(its, func(a, b *item) int { return cmp.Compare(a.seq, b.seq) })
 	more := len(its) > limit
 	if more {
 		its = its[:limit]

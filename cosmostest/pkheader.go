@@ -119,3 +119,21 @@ func parsePKTolerant(h string) ([]any, error) {
 		s = rest[1:]
 	}
 }
+
+// feedPartitionKey reads the partition key (or hierarchical prefix) a feed request (change feed,
+// document feed) is scoped to: nil without the header; 400 for a malformed one or one with more
+// values than the container has levels.
+func feedPartitionKey(rq *request, c *container) ([]any, error) {
+	h := rq.hdr(hdrPK)
+	if h == "" {
+		return nil, nil
+	}
+	v, err := parsePartitionKeyHeader(h)
+	if err != nil {
+		return nil, err
+	}
+	if len(v) == 0 || len(v) > len(c.pk.Paths) {
+		return nil, badRequest("Partition key provided either doesn't correspond to definition in the collection or doesn't match partition key field values specified in the document.")
+	}
+	return v, nil
+}

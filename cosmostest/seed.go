@@ -2,6 +2,7 @@ package cosmostest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -139,22 +140,12 @@ func (s *Server) Dump(db, c string) ([]json.RawMessage, error) {
 				its = append(its, it)
 			}
 		}
-		slices.SortFunc(its, func(a, b *item) int { return compareSeq(a.seq, b.seq) })
+		slices.SortFunc(its, func(a, b *item) int { return cmp.Compare(a.seq, b.seq) })
 		for _, it := range its {
 			out = append(out, json.RawMessage(bytes.Clone(it.body())))
 		}
 	}
 	return out, nil
-}
-
-func compareSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // direct serves one request of the Go test API in the write region, under mu, and returns the
