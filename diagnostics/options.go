@@ -78,6 +78,12 @@ func (o Options) validate() error {
 		return bad("NonPointLatencyThreshold", "must not be negative (0 means the default, 3s; DisableLatencyLog turns the log off)")
 	case o.RequestChargeThreshold < 0 || math.IsNaN(o.RequestChargeThreshold):
 		return bad("RequestChargeThreshold", "must be a number, 0 or more (0 logs no charges)")
+	case o.Scan.MinRetrieved < 0:
+		return bad("Scan.MinRetrieved", "must not be negative (0 means the default, 100; Scan.Disable turns detection off)")
+	case o.Scan.Ratio < 0 || math.IsNaN(o.Scan.Ratio):
+		return bad("Scan.Ratio", "must be a number, 0 or more (0 means the default, 10)")
+	case o.Scan.MaxShapes < 0:
+		return bad("Scan.MaxShapes", "must not be negative (0 means the default, 1000)")
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ func TestNewPolicyRefusesBadOptions(t *testing.T) {
 		{diagnostics.Options{NonPointLatencyThreshold: -1}, "Options.NonPointLatencyThreshold"},
 		{diagnostics.Options{RequestChargeThreshold: -1}, "Options.RequestChargeThreshold"},
 		{diagnostics.Options{RequestChargeThreshold: math.NaN()}, "Options.RequestChargeThreshold"},
+		{diagnostics.Options{Scan: diagnostics.ScanOptions{MinRetrieved: -1}}, "Options.Scan.MinRetrieved"},
+		{diagnostics.Options{Scan: diagnostics.ScanOptions{Ratio: math.NaN()}}, "Options.Scan.Ratio"},
+		{diagnostics.Options{Scan: diagnostics.ScanOptions{MaxShapes: -1}}, "Options.Scan.MaxShapes"},
 	} {
 		p, err := diagnostics.NewPolicy(tc.opts)
 		var ve *cosmoserr.ValidationError

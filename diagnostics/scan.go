@@ -48,15 +48,15 @@ const msgScan = "cosmoskit: query scans many documents for few results"
 
 // ScanOptions configures scan detection (Options.Scan). The zero value is the default.
 type ScanOptions struct {
-	// MinRetrieved is the fewest documents a page must retrieve to be a scan. If 0 or negative,
-	// DefaultScanMinRetrieved (100).
+	// MinRetrieved is the fewest documents a page must retrieve to be a scan. If 0,
+	// DefaultScanMinRetrieved (100); negative is refused.
 	MinRetrieved int
 	// Ratio is the least ratio of retrieved to returned documents (returned counted as at least 1)
-	// of a scan. If 0 or negative, DefaultScanRatio (10).
+	// of a scan. If 0, DefaultScanRatio (10); negative is refused.
 	Ratio float64
 	// MaxShapes is how many distinct query shapes the policy remembers for its once-per-shape
-	// warning; scans of shapes beyond it are counted but not logged. If 0 or negative,
-	// DefaultScanMaxShapes (1000).
+	// warning; scans of shapes beyond it are counted but not logged. If 0,
+	// DefaultScanMaxShapes (1000); negative is refused.
 	MaxShapes int
 	// Disable turns scan detection off (the documents are still counted).
 	Disable bool
