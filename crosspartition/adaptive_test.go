@@ -2,6 +2,7 @@ package crosspartition
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -125,4 +126,91 @@ func TestOrderByTopSmallPagesResume(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOrderByTopPagesSmallerThanTop: TOP 400 in pages of 50 over 8 physical partitions. A caller
+// that reads one page and resumes from its token in a new pager (a web API handing the token to
+// its client) pays for about one page per request, not for the whole TOP: each range is asked for
+// its share of a page (and re-reads what it had consumed of the page its token points into), at
+// most 5× the page's rows and two requests per range per page, and over the whole query at most
+// half of what asking every range for a page costs (8 × 50 rows per page). A caller that reads on
+// through one pager is served with larger requests once the first page is out: at most 1.5× the
+// 400 rows fetched and 3 requests per range. Both answers are those of one partition.
+func TestOrderByTopPagesSmallerThanTop(t *testing.T) {
+	const k, size = 400, 50
+	var ds []map[string]any
+	for i := range 1600 {
+		ds = append(ds, map[string]any{"id": fmt.Sprint("u", i), "pk": fmt.Sprint("p", i%200), "n": (i * 7919) % 1600})
+	}
+	q := fmt.Sprintf("SELECT TOP %d c.id, c.n FROM c ORDER BY c.n DESC", k)
+	_, c1 := newContainer(t, 1, nil)
+	put(t, c1, ds...)
+	want, err := readOnePager(t, mustNew(t, c1), q, nil, 1000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, c8 := newContainer(t, 8, nil)
+	put(t, c8, ds...)
+	x := mustNew(t, c8)
+
+	items, rows, requests := fetchCounts(t, x, q, size)
+	t.Logf("one pager: %d rows fetched in %d requests", rows, requests)
+	if !slices.Equal(items, rawStrings(want)) {
+		t.Fatal("one pager: the answer on 8 partitions differs from that on 1")
+	}
+	if rows > k*3/2 || requests > 3*8 {
+		t.Errorf("one pager: %d rows fetched in %d requests, want at most %d rows and %d requests", rows, requests, k*3/2, 3*8)
+	}
+
+	var got []string
+	var tok *string
+	total, pages := 0, 0
+	for page := 0; ; page++ {
+		exp := tracetest.NewInMemoryExporter()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+		ctx, span := tp.Tracer("test").Start(context.Background(), "page")
+		resp, err := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{PageSizeHint: size, ContinuationToken: tok}).NextPage(ctx)
+		span.End()
+		spans := exp.GetSpans()
+		_ = tp.Shutdown(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range resp.Items {
+			got = append(got, string(it))
+		}
+		pageRows, pageRequests := 0, 0
+		for _, a := range spans[0].Attributes {
+			switch a.Key {
+			case "cosmoskit.crosspartition.rows_fetched":
+				pageRows = int(a.Value.AsInt64())
+			case "cosmoskit.crosspartition.requests":
+				pageRequests = int(a.Value.AsInt64())
+			}
+		}
+		t.Logf("resumed page %d: %d rows fetched in %d requests", page, pageRows, pageRequests)
+		if pageRows > 5*size || pageRequests > 2*8 {
+			t.Errorf("resumed page %d: %d rows fetched in %d requests, want at most %d rows and %d requests", page, pageRows, pageRequests, 5*size, 2*8)
+		}
+		total += pageRows
+		pages++
+		if resp.ContinuationToken == nil {
+			break
+		}
+		tok = resp.ContinuationToken
+	}
+	if !slices.Equal(got, rawStrings(want)) {
+		t.Fatal("resumed pages: the answer on 8 partitions differs from that on 1")
+	}
+	if total > pages*8*size/2 {
+		t.Errorf("resumed pages: %d rows fetched over %d pages, want at most %d", total, pages, pages*8*size/2)
+	}
+}
+
+func rawStrings(rs []json.RawMessage) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = string(r)
+	}
+	return out
 }

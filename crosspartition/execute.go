@@ -65,6 +65,7 @@ type source struct {
 	filter  json.RawMessage // ORDER BY values of the resume filter this source runs with (a split's child)
 	used    int             // rows the merge consumed from this source (adaptive page sizes)
 	refills int             // pages fetched after the first (adaptive page sizes)
+	reread  bool            // resume: the page re-read held only consumed rows; the next request is a first one
 }
 
 func (s *source) finished() bool { return s.open && s.pos >= len(s.buf) && s.next == "" }
@@ -107,6 +108,8 @@ type execution struct {
 	adaptive bool
 	share    int
 	used     int // rows the merge consumed, every source
+	pages    int // pages this execution has returned
+	pageNeed int // rows the page being built still needs (set by stream before each round of reads)
 	rows     int // rows fetched for the current page
 	requests int // requests sent for the current page
 	// Totals of the query since this execution started (a resumed query counts from its token).
@@ -178,12 +181,13 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 }
 
 // adapt turns on adaptive page sizes for a streaming ORDER BY with TOP/LIMIT over several
-// ranges: rather than asking every range for the k = TOP+OFFSET rows it could have to supply (k
-// rows per range, k×ranges in all), each range is first asked for its share of k with a margin,
-// ceil(m + 2√m) + 1 with m = k/ranges, so that uniformly spread data is served by one request
-// per range. A range whose rows the merge has used up is asked for more (sizeFor). The plan,
-// the per-range query text and the continuation token are those of a fixed page size: the
-// token records ex.backend, and a range resumed inside a page is read again with that size.
+// ranges: rather than asking every range for the rows it could have to supply (the page size, or k
+// = TOP+OFFSET when smaller: that many rows per range, times the ranges in all), each range is
+// first asked for its share of them with a margin, ceil(m + 2√m) + 1 for m = min(page size, k) /
+// ranges, so that uniformly spread data is served by one request per range. A range whose rows
+// the merge has used up is asked for more (sizeFor). The plan, the per-range query text and the
+// continuation token are those of a fixed page size: the token records ex.backend, and a range
+// resumed inside a page is read again from that page's start (sizeFor).
 func (ex *execution) adapt() {
 	if ex.shape != shapeOrderBy || ex.take < 0 {
 		return
@@ -197,7 +201,7 @@ func (ex *execution) adapt() {
 	if n < 2 {
 		return
 	}
-	m := float64(ex.take+ex.skip) / float64(n)
+	m := float64(ex.backend) / float64(n)
 	share := int(math.Ceil(m+2*math.Sqrt(m))) + 1
 	if share >= ex.backend {
 		return
@@ -207,19 +211,41 @@ func (ex *execution) adapt() {
 
 // sizeFor is the page size of the next request to s. Without adaptive sizes it is ex.backend.
 // With them: the share for a range's first page; for its second, an estimate from the rows
-// returned so far, the fraction f of the merged rows that came from s times the rows still
-// needed r, with the same margin (on data skewed so that s holds every remaining row, f = 1 and
-// that is all of r: one extra round trip); for any later page, all of r. So a range costs at
-// most two extra round trips, one when the data is skewed towards it. fetch calls it for
-// different sources concurrently: it reads ex's fields that the merge changes only between
-// rounds of reads, and changes only s.
+// returned so far, the fraction f of the merged rows that came from s times the rows r still
+// needed, with the same margin (on data skewed so that s holds every remaining row, f = 1 and that
+// is all of r: one extra round trip); for any later page, all of r. While the execution builds its
+// first page, r is what that page still needs (ex.backend at most): a caller that reads one page
+// and resumes from its token in another request pays for one page, not for the whole TOP. Once a
+// page has been returned the caller is reading on in this process, and r is what the whole query
+// still needs (at most maxBackendPageSize): fewer, larger requests than one round per page. So a
+// range costs at most two extra round trips per page, one when the data is skewed towards it.
+// fetch calls it for different sources concurrently: it reads ex's fields that the merge changes
+// only between rounds of reads, and changes only s.
 func (ex *execution) sizeFor(s *source) int {
-	if !ex.adaptive || s.skipN > 0 {
-		return ex.backend // a resumed range re-reads the page it was in, with the token's size
+	if s.skipN > 0 {
+		// A resumed range re-reads the page it was in from that page's start. With adaptive sizes:
+		// the rows consumed from it and its share while fewer than a share were consumed;
+		// otherwise exactly the rows consumed, so that its next request starts from a fresh
+		// continuation with its share (one more request, instead of re-reading a prefix that grows
+		// with every resumed page).
+		if !ex.adaptive {
+			return min(maxBackendPageSize, max(ex.backend, s.skipN+1))
+		}
+		if s.skipN < ex.share {
+			return s.skipN + ex.share
+		}
+		s.reread = true
+		return min(maxBackendPageSize, s.skipN)
 	}
-	rem := ex.take + ex.skip
+	if !ex.adaptive {
+		return ex.backend
+	}
+	rem, limit := ex.take+ex.skip, maxBackendPageSize
+	if ex.pages == 0 {
+		rem, limit = ex.pageNeed, ex.backend
+	}
 	size := ex.share
-	if s.open {
+	if s.open && !s.reread {
 		size = rem
 		if s.refills == 0 && ex.used > 0 {
 			e := float64(rem) * float64(s.used) / float64(ex.used)
@@ -227,7 +253,7 @@ func (ex *execution) sizeFor(s *source) int {
 		}
 		s.refills++
 	}
-	return max(1, min(size, ex.backend))
+	return max(1, min(size, limit))
 }
 
 // paramLimit spots a parameterised TOP/OFFSET/LIMIT (only to refuse a plan that lacks its value).
@@ -472,6 +498,8 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 		if s.skipN > 0 {
 			s.pos = min(s.skipN, len(s.buf))
 			s.skipN = 0
+		} else {
+			s.reread = false
 		}
 	}
 	return nil
@@ -681,6 +709,7 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 	if len(items) == 0 {
 		items = nil // as before stream pre-sized its slice
 	}
+	ex.pages++
 	resp := azcosmos.QueryItemsResponse{Items: items}
 	resp.RequestCharge = ex.charge // with the plan request's charge on the first page
 	ex.totalRows += ex.rows
@@ -753,6 +782,10 @@ func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
 	}
 	items := make([][]byte, 0, n) // one allocation for the page's rows
 	for len(items) < ex.pageSize && ex.take != 0 {
+		ex.pageNeed = ex.skip + ex.pageSize - len(items)
+		if ex.take >= 0 {
+			ex.pageNeed = ex.skip + min(ex.pageSize-len(items), ex.take)
+		}
 		s, err := ex.head(ctx)
 		if err != nil {
 			return nil, err
@@ -773,6 +806,7 @@ func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
 		return items, nil
 	}
 	// Make sure a token is not returned for a query that has nothing left.
+	ex.pageNeed = 1
 	s, err := ex.head(ctx)
 	if err != nil {
 		return nil, err
