@@ -10,7 +10,7 @@ import (
 // container's indexing policy indexes is reported as utilized, one it excludes (or every path,
 // with indexing mode none) as potential. Composite index advice is not computed.
 
-func (s sqlQuery) filterPaths() []string { return s.q.FilterPaths() }
+func (s *sqlQuery) filterPaths() []string { return s.q.FilterPaths() }
 
 type singleIndexAdvice struct {
 	FilterExpression string

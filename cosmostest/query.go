@@ -142,7 +142,8 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkOrderByIndex(q, c.vectorDefaults()); err != nil {
+	vec := c.vectorDefaults()
+	if err := c.checkOrderByIndex(q, vec); err != nil {
 		return err
 	}
 	if len(sc.ranges) == 1 {
@@ -159,7 +160,6 @@ func (srv *server) queryItems(rq *request, c *container) error {
 			return err
 		}
 	}
-	vec := c.vectorDefaults()
 	scope := srv.cachedScope(c, sc)
 	opts := queryOptions{
 		Params: params, MaxItemCount: limit, Continuation: rq.hdr(hdrContinuation), Now: srv.now(),
@@ -321,22 +321,9 @@ func (e *scopeEntry) orderIndex(c *container, info queryInfo) *query.Index {
 	if !info.HasOrderBy || info.HasNonStreamingOrderBy || len(e.docs) == 0 {
 		return nil
 	}
-	var plan struct {
-		QueryInfo struct {
-			OrderBy            []string `json:"orderBy"`
-			OrderByExpressions []string `json:"orderByExpressions"`
-		} `json:"queryInfo"`
-	}
-	if json.Unmarshal(info.Plan, &plan) != nil || len(plan.QueryInfo.OrderBy) != len(plan.QueryInfo.OrderByExpressions) {
+	paths := info.OrderPaths
+	if paths == nil {
 		return nil
-	}
-	var paths []query.IndexPath
-	for i, x := range plan.QueryInfo.OrderByExpressions {
-		p, ok := orderByPath(x)
-		if !ok {
-			return nil
-		}
-		paths = append(paths, query.IndexPath{Path: p, Descending: plan.QueryInfo.OrderBy[i] == "Descending"})
 	}
 	ip, _ := c.props["indexingPolicy"].(map[string]any)
 	if mode, _ := ip["indexingMode"].(string); strings.EqualFold(mode, "none") {
@@ -345,7 +332,7 @@ func (e *scopeEntry) orderIndex(c *container, info queryInfo) *query.Index {
 	if len(paths) > 1 && !hasCompositeIndex(ip, paths) {
 		return nil
 	}
-	key := fmt.Sprint(paths)
+	key := info.OrderKey
 	if ix := e.indexes[key]; ix != nil {
 		return ix
 	}

@@ -1,7 +1,6 @@
 package cosmostest
 
 import (
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -134,28 +133,13 @@ func (c *container) prefixRefusal(q parsedQuery, info queryInfo, params map[stri
 // order, with every direction the same as the query's or every one reversed.
 func (c *container) checkOrderByIndex(q parsedQuery, vec query.VectorDefaults) error {
 	info := q.info(vec)
-	if !info.HasOrderBy || info.HasNonStreamingOrderBy {
+	if !info.HasOrderBy || info.HasNonStreamingOrderBy || len(info.OrderPaths) < 2 {
 		return nil
 	}
-	var p struct {
-		QueryInfo struct {
-			OrderBy            []string `json:"orderBy"`
-			OrderByExpressions []string `json:"orderByExpressions"`
-		} `json:"queryInfo"`
-	}
-	if json.Unmarshal(info.Plan, &p) != nil || len(p.QueryInfo.OrderBy) < 2 || len(p.QueryInfo.OrderBy) != len(p.QueryInfo.OrderByExpressions) {
-		return nil
-	}
-	paths := make([]query.IndexPath, len(p.QueryInfo.OrderBy))
-	reversed := make([]query.IndexPath, len(p.QueryInfo.OrderBy))
-	for i, x := range p.QueryInfo.OrderByExpressions {
-		path, ok := orderByPath(x)
-		if !ok {
-			return nil // the engine reports ORDER BY items that are not document paths
-		}
-		desc := p.QueryInfo.OrderBy[i] == "Descending"
-		paths[i] = query.IndexPath{Path: path, Descending: desc}
-		reversed[i] = query.IndexPath{Path: path, Descending: !desc}
+	paths := info.OrderPaths
+	reversed := make([]query.IndexPath, len(paths))
+	for i, p := range paths {
+		reversed[i] = query.IndexPath{Path: p.Path, Descending: !p.Descending}
 	}
 	ip, _ := c.props["indexingPolicy"].(map[string]any)
 	if hasCompositeIndex(ip, paths) || hasCompositeIndex(ip, reversed) {
