@@ -146,7 +146,7 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 		return nil
 	}
 	rq.charge = ruQuery(len(changed), size)
-	rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": c.rid, "Documents": docs, "_count": len(docs)}))
+	rq.reply(http.StatusOK, feedBody(c.rid, docs))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package cosmostest
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -82,30 +83,44 @@ func (srv *server) readDocFeed(rq *request, c *container) error {
 		its = its[:limit]
 	}
 	size := 0
-	var b strings.Builder
-	b.WriteString(`{"_rid":`)
-	b.Write(mustJSON(c.rid))
-	b.WriteString(`,"Documents":[`)
+	docs := make([]json.RawMessage, len(its))
 	for i, it := range its {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(it.body())
+		docs[i] = it.body()
 		size += it.size
 	}
-	b.WriteString(`],"_count":`)
-	b.WriteString(strconv.Itoa(len(its)))
-	b.WriteByte('}')
 	if more {
 		rq.header.Set(hdrContinuation, docFeedPrefix+strconv.FormatUint(its[len(its)-1].seq, 10))
 	}
 	rq.header.Set(hdrItemCount, strconv.Itoa(len(its)))
 	rq.charge = ruQuery(len(its), size)
-	rq.reply(http.StatusOK, []byte(b.String()))
+	rq.reply(http.StatusOK, feedBody(c.rid, docs))
 	return nil
 }
 
 // hasPrefix reports whether the partition key values pk start with prefix.
 func hasPrefix(pk, prefix []any) bool {
 	return len(pk) >= len(prefix) && samePK(pk[:len(prefix)], prefix)
+}
+
+// feedBody is the body of a feed page (a query, a read feed, a change feed) as the service writes
+// it: {"_rid":…,"Documents":[…],"_count":n}, the documents spliced in as they are (each is valid
+// JSON: stored bytes or the engine's encoding).
+func feedBody(rid string, docs []json.RawMessage) []byte {
+	n := len(rid) + 48
+	for _, d := range docs {
+		n += len(d) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"_rid":`...)
+	b = strconv.AppendQuote(b, rid) // resource ids are base64: nothing JSON escapes differently
+	b = append(b, `,"Documents":[`...)
+	for i, d := range docs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, d...)
+	}
+	b = append(b, `],"_count":`...)
+	b = strconv.AppendInt(b, int64(len(docs)), 10)
+	return append(b, '}')
 }

@@ -185,7 +185,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 		if err != nil {
 			return err
 		}
-		results := wholeDocuments(page.Results, func(rid string) *item { return byRID[rid] })
+		results := wholeDocuments(page.Results, func(rid []byte) *item { return byRID[string(rid)] })
 		if results == nil {
 			results = []json.RawMessage{}
 		}
@@ -198,12 +198,11 @@ func (srv *server) queryItems(rq *request, c *container) error {
 			rq.header.Set(hdrContinuation, page.Continuation)
 		}
 		rq.header.Set(hdrItemCount, strconv.Itoa(len(results)))
-		rq.header.Set(hdrQueryMetrics, fmt.Sprintf("totalExecutionTimeInMs=0.10;queryCompileTimeInMs=0.01;queryLogicalPlanBuildTimeInMs=0.00;queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs=0.01;indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount=%d;retrievedDocumentSize=%d;outputDocumentCount=%d;outputDocumentSize=%d;writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00",
-			page.Scanned, size, len(results), size))
+		rq.header.Set(hdrQueryMetrics, queryMetrics(page.Scanned, size, len(results), size))
 		if indexAdvice != "" {
 			rq.header.Set(hdrIndexUtilization, indexAdvice)
 		}
-		rq.reply(http.StatusOK, mustJSON(map[string]any{"_rid": rid, "Documents": results, "_count": len(results)}))
+		rq.reply(http.StatusOK, feedBody(rid, results))
 		return nil
 	}
 	return nil
@@ -432,11 +431,11 @@ func orderByPath(x string) (string, bool) {
 // the document's stored bytes, so that query results keep the written property order as point reads
 // do. A row qualifies only if it is byte for byte the engine's encoding of the document with its
 // _rid; anything else (projections, JOINs, computed values) is served as the engine produced it.
-func wholeDocuments(rows []json.RawMessage, byRID func(string) *item) []json.RawMessage {
+func wholeDocuments(rows []json.RawMessage, byRID func([]byte) *item) []json.RawMessage {
 	var out []json.RawMessage
 	for i, row := range rows {
 		rid := topLevelRID(row)
-		if rid == "" {
+		if len(rid) == 0 {
 			continue
 		}
 		it := byRID(rid)
@@ -454,17 +453,32 @@ func wholeDocuments(rows []json.RawMessage, byRID func(string) *item) []json.Raw
 	return out
 }
 
-// topLevelRID returns the _rid member of a JSON object row, or "".
-func topLevelRID(row []byte) string {
+// topLevelRID returns the _rid member of a JSON object row (a slice of row), or nil.
+func topLevelRID(row []byte) []byte {
 	if len(row) == 0 || row[0] != '{' {
-		return ""
+		return nil
 	}
-	rid := ""
+	var rid []byte
 	s := jsonScanner{src: row}
 	s.members(func(key, value []byte) {
 		if string(key) == `"_rid"` && len(value) > 2 && value[0] == '"' && bytes.IndexByte(value, '\\') < 0 {
-			rid = string(value[1 : len(value)-1])
+			rid = value[1 : len(value)-1]
 		}
 	})
 	return rid
+}
+
+// queryMetrics is x-ms-documentdb-query-metrics with the counts of a page (its timings are fixed).
+func queryMetrics(retrieved, retrievedSize, output, outputSize int) string {
+	b := make([]byte, 0, 512)
+	b = append(b, "totalExecutionTimeInMs=0.10;queryCompileTimeInMs=0.01;queryLogicalPlanBuildTimeInMs=0.00;queryPhysicalPlanBuildTimeInMs=0.00;queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs=0.01;indexLookupTimeInMs=0.00;documentLoadTimeInMs=0.00;systemFunctionExecuteTimeInMs=0.00;userFunctionExecuteTimeInMs=0.00;retrievedDocumentCount="...)
+	b = strconv.AppendInt(b, int64(retrieved), 10)
+	b = append(b, ";retrievedDocumentSize="...)
+	b = strconv.AppendInt(b, int64(retrievedSize), 10)
+	b = append(b, ";outputDocumentCount="...)
+	b = strconv.AppendInt(b, int64(output), 10)
+	b = append(b, ";outputDocumentSize="...)
+	b = strconv.AppendInt(b, int64(outputSize), 10)
+	b = append(b, ";writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00"...)
+	return string(b)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Server is an in-process Cosmos DB gateway. Create it with NewServer (tests) or Start (programs).
@@ -29,6 +30,7 @@ type Server struct {
 type server struct {
 	cfg       config
 	key       []byte
+	verifier  *wire.Verifier // master-key signatures under key
 	cert      *tls.Certificate
 	pool      *x509.CertPool
 	transport *http.Transport
@@ -84,7 +86,7 @@ func Start(opts ...Option) (*Server, error) {
 	if cfg.multiWrite && cfg.consistency == "Strong" {
 		return nil, errors.New("cosmostest: Strong consistency cannot be combined with WithMultiWrite: the service refuses multiple write regions on an account with Strong consistency")
 	}
-	srv := &server{cfg: cfg, key: key, replicating: cfg.lag > 0}
+	srv := &server{cfg: cfg, key: key, verifier: wire.NewVerifier(key), replicating: cfg.lag > 0}
 	for range cfg.regions {
 		srv.lags = append(srv.lags, cfg.lag)
 	}

@@ -4,8 +4,12 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"hash"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // Authorization header prefixes (before URL-encoding): a master-key signature and a Microsoft
@@ -62,3 +66,68 @@ func AADAuthorization(token string) string { return AuthAADPrefix + token }
 // EmulatorKey is the well-known master key of the Azure Cosmos DB emulator, also cosmostest's
 // default. Its public name is cosmoskit.EmulatorKey.
 const EmulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
+
+// A Verifier checks master-key signatures under one key (the signature Sign computes) without
+// allocating per request: its MAC states are pooled. It is safe for concurrent use.
+type Verifier struct{ pool sync.Pool }
+
+type verifyState struct {
+	mac hash.Hash
+	buf []byte
+	sum [sha256.Size]byte
+	b64 [44]byte // base64 of a SHA-256 MAC
+}
+
+// NewVerifier returns a Verifier for the decoded key.
+func NewVerifier(key []byte) *Verifier {
+	k := slices.Clone(key)
+	v := &Verifier{}
+	v.pool.New = func() any { return &verifyState{mac: hmac.New(sha256.New, k)} }
+	return v
+}
+
+// Verify reports, in time independent of where they differ, whether sig is the signature Sign
+// computes for the request.
+func (v *Verifier) Verify(verb, resourceType, resourceLink, date, sig string) bool {
+	st := v.pool.Get().(*verifyState)
+	defer v.pool.Put(st)
+	b := appendLower(st.buf[:0], verb)
+	b = append(b, '\n')
+	b = appendLower(b, resourceType)
+	b = append(b, '\n')
+	b = append(b, resourceLink...)
+	b = append(b, '\n')
+	b = appendLower(b, date)
+	b = append(b, '\n', '\n')
+	st.buf = b
+	st.mac.Reset()
+	st.mac.Write(b)
+	sum := st.mac.Sum(st.sum[:0])
+	base64.StdEncoding.Encode(st.b64[:], sum)
+	if len(sig) != len(st.b64) {
+		return false
+	}
+	var d byte
+	for i, c := range st.b64 {
+		d |= c ^ sig[i]
+	}
+	return d == 0
+}
+
+// appendLower appends s lower-cased as strings.ToLower does for ASCII; other text is appended
+// through strings.ToLower.
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(b, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
