@@ -206,8 +206,11 @@ func (c *Container) page(ctx context.Context, prefix *azcosmos.PartitionKey, que
 
 // inRange returns ctx with the header that targets partition key range id.
 func inRange(ctx context.Context, id string) context.Context {
-	return policy.WithHTTPHeader(ctx, http.Header{pkRangeIDKey: {id}})
+	return policy.WithHTTPHeader(ctx, rangeHeader(id))
 }
+
+// rangeHeader is the header that targets partition key range id (read-only once made).
+func rangeHeader(id string) http.Header { return http.Header{pkRangeIDKey: {id}} }
 
 // pkRangeIDKey is hdrPKRangeID in canonical form, computed once.
 var pkRangeIDKey = http.CanonicalHeaderKey(hdrPKRangeID)

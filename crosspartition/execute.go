@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -66,6 +68,7 @@ type source struct {
 	used    int             // rows the merge consumed from this source (adaptive page sizes)
 	refills int             // pages fetched after the first (adaptive page sizes)
 	reread  bool            // resume: the page re-read held only consumed rows; the next request is a first one
+	hdr     http.Header     // targets r (rangeHeader), made on the first request
 }
 
 func (s *source) finished() bool { return s.open && s.pos >= len(s.buf) && s.next == "" }
@@ -473,7 +476,10 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 			tok = s.next
 		}
 		text, params := ex.queryFor(s)
-		resp, err := ex.c.page(inRange(ctx, s.r.ID), ex.prefix, text, params, tok, ex.sizeFor(s), ex.opts)
+		if s.hdr == nil {
+			s.hdr = rangeHeader(s.r.ID)
+		}
+		resp, err := ex.c.page(policy.WithHTTPHeader(ctx, s.hdr), ex.prefix, text, params, tok, ex.sizeFor(s), ex.opts)
 		ex.mu.Lock()
 		ex.charge += resp.RequestCharge
 		ex.touched[s.r.ID] = true
