@@ -220,7 +220,9 @@ func (ex *execution) adapt() {
 // first page, r is what that page still needs (ex.backend at most): a caller that reads one page
 // and resumes from its token in another request pays for one page, not for the whole TOP. Once a
 // page has been returned the caller is reading on in this process, and r is what the whole query
-// still needs (at most maxBackendPageSize): fewer, larger requests than one round per page. So a
+// still needs, up to lookaheadPages pages (a request asks for at most maxBackendPageSize rows):
+// fewer, larger requests than one round per page, with what is fetched ahead (held in memory, and
+// charged if the caller stops early) bounded by those pages whatever the TOP. So a
 // range costs at most two extra round trips per page, one when the data is skewed towards it.
 // fetch calls it for different sources concurrently: it reads ex's fields that the merge changes
 // only between rounds of reads, and changes only s.
@@ -243,7 +245,7 @@ func (ex *execution) sizeFor(s *source) int {
 	if !ex.adaptive {
 		return ex.backend
 	}
-	rem, limit := ex.take+ex.skip, maxBackendPageSize
+	rem, limit := min(ex.take+ex.skip, lookaheadPages*ex.backend), maxBackendPageSize
 	if ex.pages == 0 {
 		rem, limit = ex.pageNeed, ex.backend
 	}
@@ -258,6 +260,9 @@ func (ex *execution) sizeFor(s *source) int {
 	}
 	return max(1, min(size, limit))
 }
+
+// lookaheadPages bounds what adaptive page sizes fetch ahead of the caller (sizeFor).
+const lookaheadPages = 10
 
 // paramLimit spots a parameterised TOP/OFFSET/LIMIT (only to refuse a plan that lacks its value).
 var paramLimit = regexp.MustCompile(`(?i)\b(TOP|OFFSET|LIMIT)\s+@`)
