@@ -41,6 +41,14 @@
 //     (cosmoskit.crosspartition.ranges).
 //   - Ranges are read in parallel, at most Options.MaxConcurrency (default 8) at a time, holding
 //     one page per range; the first error cancels the others.
+//   - An ORDER BY with TOP/LIMIT over several ranges asks each range for its share of the page,
+//     ceil(m + 2√m) + 1 rows for m = page size / ranges, and asks a range again only when the merge
+//     has used up what it sent: for an estimate from the rows it supplied so far, then for all that
+//     is still needed (data skewed into one range costs one extra request for it). A pager that has
+//     returned a page sizes these for what the query still needs, at most ten pages ahead; a pager
+//     resumed from a token, for its page. The span gets the requests and rows fetched per page
+//     (cosmoskit.crosspartition.requests, .rows_fetched) and per query (.query.rows_fetched,
+//     .query.request_charge).
 //   - A range that splits while it is read (410 with sub-status 1002, 1007 or 1008) is replaced by
 //     its children, which skip the rows the parent had already returned, so no row is lost or
 //     repeated. For ORDER BY the children run the plan's resume filter (the
