@@ -237,7 +237,7 @@ func (ex *execution) sizeFor(s *source) int {
 			return min(maxBackendPageSize, max(ex.backend, s.skipN+1))
 		}
 		if s.skipN < ex.share {
-			return s.skipN + ex.share
+			return min(maxBackendPageSize, s.skipN+ex.share)
 		}
 		s.reread = true
 		return min(maxBackendPageSize, s.skipN)
