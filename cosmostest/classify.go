@@ -270,11 +270,11 @@ const (
 	hdrContinuation     = wire.HeaderContinuation
 	hdrItemCount        = wire.HeaderItemCount
 	hdrEnableCross      = "x-ms-documentdb-query-enablecrosspartition"
-	hdrQueryMetrics     = "x-ms-documentdb-query-metrics"
+	hdrQueryMetrics     = wire.HeaderQueryMetrics
 	hdrIsQueryPlan      = wire.HeaderIsQueryPlan
 	hdrQueryFeatures    = wire.HeaderSupportedQueryFeatures
-	hdrPopulateIndex    = "x-ms-cosmos-populateindexmetrics"
-	hdrIndexUtilization = "x-ms-cosmos-index-utilization"
+	hdrPopulateIndex    = wire.HeaderPopulateIndexMetrics
+	hdrIndexUtilization = wire.HeaderIndexUtilization
 	hdrOfferThroughput  = "x-ms-offer-throughput"
 	hdrOfferAutopilot   = "x-ms-cosmos-offer-autopilot-settings"
 )
