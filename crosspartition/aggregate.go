@@ -301,8 +301,7 @@ func (ex *execution) valueAggregate(parts [][]row) ([][]byte, error) {
 func (ex *execution) limitRows(rows [][]byte) [][]byte {
 	out := rows[:0]
 	for _, b := range rows {
-		v, _ := decode(b)
-		if ex.emit(row{out: b, hash: hashValue(v)}) {
+		if ex.emit(row{out: b, hash: rowHash(b)}) {
 			out = append(out, b)
 		}
 	}

@@ -569,11 +569,12 @@ func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 			}
 			rows = append(rows, row{out: it, hash: rawHash(it)})
 		default:
-			v, err := decode(it)
-			if err != nil {
-				return nil, err
+			if !json.Valid(it) {
+				if _, err := decode(it); err != nil {
+					return nil, err
+				}
 			}
-			rows = append(rows, row{out: it, hash: hashValue(v)})
+			rows = append(rows, row{out: it, hash: rowHash(it)})
 		}
 	}
 	return rows, nil
@@ -757,8 +758,7 @@ func (ex *execution) emit(r row) bool {
 		return false
 	}
 	if ex.distinct != "" {
-		v, _ := decode(r.out)
-		h := hashValue(v)
+		h := rowHash(r.out)
 		switch ex.distinct {
 		case "Ordered":
 			if ex.distLast != nil && *ex.distLast == h {
