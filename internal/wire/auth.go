@@ -31,17 +31,20 @@ const (
 // for the account. resourceLink is the path of the resource itself, or of the feed's parent:
 // "dbs/db/colls/c" for a read of container c and for the docs feed under it.
 func StringToSign(verb, resourceType, resourceLink, date string) string {
-	var b strings.Builder
-	b.Grow(len(verb) + len(resourceType) + len(resourceLink) + len(date) + 5)
-	b.WriteString(strings.ToLower(verb))
-	b.WriteByte('\n')
-	b.WriteString(strings.ToLower(resourceType))
-	b.WriteByte('\n')
-	b.WriteString(resourceLink)
-	b.WriteByte('\n')
-	b.WriteString(strings.ToLower(date))
-	b.WriteString("\n\n")
-	return b.String()
+	n := len(verb) + len(resourceType) + len(resourceLink) + len(date) + 5
+	return string(appendStringToSign(make([]byte, 0, n), verb, resourceType, resourceLink, date))
+}
+
+// appendStringToSign appends StringToSign's text to b (the one place its format is written).
+func appendStringToSign(b []byte, verb, resourceType, resourceLink, date string) []byte {
+	b = appendLower(b, verb)
+	b = append(b, '\n')
+	b = appendLower(b, resourceType)
+	b = append(b, '\n')
+	b = append(b, resourceLink...)
+	b = append(b, '\n')
+	b = appendLower(b, date)
+	return append(b, '\n', '\n')
 }
 
 // Sign returns the master-key signature of a request: base64 of HMAC-SHA256 under the decoded
@@ -91,14 +94,7 @@ func NewVerifier(key []byte) *Verifier {
 func (v *Verifier) Verify(verb, resourceType, resourceLink, date, sig string) bool {
 	st := v.pool.Get().(*verifyState)
 	defer v.pool.Put(st)
-	b := appendLower(st.buf[:0], verb)
-	b = append(b, '\n')
-	b = appendLower(b, resourceType)
-	b = append(b, '\n')
-	b = append(b, resourceLink...)
-	b = append(b, '\n')
-	b = appendLower(b, date)
-	b = append(b, '\n', '\n')
+	b := appendStringToSign(st.buf[:0], verb, resourceType, resourceLink, date)
 	st.buf = b
 	st.mac.Reset()
 	st.mac.Write(b)
