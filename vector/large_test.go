@@ -58,6 +58,15 @@ func largeContainer(tb testing.TB, parts int) *azcosmos.ContainerClient {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	c := loadLarge(tb, client, parts)
+	largeC[parts] = c
+	return c
+}
+
+// loadLarge creates database db and container c (vector policy and indexes for largePaths) through
+// client and loads the large data set into it.
+func loadLarge(tb testing.TB, client *azcosmos.Client, parts int) *azcosmos.ContainerClient {
+	tb.Helper()
 	ctx := context.Background()
 	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
 		tb.Fatal(err)
@@ -92,7 +101,6 @@ func largeContainer(tb testing.TB, parts int) *azcosmos.ContainerClient {
 	if err := g.Wait(); err != nil {
 		tb.Fatal(err)
 	}
-	largeC[parts] = c
 	return c
 }
 
