@@ -3,6 +3,7 @@ package diagnostics_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -88,7 +89,8 @@ func TestScanDetection(t *testing.T) {
 		r["returned_documents"] != 10.0 || r["db.collection.name"] != "c1" {
 		t.Errorf("record %v", r)
 	}
-	if logs := h.logs.String(); strings.Contains(logs, "990") || strings.Contains(logs, "995") || strings.Contains(logs, `"only"`) {
+	// The records' timestamps are left out: their digits may spell a literal by chance.
+	if logs := timestamps.ReplaceAllString(h.logs.String(), ""); strings.Contains(logs, "990") || strings.Contains(logs, "995") || strings.Contains(logs, `"only"`) {
 		t.Errorf("a literal or parameter value reached the log: %s", logs)
 	}
 	if meter.Scans() != 2 || meter.DocumentsRetrieved() != 2000+5 || meter.DocumentsReturned() != 15+5 {
@@ -205,3 +207,6 @@ func sumAll(t *testing.T, m metricdata.Metrics) int64 {
 	}
 	return n
 }
+
+// timestamps matches the time member of a JSON log record.
+var timestamps = regexp.MustCompile(`"time":"[^"]*",?`)
