@@ -26,6 +26,7 @@ func rowHash(b []byte) uint64 {
 	return hashValue(v)
 }
 
+// FNV-1a 64, the hash of rawHash and rowHash.
 const (
 	fnvBasis = uint64(14695981039346656037)
 	fnvPrime = uint64(1099511628211)
@@ -120,71 +121,21 @@ func plainString(b []byte, i int) (s []byte, end int, ok bool) {
 	return nil, 0, false
 }
 
-// canonNumber feeds h with the number at b[i] as encoding/json writes a float64.
+// canonNumber feeds h with the number at b[i] (valid JSON) as encoding/json writes a float64.
 func canonNumber(b []byte, i int, h *uint64) (int, bool) {
-	j := i
-	for j < len(b) {
-		c := b[j]
-		if c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' || '0' <= c && c <= '9' {
-			j++
-			continue
-		}
-		break
-	}
-	if !validNumber(b[i:j]) {
-		return 0, false
-	}
-	if n := b[i:j]; len(n) <= 15 && !bytes.ContainsAny(n, ".eE") {
+	j := skipValue(b, i)
+	n := b[i:j]
+	if len(n) <= 15 && !bytes.ContainsAny(n, ".eE") {
 		fnvBytes(h, n) // an integer of at most 15 digits is exact and written back as it is
 		return j, true
 	}
-	f, err := strconv.ParseFloat(string(b[i:j]), 64)
+	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil {
 		return 0, false
 	}
 	var buf [32]byte
 	fnvBytes(h, appendJSONFloat(buf[:0], f))
 	return j, true
-}
-
-// validNumber reports whether n is a JSON number (no leading zeros, digits after '.', and so on).
-func validNumber(n []byte) bool {
-	i := 0
-	if i < len(n) && n[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(n) && n[i] == '0':
-		i++
-	case i < len(n) && '1' <= n[i] && n[i] <= '9':
-		for i < len(n) && '0' <= n[i] && n[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(n) && n[i] == '.' {
-		i++
-		if i >= len(n) || n[i] < '0' || n[i] > '9' {
-			return false
-		}
-		for i < len(n) && '0' <= n[i] && n[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(n) && (n[i] == 'e' || n[i] == 'E') {
-		i++
-		if i < len(n) && (n[i] == '+' || n[i] == '-') {
-			i++
-		}
-		if i >= len(n) || n[i] < '0' || n[i] > '9' {
-			return false
-		}
-		for i < len(n) && '0' <= n[i] && n[i] <= '9' {
-			i++
-		}
-	}
-	return i == len(n)
 }
 
 // appendJSONFloat appends f as encoding/json writes a float64: the shortest representation, in

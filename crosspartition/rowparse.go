@@ -196,13 +196,10 @@ func parseOrderByRowSlow(it []byte, n int) (keys []any, items, payload []byte, e
 
 // rawHash identifies a row of a range's answer by its bytes (for ORDER BY they include the
 // document's _rid): the same document is the same bytes after a split, so the rows a parent
-// returned are recognised among its children's. (DISTINCT uses hashValue: equality of values.)
+// returned are recognised among its children's. (DISTINCT uses rowHash: equality of values.)
 // It is FNV-1a 64 (tokens carry these hashes), computed without hash/fnv's allocation.
 func rawHash(b []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
+	h := fnvBasis
+	fnvBytes(&h, b)
 	return h
 }
