@@ -265,8 +265,8 @@ type ReportOptions struct {
 	MinRequestCharge float64
 }
 
-// Settings returns o with every default filled in: the options in effect.
-func (o ReportOptions) Settings() ReportOptions {
+// Options returns o with every default filled in: the options in effect.
+func (o ReportOptions) Options() ReportOptions {
 	if o.HotFactor <= 0 {
 		o.HotFactor = DefaultHotFactor
 	}
@@ -318,7 +318,7 @@ type KeyUsage struct {
 
 // Report returns the counts of the window with the hot partitions and keys marked.
 func (t *PartitionTracker) Report(o ReportOptions) PartitionReport {
-	o = o.Settings()
+	o = o.Options()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	totals := map[containerID]float64{}

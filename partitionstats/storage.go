@@ -63,8 +63,8 @@ func (o StorageOptions) validate() error {
 	return nil
 }
 
-// Settings returns o with every default filled in: the options in effect.
-func (o StorageOptions) Settings() StorageOptions {
+// Options returns o with every default filled in: the options in effect.
+func (o StorageOptions) Options() StorageOptions {
 	if o.LogicalLimitKB <= 0 {
 		o.LogicalLimitKB = LogicalPartitionLimitKB
 	}
@@ -151,7 +151,7 @@ func ReadStorage(ctx context.Context, c *azcosmos.ContainerClient, o StorageOpti
 	if err := o.validate(); err != nil {
 		return StorageReport{}, err
 	}
-	o = o.Settings()
+	o = o.Options()
 	ctx = policy.WithHTTPHeader(ctx, http.Header{wire.HeaderPopulatePartitionStatistics: {"true"}})
 	resp, err := c.Read(ctx, &azcosmos.ReadContainerOptions{PopulateQuotaInfo: true})
 	if err != nil {

@@ -100,7 +100,7 @@ func TestReadStorageMatchesData(t *testing.T) {
 	if len(r.Warnings) != 0 {
 		t.Fatalf("warnings at the service's limits: %v", r.Warnings)
 	}
-	if o := (partitionstats.StorageOptions{}).Settings(); o.LogicalLimitKB != 20<<20 || o.PhysicalLimitKB != 50<<20 || o.WarnFraction != 0.8 {
+	if o := (partitionstats.StorageOptions{}).Options(); o.LogicalLimitKB != 20<<20 || o.PhysicalLimitKB != 50<<20 || o.WarnFraction != 0.8 {
 		t.Fatalf("defaults: %+v", o)
 	}
 }
