@@ -34,7 +34,7 @@ const (
 // StorageOptions configures ReadStorage. The zero value uses the service's limits and
 // DefaultWarnFraction; ReadStorage refuses negative limits and a WarnFraction outside [0, 1]
 // (a *cosmoserr.ValidationError naming the option), and StorageReport carries nothing of them:
-// Settings reads the options in effect.
+// Options reads the options in effect.
 type StorageOptions struct {
 	// LogicalLimitKB is the logical partition limit warnings are computed against. Default (0):
 	// LogicalPartitionLimitKB.
