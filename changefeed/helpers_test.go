@@ -28,11 +28,7 @@ type env struct {
 func newEnv(t testing.TB, partitions int) *env {
 	t.Helper()
 	s := cosmostest.NewServer(t, cosmostest.WithHTTP(), cosmostest.WithPartitionCount(partitions))
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

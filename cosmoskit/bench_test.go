@@ -52,8 +52,7 @@ func BenchmarkPointRead(b *testing.B) {
 	ctx := context.Background()
 	pk := azcosmos.NewPartitionKeyString("p1")
 	bare := func() *azcosmos.ContainerClient {
-		cred, _ := azcosmos.NewKeyCredential(s.Key())
-		c, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+		c, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -62,8 +61,7 @@ func BenchmarkPointRead(b *testing.B) {
 		return cc
 	}
 	{
-		cred, _ := azcosmos.NewKeyCredential(s.Key())
-		admin, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+		admin, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -96,11 +96,7 @@ func TestNewWithServerClientOptions(t *testing.T) {
 func TestNewFromClient(t *testing.T) {
 	ctx := context.Background()
 	s := cosmostest.NewServer(t)
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	own, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,7 @@ import (
 func benchContainer(b *testing.B) *azcosmos.ContainerClient {
 	b.Helper()
 	s := cosmostest.NewServer(b)
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	c, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,11 +18,7 @@ import (
 func conflictServer(t *testing.T) *Server {
 	t.Helper()
 	s := NewServer(t)
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -407,11 +407,7 @@ func TestFaultConcurrent(t *testing.T) {
 // and throughput limits on an unthrottled 100,000 RU/s container: the cost of the hooks.
 func BenchmarkPointReadWithFaultsAndLimits(b *testing.B) {
 	s := cosmostest.NewServer(b, cosmostest.WithThroughputLimits(), cosmostest.WithPartitionCount(4))
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	c, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,11 +16,7 @@ import (
 func TestIndexAdvice(t *testing.T) {
 	ctx := context.Background()
 	srv := cosmostest.NewServer(t)
-	cred, err := azcosmos.NewKeyCredential(srv.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := azcosmos.NewClientWithKey(srv.Endpoint(), cred, srv.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(srv.ConnectionString(), srv.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

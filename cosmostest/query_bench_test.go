@@ -124,11 +124,7 @@ func BenchmarkQueryOrderedFilter100k(b *testing.B) {
 
 func benchQueryContainer(b *testing.B, s *cosmostest.Server) *azcosmos.ContainerClient {
 	b.Helper()
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	c, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,11 +12,7 @@ import (
 
 func lockTestClient(tb testing.TB, s *Server) *azcosmos.Client {
 	tb.Helper()
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	c, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -229,11 +229,7 @@ func TestQueryPlanUnsupportedFeatures(t *testing.T) {
 // plan rendering) for an ORDER BY with TOP and a partition key IN list, on 8 physical partitions.
 func BenchmarkQueryPlanRequest(b *testing.B) {
 	s := cosmostest.NewServer(b, cosmostest.WithPartitionCount(8))
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	c, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,11 +11,7 @@ import (
 // its partitions, so a server that creates and deletes containers (one per test) does not grow.
 func TestDeleteForgetsBudgets(t *testing.T) {
 	s := NewServer(t, WithThroughputLimits(), WithPartitionCount(2))
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,7 @@ import (
 func TestVectorIndexLimits(t *testing.T) {
 	t.Parallel()
 	s := cosmostest.NewServer(t)
-	cred, _ := azcosmos.NewKeyCredential(s.Key())
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,8 +37,7 @@ func benchContainers(b *testing.B) map[int]*Container {
 				return
 			}
 			benchServers = append(benchServers, s)
-			cred, _ := azcosmos.NewKeyCredential(s.Key())
-			client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+			client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 			if err != nil {
 				benchErr = err
 				return

@@ -19,11 +19,7 @@ import (
 func newContainer(t testing.TB, n int, props *azcosmos.ContainerProperties, opts ...cosmostest.Option) (*cosmostest.Server, *azcosmos.ContainerClient) {
 	t.Helper()
 	s := cosmostest.NewServer(t, append(opts, cosmostest.WithPartitionCount(n))...)
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,7 @@ func BenchmarkReadItem(b *testing.B) {
 	s := cosmostest.NewServer(b)
 	ctx := context.Background()
 	{
-		cred, _ := azcosmos.NewKeyCredential(s.Key())
-		admin, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+		admin, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -136,11 +136,7 @@ func newHarness(t *testing.T, cfg harnessConfig, serverOpts ...cosmostest.Option
 func (h *harness) setup(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	cred, err := azcosmos.NewKeyCredential(h.server.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := azcosmos.NewClientWithKey(h.server.Endpoint(), cred, h.server.ClientOptions())
+	admin, err := azcosmos.NewClientFromConnectionString(h.server.ConnectionString(), h.server.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

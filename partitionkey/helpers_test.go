@@ -14,11 +14,7 @@ import (
 func newContainer(t *testing.T, def azcosmos.PartitionKeyDefinition) (*cosmostest.Server, *azcosmos.ContainerClient) {
 	t.Helper()
 	srv := cosmostest.NewServer(t, cosmostest.WithHTTP(), cosmostest.WithPartitionCount(4))
-	cred, err := azcosmos.NewKeyCredential(srv.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := azcosmos.NewClientWithKey(srv.Endpoint(), cred, srv.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(srv.ConnectionString(), srv.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

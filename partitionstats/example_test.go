@@ -15,8 +15,7 @@ import (
 func ExampleReadStorage() {
 	srv, _ := cosmostest.Start(cosmostest.WithHTTP(), cosmostest.WithPartitionCount(2))
 	defer srv.Close()
-	cred, _ := azcosmos.NewKeyCredential(srv.Key())
-	client, _ := azcosmos.NewClientWithKey(srv.Endpoint(), cred, srv.ClientOptions())
+	client, _ := azcosmos.NewClientFromConnectionString(srv.ConnectionString(), srv.ClientOptions())
 	defer client.Close()
 	ctx := context.Background()
 	_, _ = client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil)

@@ -21,8 +21,7 @@ func exampleContainer(path string) (*azcosmos.ContainerClient, func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cred, _ := azcosmos.NewKeyCredential(s.Key())
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -57,11 +57,7 @@ func newEnv(t testing.TB, paths ...string) *env {
 func newEnvWith(t testing.TB, opts []cosmostest.Option, paths ...string) *env {
 	t.Helper()
 	s := cosmostest.NewServer(t, append([]cosmostest.Option{cosmostest.WithHTTP()}, opts...)...)
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

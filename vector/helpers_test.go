@@ -32,11 +32,7 @@ func newContainer(t testing.TB, n int, props azcosmos.ContainerProperties) *azco
 func newServerContainer(t testing.TB, n int, props azcosmos.ContainerProperties) (*cosmostest.Server, *azcosmos.ContainerClient) {
 	t.Helper()
 	s := cosmostest.NewServer(t, cosmostest.WithPartitionCount(n))
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,8 +53,7 @@ func largeContainer(tb testing.TB, parts int) *azcosmos.ContainerClient {
 		tb.Fatal(err)
 	}
 	largeServers = append(largeServers, s)
-	cred, _ := azcosmos.NewKeyCredential(s.Key())
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -43,11 +43,7 @@ type item struct {
 func container(t *testing.T) (*cosmostest.Server, *azcosmos.ContainerClient) {
 	t.Helper()
 	s := cosmostest.NewServer(t)
-	cred, err := azcosmos.NewKeyCredential(s.Key())
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := azcosmos.NewClientWithKey(s.Endpoint(), cred, s.ClientOptions())
+	client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
