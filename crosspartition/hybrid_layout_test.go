@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cosmoskit/cosmoskit-go/internal/jsonorder"
 )
 
 // layoutCorpus is a corpus in which every document contains "rocky" (1 to 3 times, "summit" 0 to
@@ -52,9 +53,9 @@ func expectedRRF(t *testing.T, scores [][]float64, weights []float64, skip, take
 		asc := weights[c] < 0
 		slices.SortFunc(idx, func(a, b int) int {
 			if asc {
-				return cmpF(col[a], col[b])
+				return jsonorder.CompareNumbers(col[a], col[b])
 			}
-			return cmpF(col[b], col[a])
+			return jsonorder.CompareNumbers(col[b], col[a])
 		})
 		if len(idx) > k && col[idx[k-1]] == col[idx[k]] {
 			t.Fatalf("component %d has a tie at its cut-off %d: pick another corpus", c, k)
@@ -88,16 +89,6 @@ func expectedRRF(t *testing.T, scores [][]float64, weights []float64, skip, take
 	slices.Sort(sorted)
 	slices.Reverse(sorted)
 	return sorted, fused
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestHybridSearchIndependentOfLayout: on 1, 4 and 8 physical partitions, with 510 documents
