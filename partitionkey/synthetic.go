@@ -73,8 +73,8 @@ type Synthetic struct {
 	MaxBytes int
 }
 
-// Settings returns s with every default filled in: the options in effect.
-func (s Synthetic) Settings() Synthetic {
+// Options returns s with every default filled in: the options in effect.
+func (s Synthetic) Options() Synthetic {
 	if s.Separator == "" {
 		s.Separator = Separator
 	}
@@ -123,7 +123,7 @@ func (s Synthetic) KeyAt(t time.Time, fields ...string) (Key, error) {
 }
 
 func (s Synthetic) join(suffix string, fields []string) (string, error) {
-	s = s.Settings()
+	s = s.Options()
 	if len(fields) == 0 {
 		return "", invalid("fields", "no field to build a key from")
 	}

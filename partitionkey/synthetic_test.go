@@ -30,7 +30,7 @@ func TestSynthetic(t *testing.T) {
 			t.Errorf("%+v.At(%v) = %q, %v; want %q", tc.s, tc.fields, got, err, tc.want)
 		}
 	}
-	if s := (partitionkey.Synthetic{}).Settings(); s.Separator != "|" || s.MaxBytes != 2048 || s.Bucket != partitionkey.NoBucket {
+	if s := (partitionkey.Synthetic{}).Options(); s.Separator != "|" || s.MaxBytes != 2048 || s.Bucket != partitionkey.NoBucket {
 		t.Fatalf("defaults: %+v", s)
 	}
 	if v, err := (partitionkey.Synthetic{Bucket: partitionkey.Month}).Value("a", "b"); err != nil || v != "a|b" {

@@ -27,7 +27,7 @@ const (
 // retries are [Options]). The zero value is valid: up to 5 calls, waits of 50 ms doubling up to
 // 2 s with half of each wait randomised, retrying what [DefaultRetryable] accepts. Negative
 // values, and a Jitter outside [0, 1], are refused (see [Backoff.Validate]);
-// [Backoff.WithDefaults] reads back the values in effect.
+// [Backoff.Options] reads back the values in effect.
 type Backoff struct {
 	// MaxAttempts is the number of calls of fn at most, the first included. If 0,
 	// DefaultMaxAttempts (5) is used; 1 means no retry.
@@ -70,10 +70,10 @@ func (b Backoff) Validate() error {
 	return nil
 }
 
-// WithDefaults returns b as [Do] uses it: every zero field replaced by its documented default
+// Options returns b as [Do] uses it: every zero field replaced by its documented default
 // (MaxAttempts 5, InitialBackoff 50 ms, MaxBackoff 2 s, Jitter 0.5, or 0 with DisableJitter;
 // Retryable DefaultRetryable; Clock SystemClock).
-func (b Backoff) WithDefaults() Backoff {
+func (b Backoff) Options() Backoff {
 	if b.MaxAttempts == 0 {
 		b.MaxAttempts = DefaultMaxAttempts
 	}
@@ -142,7 +142,7 @@ func Do(ctx context.Context, b Backoff, fn func(ctx context.Context) error) erro
 	if err := b.Validate(); err != nil {
 		return err
 	}
-	b = b.WithDefaults()
+	b = b.Options()
 	max, retryable, clock := b.MaxAttempts, b.Retryable, b.Clock
 	for attempt := 1; ; attempt++ {
 		err := fn(ctx)

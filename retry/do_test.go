@@ -235,7 +235,7 @@ func TestDoRefusesBadBackoff(t *testing.T) {
 			t.Errorf("%s: Do = %v after %d calls; want a *cosmoserr.ValidationError naming the field", field, err, calls)
 		}
 	}
-	got := retry.Backoff{DisableJitter: true}.WithDefaults()
+	got := retry.Backoff{DisableJitter: true}.Options()
 	if got.MaxAttempts != retry.DefaultMaxAttempts || got.InitialBackoff != retry.DefaultInitialBackoff ||
 		got.MaxBackoff != retry.DefaultMaxBackoff || got.Jitter != 0 || got.Retryable == nil || got.Clock == nil {
 		t.Errorf("WithDefaults = %+v", got)
