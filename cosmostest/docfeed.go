@@ -101,26 +101,3 @@ func (srv *server) readDocFeed(rq *request, c *container) error {
 func hasPrefix(pk, prefix []any) bool {
 	return len(pk) >= len(prefix) && samePK(pk[:len(prefix)], prefix)
 }
-
-// feedBody is the body of a feed page (a query, a read feed, a change feed) as the service writes
-// it: {"_rid":…,"Documents":[…],"_count":n}, the documents spliced in as they are (each is valid
-// JSON: stored bytes or the engine's encoding).
-func feedBody(rid string, docs []json.RawMessage) []byte {
-	n := len(rid) + 48
-	for _, d := range docs {
-		n += len(d) + 1
-	}
-	b := make([]byte, 0, n)
-	b = append(b, `{"_rid":`...)
-	b = strconv.AppendQuote(b, rid) // resource ids are base64: nothing JSON escapes differently
-	b = append(b, `,"Documents":[`...)
-	for i, d := range docs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, d...)
-	}
-	b = append(b, `],"_count":`...)
-	b = strconv.AppendInt(b, int64(len(docs)), 10)
-	return append(b, '}')
-}

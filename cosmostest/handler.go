@@ -3,6 +3,7 @@ package cosmostest
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -294,4 +295,27 @@ func (srv *server) dispatch(rq *request) error {
 		}
 	}
 	return unsupported(fmt.Sprintf("the resource path %q (%s %s)", rq.r.URL.EscapedPath(), rq.r.Method, string(rq.ResourceType)))
+}
+
+// feedBody is the body of a feed page (a query, a read feed, a change feed) as the service writes
+// it: {"_rid":…,"Documents":[…],"_count":n}, the documents spliced in as they are (each is valid
+// JSON: stored bytes or the engine's encoding).
+func feedBody(rid string, docs []json.RawMessage) []byte {
+	n := len(rid) + 48
+	for _, d := range docs {
+		n += len(d) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"_rid":`...)
+	b = strconv.AppendQuote(b, rid) // resource ids are base64: nothing JSON escapes differently
+	b = append(b, `,"Documents":[`...)
+	for i, d := range docs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, d...)
+	}
+	b = append(b, `],"_count":`...)
+	b = strconv.AppendInt(b, int64(len(docs)), 10)
+	return append(b, '}')
 }
