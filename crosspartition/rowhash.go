@@ -54,15 +54,10 @@ func canonHash(b []byte, i int, h *uint64, depth int) (end int, ok bool) {
 		return 0, false
 	}
 	switch c := b[i]; {
-	case c == 'n' && bytes.HasPrefix(b[i:], []byte("null")):
-		fnvBytes(h, b[i:i+4])
-		return i + 4, true
-	case c == 't' && bytes.HasPrefix(b[i:], []byte("true")):
-		fnvBytes(h, b[i:i+4])
-		return i + 4, true
-	case c == 'f' && bytes.HasPrefix(b[i:], []byte("false")):
-		fnvBytes(h, b[i:i+5])
-		return i + 5, true
+	case c == 'n' || c == 't' || c == 'f': // null, true, false (b is valid JSON)
+		end := skipValue(b, i)
+		fnvBytes(h, b[i:end])
+		return end, true
 	case c == '"':
 		_, end, ok := plainString(b, i)
 		if !ok {
