@@ -92,11 +92,15 @@ type Options struct {
 
 	// AccountHost is the account's host name in the lease ids, which .NET v3 builds as
 	// "{Name}{account host}_{database rid}_{container rid}" from the host of the account endpoint
-	// (e.g. "myaccount.documents.azure.com"). Default: the host in the ids of an existing lease
-	// store of this processor and container (one a .NET processor created, or an earlier
-	// run), else the host the monitored container's requests go to, which is the account endpoint's
-	// unless the client routes them to a regional endpoint: set it to share a new lease store with
-	// .NET processors started later.
+	// (e.g. "myaccount.documents.azure.com"): a host name or an IP address (New refuses anything
+	// else). Set it to continue a lease store a .NET processor created, or to share a new one with
+	// .NET processors started later. Default: the host the monitored container's requests go to
+	// (the account endpoint's, unless the client routes them to a regional endpoint), or the host
+	// of a lease store this processor created earlier under another host (found by its .info,
+	// which names the processor and its host). The host is never read out of an id: "views" +
+	// "-audit..." and "views-audit" + "..." are the same characters, so a store of another name
+	// (or a .NET store under another host) is not adopted; one that may be this processor's is
+	// logged at Warn when a new store is started instead.
 	AccountHost string
 
 	// StartFrom is where leases without a checkpoint start. Default: StartFromNow().

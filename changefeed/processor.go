@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -116,6 +117,9 @@ func New(monitored *azcosmos.ContainerClient, opts Options) (*Processor, error) 
 	if err := validateName(opts.Name); err != nil {
 		return nil, err
 	}
+	if err := validateHost(opts.AccountHost); err != nil {
+		return nil, err
+	}
 	switch {
 	case opts.Instance == "":
 		return nil, invalid("Instance", "empty")
@@ -144,6 +148,32 @@ func validateName(name string) error {
 		return invalid("Name", `contains one of / \ # ? (not allowed in a document id)`)
 	}
 	return nil
+}
+
+// validateHost checks Options.AccountHost ("" or a host name, as in an endpoint's URL: RFC 1123
+// labels, or an IP address): with anything else in it (a "_", a ".." or a "/") the lease ids
+// would not be .NET's "{Name}{host}_{database rid}_{container rid}..{token}".
+func validateHost(host string) error {
+	if host == "" {
+		return nil
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
+	}
+	if len(host) > 253 {
+		return invalid("AccountHost", "longer than a host name (253 characters)")
+	}
+	for label := range strings.SplitSeq(host, ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' ||
+			strings.IndexFunc(label, notHostChar) >= 0 {
+			return invalid("AccountHost", "not a host name (letters, digits and hyphens in dot-separated labels) nor an IP address")
+		}
+	}
+	return nil
+}
+
+func notHostChar(r rune) bool {
+	return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '-'
 }
 
 // validate checks Options.Leases.
@@ -236,7 +266,7 @@ func (p *Processor) start(ctx context.Context) error {
 	if err != nil {
 		return fail(err)
 	}
-	st, legacy, err := openStore(ctx, lc, p.monitored, p.name, p.opts.AccountHost)
+	st, legacy, err := openStore(ctx, lc, p.monitored, p.name, p.opts.AccountHost, true, p.opts.Logger)
 	if err != nil {
 		return fail(err)
 	}
