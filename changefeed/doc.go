@@ -68,8 +68,9 @@
 // LeaseRenewInterval (one renewer per lease, as in .NET), so a renewal that hangs endangers only
 // that lease. A stolen lease's old owner finds out at its next renewal or checkpoint (412, owner
 // changed): it stops reading it, cancels the context of the handler working on it, and reports
-// the loss to OnError (matching cosmoserr.ErrLeaseLost); the batch it was handling is delivered
-// again by the new owner.
+// the loss to OnError (matching cosmoserr.ErrLeaseLost), once: the handler's return from its
+// cancelled context is not also a *HandlerError. The batch it was handling is delivered again by
+// the new owner.
 //
 // # Batches, checkpoints and errors
 //

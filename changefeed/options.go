@@ -154,8 +154,10 @@ type Options struct {
 	// is checkpointed; if it returns an error, the lease stops as without OnPoison. Default: nil.
 	OnPoison func(ctx context.Context, b Batch, lastErr error) error
 
-	// OnError receives every error the processor recovers from or stops a lease for: a
-	// *HandlerError per failed delivery, *PoisonError, failed reads and lease operations
+	// OnError receives every error the processor recovers from or stops a lease for, once each: a
+	// *HandlerError per failed delivery (not when the handler's context was cancelled because its
+	// lease was lost, reported as the loss, or because Stop's context ended, which Stop reports),
+	// *PoisonError, failed reads and lease operations
 	// (wrapped with the lease token), and each lease this instance held and lost to another
 	// instance or a deletion (an error matching cosmoserr.ErrLeaseLost; the lease's handler
 	// context is cancelled and OnLeaseReleased follows). It is called from the processor's goroutines and must not

@@ -52,7 +52,8 @@ func TestStopWaitsForTheBatchInFlight(t *testing.T) {
 	}
 }
 
-// When Stop's context ends first, the handler's context is cancelled and Stop reports it; the
+// When Stop's context ends first, the handler's context is cancelled and Stop reports it (Stop's
+// error is the one report: the handler's return is not also a *HandlerError to OnError); the
 // uncheckpointed batch is delivered again later.
 func TestStopContextCancelsHandlers(t *testing.T) {
 	e := newEnv(t, 1)
@@ -65,7 +66,15 @@ func TestStopContextCancelsHandlers(t *testing.T) {
 		sawCancel = ctx.Err()
 		return ctx.Err()
 	}
-	p := newProc(t, e, "a", h, fast())
+	var mu sync.Mutex
+	var reports []error
+	o := fast()
+	o.OnError = func(_ string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, err)
+	}
+	p := newProc(t, e, "a", h, o)
 	<-entered
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -76,6 +85,11 @@ func TestStopContextCancelsHandlers(t *testing.T) {
 	if sawCancel == nil {
 		t.Error("the handler's context was not cancelled")
 	}
+	mu.Lock()
+	if len(reports) != 0 {
+		t.Errorf("OnError got %q; want nothing (Stop's error reports the cancelled handler)", reports)
+	}
+	mu.Unlock()
 	tl := newTally()
 	b := newProc(t, e, "b", tl.handle, fast())
 	waitFor(t, "redelivery", 10*time.Second, func() bool { return tl.distinct() == 1 })

@@ -146,7 +146,8 @@ func (p *Processor) why(o *owned) exitReason {
 // deliver hands b to the handler until it succeeds (exitDelivered), backing
 // off between failures, and applies the poison-batch policy after MaxDeliveries failures. A
 // failing batch is abandoned (not checkpointed, delivered again later) when the processor stops
-// or the lease is lost.
+// or the lease is lost; a failure of a handler whose context was cancelled for that is not
+// reported as a *HandlerError.
 func (p *Processor) deliver(o *owned, b *Batch) exitReason {
 	backoff := p.opts.RetryBackoff
 	for attempt := 1; ; attempt++ {
@@ -154,6 +155,12 @@ func (p *Processor) deliver(o *owned, b *Batch) exitReason {
 		err := p.call(o, b)
 		if err == nil {
 			return exitDelivered
+		}
+		if o.hctx.Err() != nil {
+			// The handler's context was cancelled: its lease was lost (reported once, by lose)
+			// or Stop's context ended (Stop's error names it). Its failure is that event, not a
+			// second one: the batch is delivered again by the next owner.
+			return p.why(o)
 		}
 		p.report(o.tok, &HandlerError{LeaseToken: o.tok, Attempt: attempt, Items: len(b.Items), Err: err})
 		if p.opts.MaxDeliveries > 0 && attempt >= p.opts.MaxDeliveries {
