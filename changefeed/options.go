@@ -78,7 +78,9 @@ func (s StartFrom) String() string {
 type Options struct {
 	// Name names the processor (required): the instances sharing a name and a lease container
 	// share the work, and it prefixes the ids of its lease documents (the .NET/Java "lease
-	// prefix"). At most 100 characters, none of / \ # ?.
+	// prefix"). At most 100 characters, none of / \ # ?. Names may be prefixes of each other
+	// ("views" and "views-audit"): a processor opens only the leases whose ids are exactly its
+	// own (see AccountHost), and Start refuses a name whose ids are another processor's store.
 	Name string
 	// Instance names this instance among them (required, unique among the running instances, e.g.
 	// the host name or a StatefulSet pod name). An instance restarted under the same name resumes
