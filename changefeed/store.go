@@ -279,10 +279,15 @@ func (s *store) migrate(ctx context.Context, legacy ids) (bool, error) {
 	if legacy.base == "" {
 		return false, nil
 	}
-	if _, err := s.c.ReadItem(ctx, pkOf(legacy.info()), legacy.info(), nil); statusOf(err) == http.StatusNotFound {
+	resp, err := s.c.ReadItem(ctx, pkOf(legacy.info()), legacy.info(), nil)
+	if statusOf(err) == http.StatusNotFound {
 		return false, nil
 	} else if err != nil {
 		return false, s.wrap(cosmoserr.OpReadItem, err)
+	}
+	var d infoDoc
+	if json.Unmarshal(resp.Value, &d) == nil && d.Processor != "" {
+		return false, nil // a processor's store of this format, not the earlier one
 	}
 	old := &store{c: s.c, ids: legacy, now: s.now}
 	leases, err := old.list(ctx)
