@@ -22,7 +22,9 @@ func (p *Processor) balanceLoop() {
 		case <-t.C:
 		case <-p.kick:
 		}
+		p.balancing.Store(true)
 		p.balanceOnce(p.runCtx)
+		p.balancing.Store(false)
 		if !t.Stop() {
 			select {
 			case <-t.C:

@@ -41,7 +41,18 @@
 // change is a replace with If-Match on the lease's _etag, so two instances never own one lease:
 // the loser of a race re-reads and gives up. The first instance to start creates the leases under
 // a "{prefix}.lock" document ({"id","ttl":30}) and marks the store ready with "{prefix}.info"
-// ({"id"}). testdata/dotnet holds the .NET documents the tests compare with, field by field. A
+// ({"id"} as .NET writes it, plus "processorName" and "accountHost", which .NET ignores: it only
+// asks whether .info exists). testdata/dotnet holds the .NET documents the tests compare with,
+// field by field.
+//
+// A processor opens only its own leases: the ids that are exactly "{Name}{host}_{database
+// rid}_{container rid}..{LeaseToken}" for a host it knows (Options.AccountHost, the host its
+// requests go to, or the host named in a .info that names this processor), never a host read out
+// of an id. .NET's layout runs the name and the host together, so two processors can make the
+// same ids ("a" of host "bc.example" and "ab" of host "c.example", in one lease container with
+// coinciding rids): the .info names the processor that owns the store, the second one refuses to
+// start (a *cosmoserr.ValidationError of Options.Name), and a .NET store (whose .info names no
+// one) is claimed by the first Go processor that opens it. A
 // lease store of this package's earlier format ("{Name}_{container rid}.." ids) is migrated on
 // Start (stop the instances of the earlier version first).
 //
@@ -57,8 +68,9 @@
 // LeaseRenewInterval (one renewer per lease, as in .NET), so a renewal that hangs endangers only
 // that lease. A stolen lease's old owner finds out at its next renewal or checkpoint (412, owner
 // changed): it stops reading it, cancels the context of the handler working on it, and reports
-// the loss to OnError (matching cosmoserr.ErrLeaseLost); the batch it was handling is delivered
-// again by the new owner.
+// the loss to OnError (matching cosmoserr.ErrLeaseLost), once: the handler's return from its
+// cancelled context is not also a *HandlerError. The batch it was handling is delivered again by
+// the new owner.
 //
 // # Batches, checkpoints and errors
 //

@@ -3,6 +3,7 @@ package changefeed_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"maps"
 	"net/url"
 	"regexp"
@@ -226,8 +227,17 @@ func TestLeaseStoreIsDotNets(t *testing.T) {
 	if err := json.Unmarshal(changefeed.DotnetFixture(t, "info.json", map[string]string{"PREFIX": prefix}), &wi); err != nil {
 		t.Fatal(err)
 	}
+	// .NET only asks whether .info exists; this package adds the processor name and account
+	// host the ids are made of (so no other processor adopts the store).
+	u, _ := url.Parse(e.srv.Endpoint())
+	wi["processorName"], wi["accountHost"] = "proc", u.Hostname()
 	if g, w := userKeys(docs[prefix+".info"]), userKeys(wi); !slices.Equal(g, w) {
-		t.Errorf(".info fields %q, .NET writes %q", g, w)
+		t.Errorf(".info fields %q, want .NET's and the processor's %q", g, w)
+	}
+	for k, w := range wi {
+		if g := docs[prefix+".info"][k]; g != w {
+			t.Errorf(".info %s = %v, want %v", k, g, w)
+		}
 	}
 }
 
@@ -341,9 +351,13 @@ func TestDotNetEPKLeaseSplits(t *testing.T) {
 	}
 }
 
-// The account host in the ids of an existing lease store is found (a .NET processor used the
-// account endpoint's host; this client's requests may go to another name for the same account).
-func TestFindsTheAccountHostOfAnExistingStore(t *testing.T) {
+// The account host of an existing lease store is never read out of its ids (issue 32: "views"
+// adopted "views-audit127.0.0.1_..." as its own with host "-audit127.0.0.1"): a .NET store under
+// another host than the one the requests go to is continued when Options.AccountHost names that
+// host (not found by itself: a warning says it is there); a store this package created for this
+// processor under another host (an earlier run through another endpoint) is found by its .info,
+// which names the processor and the host.
+func TestAccountHostOfAnExistingStore(t *testing.T) {
 	e := newEnv(t, 1)
 	ctx := context.Background()
 	ranges, err := e.monitored.ReadFeedRanges(ctx, nil)
@@ -351,11 +365,12 @@ func TestFindsTheAccountHostOfAnExistingStore(t *testing.T) {
 		t.Fatal(ranges, err)
 	}
 	u, _ := url.Parse(e.srv.Endpoint())
-	prefix := strings.Replace(dotnetPrefix(t, e), u.Hostname(), "myaccount.documents.azure.com", 1)
+	local := dotnetPrefix(t, e)
+	dotnet := strings.Replace(local, u.Hostname(), "myaccount.documents.azure.com", 1)
 	for _, d := range [][]byte{
-		changefeed.DotnetFixture(t, "lease_v0.json", map[string]string{"PREFIX": prefix, "RANGE_ID": "0", "MIN": ranges[0].MinInclusive, "MAX": ranges[0].MaxExclusive,
+		changefeed.DotnetFixture(t, "lease_v0.json", map[string]string{"PREFIX": dotnet, "RANGE_ID": "0", "MIN": ranges[0].MinInclusive, "MAX": ranges[0].MaxExclusive,
 			"OWNER": "null", "CONTINUATION": "null"}),
-		changefeed.DotnetFixture(t, "info.json", map[string]string{"PREFIX": prefix}),
+		changefeed.DotnetFixture(t, "info.json", map[string]string{"PREFIX": dotnet}),
 	} {
 		var m map[string]any
 		_ = json.Unmarshal(d, &m)
@@ -363,20 +378,53 @@ func TestFindsTheAccountHostOfAnExistingStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Not adopted by itself: a new store under the requests' host, and a warning.
+	var logged strings.Builder
+	o := fast()
+	o.Logger = slog.New(slog.NewTextHandler(&syncWriter{w: &logged}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	tl := newTally()
-	p := newProc(t, e, "a", tl.handle, fast())
+	p := newProc(t, e, "a", tl.handle, o)
 	write(t, e.monitored, doc{ID: "x", PK: "x"})
 	waitFor(t, "the change", 10*time.Second, func() bool { return tl.distinct() == 1 })
 	stop(t, p)
-	if got := slices.Sorted(maps.Keys(rawDocs(t, e))); !slices.Equal(got, []string{prefix + "..0", prefix + ".info"}) {
-		t.Errorf("lease container holds %q; want only the existing store", got)
+	if got := slices.Sorted(maps.Keys(rawDocs(t, e))); !slices.Equal(got, []string{local + "..0", local + ".info", dotnet + "..0", dotnet + ".info"}) {
+		t.Errorf("lease container holds %q; want the .NET store untouched and a new one", got)
 	}
-	// Set explicitly, it is used as given.
-	o := withLeases(e, "b", nop, fast())
-	o.AccountHost = "other.documents.azure.com"
-	q, err := changefeed.New(e.monitored, o)
-	if err != nil || q.Options().AccountHost != o.AccountHost {
-		t.Fatalf("New: %v, %v", err, q.Options().AccountHost)
+	if !strings.Contains(logged.String(), "AccountHost") || !strings.Contains(logged.String(), dotnet+".info") {
+		t.Errorf("no warning about the existing store: %q", logged.String())
+	}
+	// With AccountHost, the .NET store is continued, and claimed for this processor.
+	o = fast()
+	o.AccountHost = "myaccount.documents.azure.com"
+	tl = newTally()
+	p = newProc(t, e, "a", tl.handle, o)
+	if q := p.Options().AccountHost; q != o.AccountHost {
+		t.Errorf("Options().AccountHost = %q", q)
+	}
+	write(t, e.monitored, doc{ID: "y", PK: "y"})
+	waitFor(t, "the changes from the beginning", 10*time.Second, func() bool { return tl.distinct() == 2 })
+	stop(t, p)
+	docs := rawDocs(t, e)
+	if docs[dotnet+"..0"]["ContinuationToken"] == nil || docs[dotnet+".info"]["processorName"] != "proc" || docs[dotnet+".info"]["accountHost"] != o.AccountHost {
+		t.Errorf("the .NET store after the run: %v, %v", docs[dotnet+"..0"], docs[dotnet+".info"])
+	}
+	// Its .info now names this processor: found without AccountHost, once there is no store
+	// under the requests' host.
+	for _, id := range []string{local + "..0", local + ".info"} {
+		if _, err := e.leases.DeleteItem(ctx, azPKString(id), id, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tl = newTally()
+	p = newProc(t, e, "a", tl.handle, fast())
+	write(t, e.monitored, doc{ID: "z", PK: "z"})
+	waitFor(t, "the new change", 10*time.Second, func() bool { return tl.distinct() >= 1 && tl.seen["z"] == 1 })
+	stop(t, p)
+	if tl.seen["x"]+tl.seen["y"] != 0 {
+		t.Errorf("changes checkpointed in the found store delivered again: %v", tl.seen)
+	}
+	if got := slices.Sorted(maps.Keys(rawDocs(t, e))); !slices.Equal(got, []string{dotnet + "..0", dotnet + ".info"}) {
+		t.Errorf("lease container holds %q; want only the found store", got)
 	}
 }
 

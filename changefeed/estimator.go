@@ -33,7 +33,8 @@ type EstimatorOptions struct {
 	Name string
 	// Leases is the processor's Options.Leases (required).
 	Leases LeaseContainer
-	// AccountHost is the processor's Options.AccountHost. Default: found as the processor does.
+	// AccountHost is the processor's Options.AccountHost. Default: found as the processor does
+	// (the estimator writes nothing: it never claims a store).
 	AccountHost string
 	// StartFrom must be the processor's Options.StartFrom: it says where leases without a
 	// checkpoint start (StartFromNow leases count as caught up until their first read). Default:
@@ -58,6 +59,9 @@ func NewEstimator(monitored *azcosmos.ContainerClient, opts EstimatorOptions) (*
 		return nil, invalid("monitored", "nil container")
 	}
 	if err := validateName(opts.Name); err != nil {
+		return nil, err
+	}
+	if err := validateHost(opts.AccountHost); err != nil {
 		return nil, err
 	}
 	if err := opts.Leases.validate(); err != nil {
@@ -91,7 +95,7 @@ func (e *Estimator) open(ctx context.Context) (*store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := openStore(ctx, lc, e.monitored, e.opts.Name, e.opts.AccountHost)
+	st, _, err := openStore(ctx, lc, e.monitored, e.opts.Name, e.opts.AccountHost, false, nil)
 	if err != nil {
 		return nil, err
 	}

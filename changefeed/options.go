@@ -78,7 +78,9 @@ func (s StartFrom) String() string {
 type Options struct {
 	// Name names the processor (required): the instances sharing a name and a lease container
 	// share the work, and it prefixes the ids of its lease documents (the .NET/Java "lease
-	// prefix"). At most 100 characters, none of / \ # ?.
+	// prefix"). At most 100 characters, none of / \ # ?. Names may be prefixes of each other
+	// ("views" and "views-audit"): a processor opens only the leases whose ids are exactly its
+	// own (see AccountHost), and Start refuses a name whose ids are another processor's store.
 	Name string
 	// Instance names this instance among them (required, unique among the running instances, e.g.
 	// the host name or a StatefulSet pod name). An instance restarted under the same name resumes
@@ -92,11 +94,15 @@ type Options struct {
 
 	// AccountHost is the account's host name in the lease ids, which .NET v3 builds as
 	// "{Name}{account host}_{database rid}_{container rid}" from the host of the account endpoint
-	// (e.g. "myaccount.documents.azure.com"). Default: the host in the ids of an existing lease
-	// store of this processor and container (one a .NET processor created, or an earlier
-	// run), else the host the monitored container's requests go to, which is the account endpoint's
-	// unless the client routes them to a regional endpoint: set it to share a new lease store with
-	// .NET processors started later.
+	// (e.g. "myaccount.documents.azure.com"): a host name or an IP address (New refuses anything
+	// else). Set it to continue a lease store a .NET processor created, or to share a new one with
+	// .NET processors started later. Default: the host the monitored container's requests go to
+	// (the account endpoint's, unless the client routes them to a regional endpoint), or the host
+	// of a lease store this processor created earlier under another host (found by its .info,
+	// which names the processor and its host). The host is never read out of an id: "views" +
+	// "-audit..." and "views-audit" + "..." are the same characters, so a store of another name
+	// (or a .NET store under another host) is not adopted; one that may be this processor's is
+	// logged at Warn when a new store is started instead.
 	AccountHost string
 
 	// StartFrom is where leases without a checkpoint start. Default: StartFromNow().
@@ -150,8 +156,10 @@ type Options struct {
 	// is checkpointed; if it returns an error, the lease stops as without OnPoison. Default: nil.
 	OnPoison func(ctx context.Context, b Batch, lastErr error) error
 
-	// OnError receives every error the processor recovers from or stops a lease for: a
-	// *HandlerError per failed delivery, *PoisonError, failed reads and lease operations
+	// OnError receives every error the processor recovers from or stops a lease for, once each: a
+	// *HandlerError per failed delivery (not when the handler's context was cancelled because its
+	// lease was lost, reported as the loss, or because Stop's context ended, which Stop reports),
+	// *PoisonError, failed reads and lease operations
 	// (wrapped with the lease token), and each lease this instance held and lost to another
 	// instance or a deletion (an error matching cosmoserr.ErrLeaseLost; the lease's handler
 	// context is cancelled and OnLeaseReleased follows). It is called from the processor's goroutines and must not

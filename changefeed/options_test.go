@@ -86,12 +86,25 @@ func TestValidation(t *testing.T) {
 		})},
 		{"Options.MinLeases", proc(func(o *changefeed.Options) { o.MinLeases, o.MaxLeases = 3, 2 })},
 		{"Options.MaxDeliveries", proc(func(o *changefeed.Options) { o.MaxDeliveries = -1 })},
+		// Not a host name: the lease ids would not be .NET's "{Name}{host}_..", and could be another
+		// processor's.
+		{"Options.AccountHost", proc(func(o *changefeed.Options) { o.AccountHost = "acct.example_x" })},
+		{"Options.AccountHost", proc(func(o *changefeed.Options) { o.AccountHost = "acct..example" })},
+		{"Options.AccountHost", proc(func(o *changefeed.Options) { o.AccountHost = "-acct.example" })},
+		{"Options.AccountHost", proc(func(o *changefeed.Options) { o.AccountHost = "acct.example/x" })},
+		{"Options.AccountHost", proc(func(o *changefeed.Options) { o.AccountHost = "https://acct.example" })},
 		{"monitored", func() error {
 			_, err := changefeed.NewEstimator(nil, changefeed.EstimatorOptions{Name: "p", Leases: lc})
 			return err
 		}},
 		{"Options.Name", est(changefeed.EstimatorOptions{Leases: lc})},
+		{"Options.AccountHost", est(changefeed.EstimatorOptions{Name: "p", Leases: lc, AccountHost: "a_b.example"})},
 		{"Options.Leases", est(changefeed.EstimatorOptions{Name: "p"})},
+	}
+	for _, host := range []string{"myaccount.documents.azure.com", "myaccount-westus.documents.azure.com", "127.0.0.1", "::1", "localhost"} {
+		if err := proc(func(o *changefeed.Options) { o.AccountHost = host })(); err != nil {
+			t.Errorf("AccountHost %q: %v", host, err)
+		}
 	}
 	for _, c := range cases {
 		err := c.make()

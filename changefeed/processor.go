@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -80,6 +81,7 @@ type Processor struct {
 	hardCtx    context.Context // cancelled when Stop's context ends: handlers too
 	hardCancel context.CancelFunc
 	kick       chan struct{}
+	balancing  atomic.Bool    // a balancing round is running
 	loops      sync.WaitGroup // balancer
 	workers    sync.WaitGroup
 	renewers   sync.WaitGroup // one per held lease
@@ -100,9 +102,10 @@ type owned struct {
 	done       chan struct{} // closed when its worker has returned
 
 	lost      atomic.Bool
-	stopped   error  // *PoisonError; under mu
-	delivered uint64 // seq of the last delivered batch; worker only
-	cpSeq     uint64 // seq of the last checkpointed batch; under mu
+	phase     atomic.Int32 // what its worker is doing: phaseReading, phaseHandling, ...
+	stopped   error        // *PoisonError; under mu
+	delivered uint64       // seq of the last delivered batch; worker only
+	cpSeq     uint64       // seq of the last checkpointed batch; under mu
 	lag       atomic.Int64
 }
 
@@ -114,6 +117,9 @@ func New(monitored *azcosmos.ContainerClient, opts Options) (*Processor, error) 
 		return nil, invalid("monitored", "nil container")
 	}
 	if err := validateName(opts.Name); err != nil {
+		return nil, err
+	}
+	if err := validateHost(opts.AccountHost); err != nil {
 		return nil, err
 	}
 	switch {
@@ -144,6 +150,32 @@ func validateName(name string) error {
 		return invalid("Name", `contains one of / \ # ? (not allowed in a document id)`)
 	}
 	return nil
+}
+
+// validateHost checks Options.AccountHost ("" or a host name, as in an endpoint's URL: RFC 1123
+// labels, or an IP address): with anything else in it (a "_", a ".." or a "/") the lease ids
+// would not be .NET's "{Name}{host}_{database rid}_{container rid}..{token}".
+func validateHost(host string) error {
+	if host == "" {
+		return nil
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
+	}
+	if len(host) > 253 {
+		return invalid("AccountHost", "longer than a host name (253 characters)")
+	}
+	for label := range strings.SplitSeq(host, ".") {
+		if len(label) == 0 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' ||
+			strings.IndexFunc(label, notHostChar) >= 0 {
+			return invalid("AccountHost", "not a host name (letters, digits and hyphens in dot-separated labels) nor an IP address")
+		}
+	}
+	return nil
+}
+
+func notHostChar(r rune) bool {
+	return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '-'
 }
 
 // validate checks Options.Leases.
@@ -236,7 +268,7 @@ func (p *Processor) start(ctx context.Context) error {
 	if err != nil {
 		return fail(err)
 	}
-	st, legacy, err := openStore(ctx, lc, p.monitored, p.name, p.opts.AccountHost)
+	st, legacy, err := openStore(ctx, lc, p.monitored, p.name, p.opts.AccountHost, true, p.opts.Logger)
 	if err != nil {
 		return fail(err)
 	}
@@ -274,9 +306,10 @@ func (p *Processor) start(ctx context.Context) error {
 // and are checkpointed, then the leases are released so other instances take them at once.
 //
 // Stop returns by ctx's deadline. If ctx ends first, the handlers' contexts are cancelled and Stop
-// returns an error matching ctx.Err() that names what it leaves behind: the handlers still
-// running (their batches are not checkpointed and will be delivered again) and the leases not
-// released (other instances take them when they expire, after LeaseExpirationInterval). The
+// returns an error matching ctx.Err() that names what it leaves behind, lease by lease: the
+// handlers still running (their batches are not checkpointed and will be delivered again), the
+// leases still being checkpointed, split or read (their handlers have returned), and the leases
+// not released (other instances take them when they expire, after LeaseExpirationInterval). The
 // processor's goroutines end when those handlers return; a further Stop waits for that (bounded
 // by its own context), and the processor can be started again once they have.
 //
@@ -317,25 +350,12 @@ func (p *Processor) Stop(ctx context.Context) error {
 	case <-ctx.Done():
 		// Cancel the handlers and return now: what is still running finishes in the background.
 		p.hardCancel()
-		p.mu.Lock()
-		var running, held []string
-		for _, o := range p.owned {
-			held = append(held, o.tok)
-			select {
-			case <-o.done:
-			default:
-				running = append(running, o.tok)
-			}
-		}
-		p.mu.Unlock()
-		slices.Sort(running)
-		slices.Sort(held)
+		left := p.leftBehind()
 		go func() {
 			<-done
 			p.finish()
 		}()
-		return fmt.Errorf("changefeed: stopping processor %s: %w: handlers still running on leases %q (their contexts are cancelled; their batches are not checkpointed); leases %q not released (they expire after LeaseExpirationInterval)",
-			p.name, ctx.Err(), running, held)
+		return fmt.Errorf("changefeed: stopping processor %s: %w: %s", p.name, ctx.Err(), left)
 	}
 	p.mu.Lock()
 	held := slices.Collect(maps.Values(p.owned))
@@ -348,6 +368,52 @@ func (p *Processor) Stop(ctx context.Context) error {
 	}
 	p.finish()
 	return err
+}
+
+// leftBehind describes what a Stop whose context ended leaves running: each lease's worker that
+// has not returned, by what it is doing (only those in the handler are "handlers still running"),
+// the balancer if it is still taking or giving back a lease, and the leases not released.
+func (p *Processor) leftBehind() string {
+	byPhase := map[int32][]string{}
+	var held []string
+	p.mu.Lock()
+	for _, o := range p.owned {
+		held = append(held, o.tok)
+		select {
+		case <-o.done:
+		default:
+			ph := o.phase.Load()
+			byPhase[ph] = append(byPhase[ph], o.tok)
+		}
+	}
+	p.mu.Unlock()
+	var parts []string
+	for _, c := range []struct {
+		phase int32
+		what  string
+	}{
+		{phaseHandling, "handlers still running on leases %q (their contexts are cancelled; their batches are not checkpointed)"},
+		{phaseCheckpointing, "still checkpointing leases %q (their last batches may be delivered again)"},
+		{phaseSplitting, "still splitting leases %q (the next start finishes the split)"},
+		{phaseReading, "still reading the change feed of leases %q"},
+		{phaseWaiting, "workers of leases %q still returning"},
+	} {
+		if toks := byPhase[c.phase]; len(toks) > 0 {
+			slices.Sort(toks)
+			parts = append(parts, fmt.Sprintf(c.what, toks))
+		}
+	}
+	if p.balancing.Load() {
+		parts = append(parts, "the balancer still listing, taking or giving back leases")
+	}
+	if len(held) > 0 {
+		slices.Sort(held)
+		parts = append(parts, fmt.Sprintf("leases %q not released (they expire after LeaseExpirationInterval)", held))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "its goroutines still returning")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // finish ends a run whose balancer and workers have returned: renewers stop, metrics are

@@ -117,7 +117,8 @@ func TestHungRenewalLosesAtMostThatLease(t *testing.T) {
 }
 
 // A lease taken by another instance is noticed at the next renewal: the handler's context for
-// that lease is cancelled and the loss is reported to OnError (matching cosmoserr.ErrLeaseLost).
+// that lease is cancelled and the loss is reported to OnError (matching cosmoserr.ErrLeaseLost),
+// once: the handler's return (its cancelled context) is not also a *HandlerError (issue 32).
 func TestLostLeaseCancelsItsHandler(t *testing.T) {
 	e := newEnv(t, 1)
 	write(t, e.monitored, doc{ID: "x", PK: "p"})
@@ -132,8 +133,13 @@ func TestLostLeaseCancelsItsHandler(t *testing.T) {
 		return ctx.Err()
 	}
 	var lost atomic.Int64
+	var mu sync.Mutex
+	var reports []error
 	o := fast()
 	o.OnError = func(_ string, err error) {
+		mu.Lock()
+		reports = append(reports, err)
+		mu.Unlock()
 		if errors.Is(err, cosmoserr.ErrLeaseLost) {
 			lost.Add(1)
 		}
@@ -152,6 +158,12 @@ func TestLostLeaseCancelsItsHandler(t *testing.T) {
 	waitFor(t, "the loss reported", 10*time.Second, func() bool { return lost.Load() > 0 })
 	waitFor(t, "the lease dropped", 10*time.Second, func() bool { return len(p.State()) == 0 })
 	stop(t, p)
+	mu.Lock()
+	defer mu.Unlock()
+	var he *changefeed.HandlerError
+	if len(reports) != 1 || !errors.Is(reports[0], cosmoserr.ErrLeaseLost) || errors.As(reports[0], &he) {
+		t.Errorf("OnError got %q; want the lease loss once, and no *HandlerError", reports)
+	}
 }
 
 // steal makes owner the owner of lease id, as another instance would.

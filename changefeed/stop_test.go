@@ -3,10 +3,14 @@ package changefeed_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
@@ -52,7 +56,8 @@ func TestStopWaitsForTheBatchInFlight(t *testing.T) {
 	}
 }
 
-// When Stop's context ends first, the handler's context is cancelled and Stop reports it; the
+// When Stop's context ends first, the handler's context is cancelled and Stop reports it (Stop's
+// error is the one report: the handler's return is not also a *HandlerError to OnError); the
 // uncheckpointed batch is delivered again later.
 func TestStopContextCancelsHandlers(t *testing.T) {
 	e := newEnv(t, 1)
@@ -65,7 +70,15 @@ func TestStopContextCancelsHandlers(t *testing.T) {
 		sawCancel = ctx.Err()
 		return ctx.Err()
 	}
-	p := newProc(t, e, "a", h, fast())
+	var mu sync.Mutex
+	var reports []error
+	o := fast()
+	o.OnError = func(_ string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, err)
+	}
+	p := newProc(t, e, "a", h, o)
 	<-entered
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -76,6 +89,11 @@ func TestStopContextCancelsHandlers(t *testing.T) {
 	if sawCancel == nil {
 		t.Error("the handler's context was not cancelled")
 	}
+	mu.Lock()
+	if len(reports) != 0 {
+		t.Errorf("OnError got %q; want nothing (Stop's error reports the cancelled handler)", reports)
+	}
+	mu.Unlock()
 	tl := newTally()
 	b := newProc(t, e, "b", tl.handle, fast())
 	waitFor(t, "redelivery", 10*time.Second, func() bool { return tl.distinct() == 1 })
@@ -183,5 +201,72 @@ func TestRun(t *testing.T) {
 	stop(t, p)
 	if err := <-ran; err != nil {
 		t.Errorf("Run after Stop = %v", err)
+	}
+}
+
+// stubbornHang holds every replace of a document whose id ends with suffix, once armed, until
+// release is closed, whatever the request's context says (a write the service or the network
+// does not answer, and a transport that does not give up).
+type stubbornHang struct {
+	armed   atomic.Bool
+	suffix  string
+	release chan struct{}
+	hung    atomic.Int64
+}
+
+func (h *stubbornHang) Do(req *policy.Request) (*http.Response, error) {
+	if r := req.Raw(); h.armed.Load() && r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, h.suffix) {
+		h.hung.Add(1)
+		<-h.release
+	}
+	return req.Next()
+}
+
+// Stop's error names as "handlers still running" only the leases whose handler is running; a
+// lease whose handler returned and whose checkpoint is still being written is named as such
+// (issue 32: every worker that had not exited was called a running handler).
+func TestStopNamesWhatEachLeaseIsStillDoing(t *testing.T) {
+	e := newEnv(t, 2)
+	hang := &stubbornHang{suffix: "..1", release: make(chan struct{})}
+	o := fast()
+	o.Leases = changefeed.Leases(leasesThrough(t, e, hang))
+	o.LeaseRenewInterval, o.LeaseExpirationInterval = time.Minute, 2*time.Minute // no renewal in the way
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	h := func(ctx context.Context, b changefeed.Batch) error {
+		if b.LeaseToken == "0" {
+			once.Do(func() { close(entered) })
+			<-release // ignores ctx
+		}
+		return nil
+	}
+	o.Name, o.Instance, o.Handler = "proc", "a", h
+	p, err := changefeed.New(e.monitored, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "both leases", 10*time.Second, func() bool { return len(p.State()) == 2 })
+	hang.armed.Store(true)
+	for i := range 20 {
+		write(t, e.monitored, doc{ID: id(i), PK: id(i), Seq: i})
+	}
+	<-entered
+	waitFor(t, "lease 1's checkpoint to hang", 10*time.Second, func() bool { return hang.hung.Load() > 0 })
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err = p.Stop(ctx)
+	close(release)
+	close(hang.release)
+	stop(t, p) // waits for both
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Stop = %v, want context.DeadlineExceeded", err)
+	}
+	for _, want := range []string{`handlers still running on leases ["0"]`, `still checkpointing leases ["1"]`, `leases ["0" "1"] not released`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Stop = %v\nwant it to say %s", err, want)
+		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,9 +25,10 @@ const updateAttempts = 5
 // store reads and writes one processor's lease documents. The lease container is partitioned by
 // /id, so each document's partition key is its id.
 type store struct {
-	c   *azcosmos.ContainerClient
-	ids ids
-	now func() time.Time
+	c          *azcosmos.ContainerClient
+	name, host string // the processor's, as in ids and in the store's .info
+	ids        ids
+	now        func() time.Time
 }
 
 func pkOf(id string) azcosmos.PartitionKey { return azcosmos.NewPartitionKeyString(id) }
@@ -48,8 +51,9 @@ func (s *store) wrap(op string, err error) error {
 	return e
 }
 
-// list returns every lease of the processor (not its .info/.lock documents, nor leases it
-// cannot process: see decodeLease). A lease of the all-versions-and-deletes mode is an error, as
+// list returns every lease of the processor: the documents whose id is exactly its prefix, ".."
+// and their LeaseToken (not its .info/.lock documents, nor leases it cannot process: see
+// decodeLease). A lease of the all-versions-and-deletes mode is an error, as
 // in .NET.
 func (s *store) list(ctx context.Context) ([]*lease, error) {
 	q := "SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)"
@@ -67,7 +71,9 @@ func (s *store) list(ctx context.Context) ([]*lease, error) {
 			if err != nil {
 				return nil, fmt.Errorf("changefeed: lease document in %s is not valid: %w", s.c.ID(), err)
 			}
-			if !ok {
+			if !ok || l.ID != s.ids.lease(l.LeaseToken) {
+				// Not a lease, or another store's: the prefix query also matches the ids of a
+				// processor whose name starts with this store's whole prefix.
 				continue
 			}
 			if !modeOK(l.Mode) {
@@ -186,9 +192,16 @@ type lockDoc struct {
 	TTL int    `json:"ttl"`
 }
 
-// infoDoc is the .info document marking a lease store initialized (.NET's InitializedDocument).
+// infoDoc is the .info document marking a lease store initialized (.NET's InitializedDocument,
+// {"id"}). This package adds the processor name and account host the store's ids are made of, so
+// that no other processor whose name and host run together into the same ids adopts it (see
+// store.errNotOurs). .NET only asks whether the .info exists
+// (DocumentServiceLeaseStoreCosmos.IsInitializedAsync: ItemExistsAsync), so it reads a Go store
+// as its own and keeps the fields.
 type infoDoc struct {
-	ID string `json:"id"`
+	ID        string `json:"id"`
+	Processor string `json:"processorName,omitempty"`
+	Host      string `json:"accountHost,omitempty"`
 }
 
 // lockTTL is how long a bootstrap lock is honoured (.NET's 30 s): an instance that died while
@@ -201,7 +214,7 @@ const lockTTL = 30 * time.Second
 // (see migrate). It returns done=false when another instance holds the lock (call again later).
 func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClient, legacy ids) (done bool, err error) {
 	if _, err := s.c.ReadItem(ctx, pkOf(s.ids.info()), s.ids.info(), nil); err == nil {
-		return true, nil
+		return true, s.checkInfo(ctx, true) // another instance (or processor) bootstrapped it
 	} else if statusOf(err) != http.StatusNotFound {
 		return false, s.wrap(cosmoserr.OpReadItem, err)
 	}
@@ -228,7 +241,7 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 	}()
 	// Someone may have finished between our read of .info and our lock.
 	if _, err := s.c.ReadItem(ctx, pkOf(s.ids.info()), s.ids.info(), nil); err == nil {
-		return true, nil
+		return true, s.checkInfo(ctx, true)
 	}
 	migrated, err := s.migrate(ctx, legacy)
 	if err != nil {
@@ -249,8 +262,10 @@ func (s *store) bootstrap(ctx context.Context, monitored *azcosmos.ContainerClie
 			}
 		}
 	}
-	b, _ = json.Marshal(infoDoc{ID: s.ids.info()})
-	if _, err := s.c.CreateItem(ctx, pkOf(s.ids.info()), b, nil); err != nil && statusOf(err) != http.StatusConflict {
+	b, _ = json.Marshal(s.info())
+	if _, err := s.c.CreateItem(ctx, pkOf(s.ids.info()), b, nil); statusOf(err) == http.StatusConflict {
+		return true, s.checkInfo(ctx, true)
+	} else if err != nil {
 		return false, s.wrap(cosmoserr.OpCreateItem, err)
 	}
 	return true, nil
@@ -264,15 +279,27 @@ func (s *store) migrate(ctx context.Context, legacy ids) (bool, error) {
 	if legacy.base == "" {
 		return false, nil
 	}
-	if _, err := s.c.ReadItem(ctx, pkOf(legacy.info()), legacy.info(), nil); statusOf(err) == http.StatusNotFound {
+	resp, err := s.c.ReadItem(ctx, pkOf(legacy.info()), legacy.info(), nil)
+	if statusOf(err) == http.StatusNotFound {
 		return false, nil
 	} else if err != nil {
 		return false, s.wrap(cosmoserr.OpReadItem, err)
+	}
+	var d infoDoc
+	if json.Unmarshal(resp.Value, &d) == nil && d.Processor != "" {
+		return false, nil // a processor's store of this format, not the earlier one
 	}
 	old := &store{c: s.c, ids: legacy, now: s.now}
 	leases, err := old.list(ctx)
 	if err != nil {
 		return false, err
+	}
+	for _, l := range leases {
+		if l.Mode != leaseModeLegacyGo {
+			// Not the earlier format: the ids of another processor's store (one named
+			// "{Name}{host}_{database rid}" would make these).
+			return false, nil
+		}
 	}
 	for _, l := range leases {
 		if _, err := s.create(ctx, s.newEPKLease(l.feedRange(), l.continuation())); err != nil {
@@ -324,34 +351,52 @@ func rangeID(ctx context.Context, c *azcosmos.ContainerClient, fr azcosmos.FeedR
 }
 
 // openStore returns the lease store of processor name over monitored in lc, and the ids of the
-// store's earlier Go format (for migration). host is Options.AccountHost: "" finds it (see there).
-func openStore(ctx context.Context, lc, monitored *azcosmos.ContainerClient, name, host string) (*store, ids, error) {
+// store's earlier Go format (for migration). host is Options.AccountHost; "" is the host the
+// monitored container's requests go to, or the host of a store that this processor (by name)
+// created earlier under another host: never one guessed from an id. With claim (the processor),
+// an existing store without an owner in its .info (a .NET processor's, or an earlier Go version's)
+// is claimed for name and host; without (the estimator) nothing is written. A store claimed by
+// another processor is refused (see errNotOurs).
+func openStore(ctx context.Context, lc, monitored *azcosmos.ContainerClient, name, host string, claim bool, log *slog.Logger) (*store, ids, error) {
 	resp, err := monitored.Read(ctx, nil)
 	if err != nil {
 		return nil, ids{}, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}
 	rid := resp.ContainerProperties.ResourceID
-	st := &store{c: lc, now: time.Now}
+	st := &store{c: lc, now: time.Now, name: name}
 	if host == "" {
 		if resp.RawResponse != nil && resp.RawResponse.Request != nil {
 			host = resp.RawResponse.Request.URL.Hostname()
 		}
-		if host, err = st.findHost(ctx, name, rid, host); err != nil {
+		if host, err = st.findHost(ctx, rid, host, log); err != nil {
 			return nil, ids{}, err
 		}
 	}
-	st.ids = newIDs(name, host, rid)
+	st.host, st.ids = host, newIDs(name, host, rid)
+	if err := st.checkInfo(ctx, claim); err != nil {
+		return nil, ids{}, err
+	}
 	return st, ids{base: name + "_" + rid}, nil
 }
 
-// findHost returns the account host in the .info id of an existing lease store of processor name
-// over the container rid: requested if it is one of them, else the only one; requested when there
-// is none.
-func (s *store) findHost(ctx context.Context, name, rid, requested string) (string, error) {
+// findHost returns the account host of this processor's lease store over the container rid:
+// requested when the store "{name}{requested}_..." exists, else the host of a store this processor
+// created under another host (its .info names this processor and that host exactly, see infoDoc),
+// else requested (a new store). It never reads a host out of an id: "views" is a prefix of
+// "views-audit", so "views-audit127.0.0.1_..." could be either processor's (issue 32). A store
+// whose .info names no processor (a .NET processor's) under another host is not adopted; it is
+// logged, as set Options.AccountHost to continue it.
+func (s *store) findHost(ctx context.Context, rid, requested string, log *slog.Logger) (string, error) {
+	own := newIDs(s.name, requested, rid).info()
+	if _, err := s.c.ReadItem(ctx, pkOf(own), own, nil); err == nil {
+		return requested, nil
+	} else if statusOf(err) != http.StatusNotFound {
+		return "", s.wrap(cosmoserr.OpReadItem, err)
+	}
 	suffix := "_" + databaseRID(rid) + "_" + rid + ".info"
-	pager := s.c.NewQueryItemsPager("SELECT c.id FROM c WHERE STARTSWITH(c.id, @name) AND ENDSWITH(c.id, @suffix)", azcosmos.NewPartitionKey(),
-		&azcosmos.QueryOptions{QueryParameters: []azcosmos.QueryParameter{{Name: "@name", Value: name}, {Name: "@suffix", Value: suffix}}})
-	var hosts []string
+	pager := s.c.NewQueryItemsPager("SELECT c.id, c.processorName, c.accountHost FROM c WHERE STARTSWITH(c.id, @name) AND ENDSWITH(c.id, @suffix)", azcosmos.NewPartitionKey(),
+		&azcosmos.QueryOptions{QueryParameters: []azcosmos.QueryParameter{{Name: "@name", Value: s.name}, {Name: "@suffix", Value: suffix}}})
+	var claimed, unclaimed []string
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
@@ -359,13 +404,77 @@ func (s *store) findHost(ctx context.Context, name, rid, requested string) (stri
 		}
 		for _, raw := range page.Items {
 			var d infoDoc
-			if json.Unmarshal(raw, &d) == nil && len(d.ID) > len(name)+len(suffix) {
-				hosts = append(hosts, d.ID[len(name):len(d.ID)-len(suffix)])
+			switch {
+			case json.Unmarshal(raw, &d) != nil:
+			case d.Processor == "":
+				unclaimed = append(unclaimed, d.ID)
+			case d.Processor == s.name && d.Host != "" && d.ID == newIDs(s.name, d.Host, rid).info():
+				claimed = append(claimed, d.Host)
 			}
 		}
 	}
-	if len(hosts) == 1 && hosts[0] != requested {
-		return hosts[0], nil
+	switch {
+	case len(claimed) == 1:
+		return claimed[0], nil
+	case len(claimed) > 1:
+		slices.Sort(claimed)
+		return "", fmt.Errorf("changefeed: the lease container holds lease stores of processor %q under the account hosts %q: %w", s.name, claimed,
+			invalid("AccountHost", "unset, and this processor has lease stores under several account hosts: set it to the one to continue"))
+	}
+	if len(unclaimed) > 0 && log != nil {
+		log.Warn("changefeed: starting a new lease store; lease stores whose ids start with this processor's name exist (a .NET processor's, or another processor's whose name starts with this one): if one is this processor's, stop and set Options.AccountHost to its host",
+			"processor", s.name, "account_host", requested, "stores", unclaimed)
 	}
 	return requested, nil
 }
+
+// errNotOurs is the refusal of a lease store whose .info names another processor: under .NET's
+// id layout "{Name}{account host}_...", processor "a" of host "bc.example" and processor "ab" of
+// host "c.example" make the same ids; the second to start refuses rather than share its leases.
+func (s *store) errNotOurs(d infoDoc) error {
+	return fmt.Errorf("changefeed: lease store %s belongs to processor %q of account host %q, not to %q of %q: %w", s.ids.base, d.Processor, d.Host, s.name, s.host,
+		invalid("Name", "makes the lease ids of another processor's store in this lease container (its name and account host run together into this one's): choose another Name, or set AccountHost"))
+}
+
+// checkInfo reads the store's .info, if there is one, and refuses a store claimed by another
+// processor; with claim, it claims a store that names no processor.
+func (s *store) checkInfo(ctx context.Context, claim bool) error {
+	for range updateAttempts {
+		resp, err := s.c.ReadItem(ctx, pkOf(s.ids.info()), s.ids.info(), nil)
+		if statusOf(err) == http.StatusNotFound {
+			return nil // a new store: bootstrap writes its .info
+		} else if err != nil {
+			return s.wrap(cosmoserr.OpReadItem, err)
+		}
+		var d infoDoc
+		if err := json.Unmarshal(resp.Value, &d); err != nil {
+			return fmt.Errorf("changefeed: lease store marker %s is not valid: %w", s.ids.info(), err)
+		}
+		switch {
+		case d.Processor == s.name && d.Host == s.host:
+			return nil
+		case d.Processor != "":
+			return s.errNotOurs(d)
+		case !claim:
+			return nil
+		}
+		b, _ := json.Marshal(s.info())
+		etag := resp.ETag
+		_, err = s.c.ReplaceItem(ctx, pkOf(s.ids.info()), s.ids.info(), b, &azcosmos.ItemOptions{IfMatchEtag: &etag})
+		switch statusOf(err) {
+		case http.StatusPreconditionFailed, http.StatusNotFound:
+			continue // claimed or deleted meanwhile: read again
+		case 0:
+			if err != nil {
+				return s.wrap(cosmoserr.OpReplaceItem, err)
+			}
+			return nil
+		default:
+			return s.wrap(cosmoserr.OpReplaceItem, err)
+		}
+	}
+	return fmt.Errorf("changefeed: lease store marker %s kept changing under %d attempts", s.ids.info(), updateAttempts)
+}
+
+// info is this processor's .info document.
+func (s *store) info() infoDoc { return infoDoc{ID: s.ids.info(), Processor: s.name, Host: s.host} }

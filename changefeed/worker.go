@@ -52,6 +52,7 @@ func (p *Processor) process(o *owned) exitReason {
 			return false
 		}
 		p.report(o.tok, err)
+		o.phase.Store(phaseWaiting)
 		ok := sleep(o.ctx.Done(), backoff)
 		backoff = min(2*backoff, p.opts.MaxRetryBackoff)
 		return ok
@@ -65,6 +66,7 @@ func (p *Processor) process(o *owned) exitReason {
 		if pos == "" && hasTime {
 			cfo.StartFrom = &start
 		}
+		o.phase.Store(phaseReading)
 		resp, err := p.monitored.ReadChangeFeed(o.ctx, &cfo)
 		if err != nil {
 			if !fail(fmt.Errorf("changefeed: reading lease %s: %w", o.tok, cosmoserr.FromError(cosmoserr.OpReadChangeFeed, err))) {
@@ -83,6 +85,7 @@ func (p *Processor) process(o *owned) exitReason {
 			// The range was split: the SDK expanded it into its children. Hand the lease over to
 			// child leases starting at its checkpoint, without delivering what was just read
 			// (the children's workers read it), so nothing is lost and nothing extra repeated.
+			o.phase.Store(phaseSplitting)
 			if err := p.split(o, ranges); err != nil {
 				if !fail(fmt.Errorf("changefeed: splitting lease %s: %w", o.tok, err)) {
 					return p.why(o)
@@ -104,7 +107,9 @@ func (p *Processor) process(o *owned) exitReason {
 			o.delivered++
 			b := Batch{LeaseToken: o.tok, FeedRange: o.rng, Items: resp.Items, RequestCharge: resp.RequestCharge,
 				Lag: lag, cp: o, p: p, etag: next, seq: o.delivered}
-			switch r := p.deliver(o, &b); r {
+			r := p.deliver(o, &b)
+			o.phase.Store(phaseWaiting)
+			switch r {
 			case exitStop, exitLost, exitPoison:
 				return r
 			}
@@ -121,6 +126,7 @@ func (p *Processor) process(o *owned) exitReason {
 			seq = o.delivered
 		}
 		if next != "" && next != cur && (!p.opts.ManualCheckpoint || clean) {
+			o.phase.Store(phaseCheckpointing)
 			if err := p.checkpoint(p.hardCtx, o, next, seq); err != nil {
 				if errors.Is(err, cosmoserr.ErrLeaseLost) {
 					return exitLost
@@ -130,11 +136,21 @@ func (p *Processor) process(o *owned) exitReason {
 				}
 			}
 		}
+		o.phase.Store(phaseWaiting)
 		if len(resp.Items) == 0 && !sleep(o.ctx.Done(), p.opts.PollInterval) {
 			return p.why(o)
 		}
 	}
 }
+
+// What a lease's worker is doing (owned.phase), for Stop's account of what it leaves behind.
+const (
+	phaseWaiting       int32 = iota // between reads (poll interval, backoff), or exiting
+	phaseReading                    // reading the change feed
+	phaseHandling                   // in the handler (or OnPoison)
+	phaseCheckpointing              // writing the checkpoint
+	phaseSplitting                  // replacing the lease by its children
+)
 
 func (p *Processor) why(o *owned) exitReason {
 	if o.lost.Load() {
@@ -146,21 +162,31 @@ func (p *Processor) why(o *owned) exitReason {
 // deliver hands b to the handler until it succeeds (exitDelivered), backing
 // off between failures, and applies the poison-batch policy after MaxDeliveries failures. A
 // failing batch is abandoned (not checkpointed, delivered again later) when the processor stops
-// or the lease is lost.
+// or the lease is lost; a failure of a handler whose context was cancelled for that is not
+// reported as a *HandlerError.
 func (p *Processor) deliver(o *owned, b *Batch) exitReason {
 	backoff := p.opts.RetryBackoff
 	for attempt := 1; ; attempt++ {
 		b.Delivery = attempt
+		o.phase.Store(phaseHandling)
 		err := p.call(o, b)
 		if err == nil {
 			return exitDelivered
 		}
+		if o.hctx.Err() != nil {
+			// The handler's context was cancelled: its lease was lost (reported once, by lose)
+			// or Stop's context ended (Stop's error names it). Its failure is that event, not a
+			// second one: the batch is delivered again by the next owner.
+			return p.why(o)
+		}
 		p.report(o.tok, &HandlerError{LeaseToken: o.tok, Attempt: attempt, Items: len(b.Items), Err: err})
 		if p.opts.MaxDeliveries > 0 && attempt >= p.opts.MaxDeliveries {
 			if p.opts.OnPoison != nil {
+				o.phase.Store(phaseHandling)
 				perr := p.safe(func() error { return p.opts.OnPoison(o.hctx, *b, err) })
 				if perr == nil {
 					if p.opts.ManualCheckpoint {
+						o.phase.Store(phaseCheckpointing)
 						_ = p.checkpoint(p.hardCtx, o, b.etag, b.seq)
 					}
 					return exitDelivered
@@ -175,6 +201,7 @@ func (p *Processor) deliver(o *owned, b *Batch) exitReason {
 			p.report(o.tok, pe)
 			return exitPoison
 		}
+		o.phase.Store(phaseWaiting)
 		if !sleep(o.ctx.Done(), backoff) {
 			return p.why(o)
 		}
