@@ -88,10 +88,11 @@
 //     (per region's copy with replication; vector tokens on multi-write accounts).
 //     The partition key header is parsed tolerantly (the SDK's QuoteToASCII strings); a mismatch
 //     with the document is 400/1001, a missing header 400.
-//   - Limits: item id ≤ 1023 bytes (400), database and container ids also without / \ ? # (400),
-//     item ≤ 2 MB (413), string partition key component ≤ 2048 bytes (400). Point operations on an
-//     empty id (the SDK sends …/docs/) are 400. Uniqueness treats a missing unique-key value as
-//     null, as the service documents.
+//   - Limits: item id ≤ 1,023 bytes (400), database and container ids ≤ 255 characters (not
+//     bytes), without / \ ? # and not ending with a space (400; internal/wire holds the limits
+//     cosmoskit checks too), item ≤ 2 MB (413), string partition key component ≤ 2048 bytes
+//     (400). Point operations on an empty id (the SDK sends …/docs/) are 400. Uniqueness treats a
+//     missing unique-key value as null, as the service documents.
 //   - Item ids in the path are read as the routing gateway reads them (unescaped twice, \ read as
 //     /, the path ending at # and without trailing white space): an item whose id ends in white
 //     space or holds an escape sequence, /, \ or # can be created (the id is in the body) and
