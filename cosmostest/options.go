@@ -61,8 +61,10 @@ func WithAdvertisedHost(hostport string) Option {
 	return func(c *config) { c.advertisedHost = hostport }
 }
 
-// WithLogger logs every request at debug level and every server error at error level.
-// Default: no logging.
+// WithLogger logs every request at debug level and every server error at error level, and
+// receives what net/http itself reports about connections ("http: TLS handshake error from ..."
+// when a client closes before its handshake at debug level, a handler's panic at error level, the
+// rest at info). Default: no logging; net/http's reports are dropped, never written to stderr.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithPartitionCount sets the number of physical partitions (pkranges) of every new container.
