@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/internal/plural"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // Defaults and limits applied by ContainerSpec.
@@ -29,7 +30,8 @@ const (
 // ContainerSpec describes a container for EnsureContainer with the Cosmos DB best-practice defaults
 // filled in. Only ID and PartitionKeyPaths are required. Properties shows exactly what is sent.
 type ContainerSpec struct {
-	// ID is the container id: 1 to 255 characters, none of / \ # ?, no trailing space.
+	// ID is the container id: 1 to 255 characters (characters, not bytes: 255 of "€" is 765
+	// bytes), none of / \ # ?, no trailing space, as the service requires.
 	ID string
 
 	// PartitionKeyPaths is the partition key: one path ("/tenantId") for a Hash key, or two or three
@@ -449,17 +451,6 @@ func checkPath(p string, wildcard bool) string {
 	return ""
 }
 
-// checkResourceID validates a database or container id.
-func checkResourceID(id string) string {
-	switch {
-	case id == "":
-		return "is required"
-	case len(id) > 255:
-		return fmt.Sprintf("is %d characters; at most 255", len(id))
-	case strings.ContainsAny(id, `/\#?`):
-		return fmt.Sprintf("%q contains one of / \\ # ?", id)
-	case strings.HasSuffix(id, " "):
-		return fmt.Sprintf("%q ends with a space", id)
-	}
-	return ""
-}
+// checkResourceID validates a database or container id by the service's rules (wire.NameProblem:
+// at most 255 characters, none of / \ ? #, no trailing space); the reason never quotes the id.
+func checkResourceID(id string) string { return wire.NameProblem(id) }

@@ -19,9 +19,9 @@ func TestContainerSpecRejects(t *testing.T) {
 		wantField string
 		wantText  string
 	}{
-		{"no id", ContainerSpec{PartitionKeyPaths: pk}, "ID", "required"},
-		{"id with slash", ContainerSpec{ID: "a/b", PartitionKeyPaths: pk}, "ID", "/ \\ # ?"},
-		{"id with hash", ContainerSpec{ID: "a#b", PartitionKeyPaths: pk}, "ID", "/ \\ # ?"},
+		{"no id", ContainerSpec{PartitionKeyPaths: pk}, "ID", "empty"},
+		{"id with slash", ContainerSpec{ID: "a/b", PartitionKeyPaths: pk}, "ID", "/ \\ ? #"},
+		{"id with hash", ContainerSpec{ID: "a#b", PartitionKeyPaths: pk}, "ID", "/ \\ ? #"},
 		{"id too long", ContainerSpec{ID: strings.Repeat("a", 256), PartitionKeyPaths: pk}, "ID", "at most 255"},
 		{"no partition key", ContainerSpec{ID: "c"}, "PartitionKeyPaths", "is required"},
 		{"four key paths", ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/a", "/b", "/c", "/d"}}, "PartitionKeyPaths", "at most 3 levels"},

@@ -16,7 +16,8 @@ import (
 // databases (403, e.g. a Microsoft Entra data-plane role), an existing database is still returned.
 // The zero DatabaseOptions is a database without shared throughput.
 //
-// Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec) for a bad id or throughput, before any request; cosmoserr.ErrClosed;
+// Errors: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec) for a bad id (1 to 255 characters, none of
+// / \ ? #, no trailing space) or throughput, before any request; cosmoserr.ErrClosed;
 // otherwise a *cosmoserr.Error (matching cosmoserr.ErrUnauthorized and the other sentinels, and unwrapping to the SDK's
 // *azcore.ResponseError), wrapped with the database id.
 func (c *Client) EnsureDatabase(ctx context.Context, id string, opts DatabaseOptions) (*azcosmos.DatabaseClient, error) {
@@ -44,8 +45,9 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts DatabaseOpt
 }
 
 // EnsureContainer creates database db (without throughput) and then the container described by spec,
-// each only if missing, and returns the container's handle. The spec is validated first: a *cosmoserr.ValidationError
-// (Kind cosmoserr.ErrInvalidSpec) is returned before any request. A container created with a partition key path
+// each only if missing, and returns the container's handle. db and the spec are validated first: a *cosmoserr.ValidationError
+// (Kind cosmoserr.ErrInvalidSpec, Field "db" or "ContainerSpec.<field>") is returned before any request. Database and
+// container ids follow the service's rules: 1 to 255 characters (not bytes), none of / \ ? #, no trailing space. A container created with a partition key path
 // known to have few distinct values (/status, /type, /country, ...) is logged at level Warn.
 //
 // If the container exists (409 Conflict, or 403 for an identity that may not create containers), it
@@ -60,6 +62,9 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts DatabaseOpt
 // Other failures are a *cosmoserr.Error naming the operation, database and container (unwrapping to the
 // SDK's *azcore.ResponseError).
 func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerSpec) (*azcosmos.ContainerClient, error) {
+	if msg := checkResourceID(db); msg != "" {
+		return nil, specError("db", msg)
+	}
 	props, err := spec.Properties()
 	if err != nil {
 		return nil, err

@@ -10,7 +10,8 @@
 // generated at start (valid for 127.0.0.1, ::1 and localhost) and keeps connections alive. With
 // WithHTTP the server speaks plain HTTP. The key is the emulator's well-known key unless WithKey
 // sets another, and every request's master-key signature is verified (401 with the service's body
-// on mismatch).
+// on mismatch). The server never writes to stderr: what net/http reports about connections
+// ("http: TLS handshake error" when a client closes early) goes to WithLogger's logger.
 //
 // # Supported
 //
@@ -88,10 +89,11 @@
 //     (per region's copy with replication; vector tokens on multi-write accounts).
 //     The partition key header is parsed tolerantly (the SDK's QuoteToASCII strings); a mismatch
 //     with the document is 400/1001, a missing header 400.
-//   - Limits: item id ≤ 1023 bytes (400), database and container ids also without / \ ? # (400),
-//     item ≤ 2 MB (413), string partition key component ≤ 2048 bytes (400). Point operations on an
-//     empty id (the SDK sends …/docs/) are 400. Uniqueness treats a missing unique-key value as
-//     null, as the service documents.
+//   - Limits: item id ≤ 1,023 bytes (400), database and container ids ≤ 255 characters (not
+//     bytes), without / \ ? # and not ending with a space (400; internal/wire holds the limits
+//     cosmoskit checks too), item ≤ 2 MB (413), string partition key component ≤ 2048 bytes
+//     (400). Point operations on an empty id (the SDK sends …/docs/) are 400. Uniqueness treats a
+//     missing unique-key value as null, as the service documents.
 //   - Item ids in the path are read as the routing gateway reads them (unescaped twice, \ read as
 //     /, the path ending at # and without trailing white space): an item whose id ends in white
 //     space or holds an escape sequence, /, \ or # can be created (the id is in the body) and
@@ -146,7 +148,9 @@
 //   - For every client, not only azcosmos: response headers spelled as the service spells them
 //     (headers.go), x-ms-alt-content-path, addressing by resource id (the _self links; the
 //     signature covers the lower-cased rid), the document feed (GET …/docs without a query, per
-//     partition key or range, paged), and the service's date window (WithClockSkew). Queries
+//     partition key or range, paged), and the service's date window (WithClockSkew) on the date
+//     the signature covers: x-ms-date, or without it Date, signed on the fifth line as the
+//     gateway signs it (a signature over no date is not rescued by an unsigned Date). Queries
 //     execute without the server lock, so nothing waits behind a heavy query.
 //   - Fault injection (faults.go): (*Server).InjectFault(Fault) matches by region, operation,
 //     resource type, database, container, physical partition or a func, and answers with a
@@ -180,12 +184,10 @@
 //
 // Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
 //
-//   - Reading the document feed without a query (GET …/docs; azcosmos v1.5.0 has no API that
-//     sends it), the all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
+//   - The all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
 //   - Stored procedures, triggers, UDFs, users, permissions, attachments,
-//     client encryption keys; custom conflict resolution's merge procedures; the ±15 minute
-//     x-ms-date check; AAD token signatures and role-based access control (a well-formed token
-//     within its lifetime may do anything); the emulator's compute gateway (its own endpoint
-//     with other id rules). Full-text functions tokenize without the service's language analyzers
+//     client encryption keys; custom conflict resolution's merge procedures; AAD token
+//     signatures and role-based access control (a well-formed token within its lifetime may do
+//     anything); the emulator's compute gateway (its own endpoint with other id rules). Full-text functions tokenize without the service's language analyzers
 //     (no stemming or stop words; internal/query documents the tokenization and BM25).
 package cosmostest

@@ -120,7 +120,7 @@ func (srv *server) handleDocs(rq *request) error {
 		return err
 	}
 	if rq.emptyID {
-		return badRequest("The item id in the request path is empty. cosmostest refuses %s of an item with an empty id: an id is a non-empty string of at most 1023 bytes.", rq.verb)
+		return badRequest("The item id in the request path is empty. cosmostest refuses %s of an item with an empty id: an id is a non-empty string of at most %d bytes.", rq.verb, wire.MaxIDBytes)
 	}
 	switch rq.verb {
 	case verbCreate, verbUpsert:

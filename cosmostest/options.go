@@ -61,8 +61,10 @@ func WithAdvertisedHost(hostport string) Option {
 	return func(c *config) { c.advertisedHost = hostport }
 }
 
-// WithLogger logs every request at debug level and every server error at error level.
-// Default: no logging.
+// WithLogger logs every request at debug level and every server error at error level, and
+// receives what net/http itself reports about connections ("http: TLS handshake error from ..."
+// when a client closes before its handshake at debug level, a handler's panic at error level, the
+// rest at info). Default: no logging; net/http's reports are dropped, never written to stderr.
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithPartitionCount sets the number of physical partitions (pkranges) of every new container.
@@ -179,7 +181,8 @@ func WithBoundedStaleness(maxVersions int64, maxLag time.Duration) Option {
 // every request is admitted whatever the offers say.
 func WithThroughputLimits() Option { return func(c *config) { c.throughput = true } }
 
-// WithClockSkew sets how far a master-key request's date (x-ms-date, else Date) may be from the
+// WithClockSkew sets how far a master-key request's date (the one its signature covers:
+// x-ms-date, else Date, never an unsigned one; wire.Dates) may be from the
 // machine's wall clock: outside the window the request is refused with 403 as the service refuses
 // replayed requests ("The authorization token is not valid at the current time"), and a request
 // with no date is 401. The wall clock, not the server clock of WithClock and Advance, is what

@@ -40,7 +40,7 @@ func (r *region) listen(addr string) error {
 	hs := &http.Server{
 		Handler:           http.HandlerFunc(r.serveHTTP),
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          nil,
+		ErrorLog:          r.srv.serverErrorLog(), // never stderr (errorlog.go)
 	}
 	if r.srv.cert != nil {
 		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*r.srv.cert}, MinVersion: tls.VersionTLS12}

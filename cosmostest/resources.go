@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // container is a collection with its physical partitions.
@@ -78,29 +80,36 @@ func mustJSON(v any) []byte {
 }
 
 // validateItemID applies the service's rules for an item id in a request body: non-empty, at most
-// 1023 bytes. The service accepts ids with "/", "\\", "?", "#", control characters or trailing
-// white space at create (the SDK's TestItemIdEncodingRoutingGW; azure-cosmos-dotnet-v3#2606);
-// addressing such an item by id is what fails (see gatewayPath).
+// wire.MaxIDBytes (1,023) bytes. The service accepts ids with "/", "\\", "?", "#", control
+// characters or trailing white space at create (the SDK's TestItemIdEncodingRoutingGW;
+// azure-cosmos-dotnet-v3#2606); addressing such an item by id is what fails (see gatewayPath).
+// An id over the limit is 400 with the service's "...less than '1024' characters." (the Python
+// SDK's test_create_illegal_characters sees that text for a 1,551-byte id; the service says
+// characters, its quota page says bytes, which is what is counted). The text quotes the id, as
+// the service's does; the reason after "cosmostest:" is cosmostest's own.
 func validateItemID(id string) error {
 	switch {
 	case id == "":
 		return badRequest("The input content is invalid because the required properties - 'id; ' - are missing")
-	case len(id) > 1023:
-		return badRequest("The size of the id is larger than the maximum allowed size of 1023 bytes.")
+	case len(id) > wire.MaxIDBytes:
+		return badRequest("The input name '%s' is invalid. Ensure to provide a unique non-empty string less than '%d' characters. cosmostest: the id is %d bytes, more than %d.", id, wire.MaxIDBytes+1, len(id), wire.MaxIDBytes)
 	}
 	return nil
 }
 
-// validateID applies the service's rules for database and container ids (rest_protocol §4:
-// ≤ 1023 bytes, no / \ ? #).
+// validateID applies the service's rules for database and container ids (wire.NameProblem: at
+// most wire.MaxNameChars (255) characters, none of / \ ? #, no trailing space): 400 with the
+// service's "The input name '<id>' is invalid. ...less than '255' characters." (the text the
+// Python SDK's test_create_illegal_characters sees for a name over the limit), with the reason
+// after "cosmostest:". Which text the service gives for a forbidden character or a trailing space
+// is not documented (its resource strings include "The resource name presented contains invalid
+// character" and "The resource name can't end with space"); the status is 400 in every case.
 func validateID(id string) error {
-	switch {
-	case id == "":
+	if id == "" {
 		return badRequest("The input content is invalid because the required properties - 'id; ' - are missing")
-	case len(id) > 1023:
-		return badRequest("The size of the id is larger than the maximum allowed size of 1023 bytes.")
-	case strings.ContainsAny(id, `/\?#`):
-		return badRequest("The input name '%s' is invalid. Ensure to provide a unique non-empty string less than '1024' characters. Ensure the name does not contain '/', '\\', '?' or '#' character.", id)
+	}
+	if p := wire.NameProblem(id); p != "" {
+		return badRequest("The input name '%s' is invalid. Ensure to provide a unique non-empty string less than '%d' characters. cosmostest: the name %s.", id, wire.MaxNameChars, p)
 	}
 	return nil
 }

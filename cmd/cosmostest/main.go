@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -57,7 +58,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		_, err := io.WriteString(stdout, usage)
 		return err
 	}
-	opts, err := serverOptions(cfg, stderr)
+	logger, err := newLogger(stderr, cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	opts, err := serverOptions(cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -103,7 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return fmt.Errorf("control API: %w", err)
 		}
-		hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		hs := controlServer(h, logger)
 		go func() { _ = hs.Serve(ln) }()
 		defer func() { _ = hs.Close() }()
 		fmt.Fprintf(&out, "cosmostest: control API on http://127.0.0.1:%d/\n", ln.Addr().(*net.TCPAddr).Port)
@@ -118,12 +123,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return err
 }
 
-// serverOptions maps the configuration onto cosmostest options.
-func serverOptions(cfg config, logTo io.Writer) ([]cosmostest.Option, error) {
-	logger, err := newLogger(logTo, cfg.LogLevel)
-	if err != nil {
-		return nil, err
-	}
+// controlServer is the control API's HTTP server. What net/http reports about its connections
+// (a handler's panic, a failed accept) goes to the command's logger at info level, not to stderr
+// through the standard logger, as the gateway's listeners do (cosmostest.WithLogger).
+func controlServer(h http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelInfo)}
+}
+
+// serverOptions maps the configuration onto cosmostest options, logging to logger.
+func serverOptions(cfg config, logger *slog.Logger) ([]cosmostest.Option, error) {
 	opts := []cosmostest.Option{
 		cosmostest.WithAddress(":" + strconv.Itoa(cfg.Port)),
 		cosmostest.WithAdvertisedHost(cfg.Gateway),

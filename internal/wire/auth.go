@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"hash"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -24,35 +25,76 @@ const (
 // StringToSign is the text a master-key signature covers (rest_protocol §2.1; azcosmos
 // shared_key_credential.go): the verb and the resource type lower-cased, the resource link as is
 // (unescaped; lower-cased only for rid-based links, which the caller does), the x-ms-date value
-// lower-cased, and an empty line.
+// lower-cased, and an empty line. It is StringToSignDates with date as x-ms-date.
 //
 // resourceType is the type of the resource the request targets, or for a feed (list, query,
 // create) the child type listed: "dbs", "colls", "docs", "pkranges", "offers", "conflicts", or ""
 // for the account. resourceLink is the path of the resource itself, or of the feed's parent:
 // "dbs/db/colls/c" for a read of container c and for the docs feed under it.
 func StringToSign(verb, resourceType, resourceLink, date string) string {
-	n := len(verb) + len(resourceType) + len(resourceLink) + len(date) + 5
-	return string(appendStringToSign(make([]byte, 0, n), verb, resourceType, resourceLink, date))
+	return StringToSignDates(verb, resourceType, resourceLink, Dates{XMsDate: date})
 }
 
-// appendStringToSign appends StringToSign's text to b (the one place its format is written).
-func appendStringToSign(b []byte, verb, resourceType, resourceLink, date string) []byte {
+// Dates are the request dates a master-key signature covers: the x-ms-date header, which azcosmos
+// and every SDK send, and the standard Date header, the fallback for a request without x-ms-date
+// (the REST API's access control page: a request carries one of them). The service's gateway
+// builds the signed text as the .NET SDK's AuthorizationHelper does (the Java and Python SDKs
+// sign the same text): x-ms-date lower-cased on the fourth line and, only when x-ms-date is
+// empty, Date lower-cased on the fifth. With x-ms-date the fifth line is empty, which is
+// StringToSign's text.
+type Dates struct {
+	XMsDate string // the x-ms-date header (HeaderDate)
+	Date    string // the Date header (HeaderHTTPDate): signed and checked only when XMsDate is empty
+}
+
+// RequestDates returns the dates a request carries.
+func RequestDates(h http.Header) Dates {
+	return Dates{XMsDate: h.Get(HeaderDate), Date: h.Get(HeaderHTTPDate)}
+}
+
+// Signed returns the date the signature covers, the one the service's time window is checked
+// against: x-ms-date, or without it Date; "" when the request carries neither.
+func (d Dates) Signed() string {
+	if d.XMsDate != "" {
+		return d.XMsDate
+	}
+	return d.Date
+}
+
+// StringToSignDates is the text a master-key signature covers for a request with these dates:
+// StringToSign's, with Date on the fifth line when x-ms-date is empty (see Dates).
+func StringToSignDates(verb, resourceType, resourceLink string, d Dates) string {
+	n := len(verb) + len(resourceType) + len(resourceLink) + len(d.XMsDate) + len(d.Date) + 5
+	return string(appendStringToSign(make([]byte, 0, n), verb, resourceType, resourceLink, d))
+}
+
+// appendStringToSign appends StringToSignDates's text to b (the one place its format is written).
+func appendStringToSign(b []byte, verb, resourceType, resourceLink string, d Dates) []byte {
 	b = appendLower(b, verb)
 	b = append(b, '\n')
 	b = appendLower(b, resourceType)
 	b = append(b, '\n')
 	b = append(b, resourceLink...)
 	b = append(b, '\n')
-	b = appendLower(b, date)
-	return append(b, '\n', '\n')
+	b = appendLower(b, d.XMsDate)
+	b = append(b, '\n')
+	if d.XMsDate == "" {
+		b = appendLower(b, d.Date)
+	}
+	return append(b, '\n')
 }
 
 // Sign returns the master-key signature of a request: base64 of HMAC-SHA256 under the decoded
 // account key of StringToSign(verb, resourceType, resourceLink, date). key is the decoded key;
 // it never appears in the result beyond the MAC.
 func Sign(key []byte, verb, resourceType, resourceLink, date string) string {
+	return SignDates(key, verb, resourceType, resourceLink, Dates{XMsDate: date})
+}
+
+// SignDates is Sign for a request with these dates (StringToSignDates's text).
+func SignDates(key []byte, verb, resourceType, resourceLink string, d Dates) string {
 	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(StringToSign(verb, resourceType, resourceLink, date)))
+	mac.Write([]byte(StringToSignDates(verb, resourceType, resourceLink, d)))
 	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
@@ -92,9 +134,15 @@ func NewVerifier(key []byte) *Verifier {
 // Verify reports, in time independent of where they differ, whether sig is the signature Sign
 // computes for the request.
 func (v *Verifier) Verify(verb, resourceType, resourceLink, date, sig string) bool {
+	return v.VerifyDates(verb, resourceType, resourceLink, Dates{XMsDate: date}, sig)
+}
+
+// VerifyDates reports, in time independent of where they differ, whether sig is the signature
+// SignDates computes for a request with these dates.
+func (v *Verifier) VerifyDates(verb, resourceType, resourceLink string, d Dates, sig string) bool {
 	st := v.pool.Get().(*verifyState)
 	defer v.pool.Put(st)
-	b := appendStringToSign(st.buf[:0], verb, resourceType, resourceLink, date)
+	b := appendStringToSign(st.buf[:0], verb, resourceType, resourceLink, d)
 	st.buf = b
 	st.mac.Reset()
 	st.mac.Write(b)
@@ -103,11 +151,11 @@ func (v *Verifier) Verify(verb, resourceType, resourceLink, date, sig string) bo
 	if len(sig) != len(st.b64) {
 		return false
 	}
-	var d byte
+	var diff byte
 	for i, c := range st.b64 {
-		d |= c ^ sig[i]
+		diff |= c ^ sig[i]
 	}
-	return d == 0
+	return diff == 0
 }
 
 // appendLower appends s lower-cased as strings.ToLower does for ASCII; other text is appended

@@ -57,6 +57,7 @@ const (
 	// Authentication: the signature, the date it covers, the REST API version.
 	HeaderAuthorization = "Authorization"
 	HeaderDate          = "X-Ms-Date"
+	HeaderHTTPDate      = "Date" // signed and checked only without x-ms-date (Dates)
 	HeaderVersion       = "X-Ms-Version"
 )
 

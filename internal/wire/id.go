@@ -1,13 +1,52 @@
 package wire
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// MaxIDBytes is the longest item id the service stores, in bytes.
+// MaxIDBytes is the longest item id the service stores, in bytes (Azure Cosmos DB service quotas:
+// "Maximum length of id: 1,023 bytes").
 const MaxIDBytes = 1023
+
+// MaxNameChars is the longest database or container id the service accepts, in characters
+// (service quotas: "Maximum length of database or container name: 255"; its 400 reads "Ensure to
+// provide a unique non-empty string less than '255' characters"). A character is a Unicode code
+// point: 255 of "€" (765 bytes) is within the limit. Whether the service counts UTF-16 code units
+// instead (a character outside the Basic Multilingual Plane, an emoji, would count twice) is not
+// documented and unverified.
+const MaxNameChars = 255
+
+// ForbiddenIDChars are the characters a database or container id may not contain (the REST API's
+// resource naming rules; the SDKs refuse them too; the id may not end with a space either), and
+// that no item id may contain to be addressable by id (IDProblem).
+const ForbiddenIDChars = `/\?#`
+
+// NameProblem returns why the service refuses id as a database or container id, or "" when it
+// accepts it: empty, not UTF-8 (the JSON body would carry another name), more than MaxNameChars
+// characters, one of ForbiddenIDChars, or a trailing space. The reason counts characters, as the
+// limit does, and never quotes the id. cosmoskit refuses these before sending; cosmostest answers
+// them with the service's 400.
+func NameProblem(id string) string {
+	switch {
+	case id == "":
+		return "is empty"
+	case !utf8.ValidString(id):
+		return "is not valid UTF-8"
+	}
+	if n := utf8.RuneCountInString(id); n > MaxNameChars {
+		return fmt.Sprintf("is %d characters; at most %d", n, MaxNameChars)
+	}
+	switch {
+	case strings.ContainsAny(id, ForbiddenIDChars):
+		return `contains one of / \ ? #`
+	case strings.HasSuffix(id, " "):
+		return "ends with a space"
+	}
+	return ""
+}
 
 // IDProblem returns why the routing gateway cannot address an item with this id by id (read,
 // replace, patch, delete), or "" when it can. The service stores such an item (the id travels in
@@ -33,7 +72,7 @@ func IDProblem(id string) string {
 		return "is not valid UTF-8"
 	case id == "." || id == "..":
 		return "is one or two dots, a path segment the gateway normalises away"
-	case strings.ContainsAny(id, `/\?#`):
+	case strings.ContainsAny(id, ForbiddenIDChars):
 		return `contains one of / \ ? #`
 	}
 	for i, r := range id {
