@@ -36,8 +36,6 @@ type parsedQuery interface {
 	// features lists the query features a client must implement to run it across partitions.
 	features(opts query.PlanOptions) []string
 	execute(docs []queryDoc, opts queryOptions) (*queryPage, error)
-	// fullTextScorePaths are the paths the query scores with FullTextScore (query.FullTextScorePaths).
-	fullTextScorePaths() []string
 }
 
 // queryInfo mirrors query.Info.
@@ -186,8 +184,6 @@ func vectorKey(vec query.VectorDefaults) string {
 func (s *sqlQuery) partitionKeyFilter(paths []string, params map[string]any) ([]any, bool) {
 	return s.q.PartitionKeyFilter(paths, params)
 }
-
-func (s *sqlQuery) fullTextScorePaths() []string { return s.q.FullTextScorePaths() }
 
 func (s *sqlQuery) partitionKeyPoints(paths []string, params map[string]any) ([][]any, bool) {
 	return s.q.PartitionKeyPoints(paths, params)
