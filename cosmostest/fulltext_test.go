@@ -98,6 +98,40 @@ func TestQueryPlanHybridSearch(t *testing.T) {
 	}
 }
 
+// TestQueryPlanHybridTopBeyondInt32: the plan of ORDER BY RANK with TOP 2147483648 writes the
+// component query's TOP from the 64-bit candidate count (TOP 4294967296) and its "top" field from
+// the 32-bit truncation (0), as the service's plan does (the .NET SDK's QueryPlanBaselineTests.Top
+// carry it); the component query written TOP 0 returned nothing. The query itself is served.
+func TestQueryPlanHybridTopBeyondInt32(t *testing.T) {
+	t.Parallel()
+	s := cosmostest.NewServer(t, cosmostest.WithPartitionCount(2))
+	p := newPlanClient(t, s, nil)
+	const q = `SELECT TOP 2147483648 c.id FROM c ORDER BY RANK FullTextScore(c.text, 'swim')`
+	plan, err := p.plan(t, q, nil, allFeatures+", HybridSearch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi, _ := plan["hybridSearchQueryInfo"].(map[string]any)
+	comps, _ := hi["componentQueryInfos"].([]any)
+	if hi["take"] != 2147483648.0 || len(comps) != 1 {
+		t.Fatalf("hybridSearchQueryInfo %v", hi)
+	}
+	ci := comps[0].(map[string]any)
+	if rq, _ := ci["rewrittenQuery"].(string); ci["top"] != 0.0 || !strings.HasPrefix(rq, "SELECT TOP 4294967296 c._rid,") {
+		t.Fatalf("component query top %v, text %.40q: want 0 and SELECT TOP 4294967296", ci["top"], rq)
+	}
+	pk := azcosmos.NewPartitionKeyString("p")
+	for _, d := range []string{`{"id":"a","pk":"p","text":"swim"}`, `{"id":"b","pk":"p","text":"run"}`} {
+		if _, err := p.cc.CreateItem(context.Background(), pk, []byte(d), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pages, err := drainQuery(context.Background(), t, p.cc, pk, q, nil)
+	if err != nil || len(allItems(pages)) != 2 {
+		t.Fatalf("%d items, %v: want 2", len(allItems(pages)), err)
+	}
+}
+
 // TestQueryFullTextScoreWithoutIndex: FullTextScore and RRF are served on a container with no
 // full-text index, and on one with no full-text policy either, with the ranking of an indexed
 // container. The service's full-text search page says such queries run without the policies (they
