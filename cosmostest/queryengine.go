@@ -205,7 +205,7 @@ func queryError(err error) error {
 	}
 	var qe *query.Error
 	if errors.As(err, &qe) {
-		return &statusError{status: http.StatusBadRequest, code: qe.Code, message: qe.Message}
+		return &statusError{status: http.StatusBadRequest, substatus: qe.SubStatus, code: qe.Code, message: qe.Message}
 	}
 	return newError(http.StatusBadRequest, subNone, "%v", err)
 }
