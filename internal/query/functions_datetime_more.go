@@ -66,13 +66,9 @@ func formatCustom(t time.Time, f string) string {
 		}
 		switch c {
 		case 'y':
-			y := t.Year()
-			switch {
-			case n == 1:
-				pad(y%100, 1)
-			case n == 2:
-				pad(y%100, 2)
-			default:
+			if y := t.Year(); n <= 2 {
+				pad(y%100, n)
+			} else {
 				pad(y, n)
 			}
 		case 'M':
