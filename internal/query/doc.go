@@ -70,7 +70,10 @@
 //     tokenization; RRF fuses rankings with k = 60 (rank.go, internal/rrf). Both only as ORDER BY
 //     RANK's item. Their plan is the service's hybridSearchQueryInfo (hybridplan.go); its
 //     component queries take max(120, 2 × (OFFSET + TOP/LIMIT)) rows each (hybridplan.go).
-//   - Spatial (ST_*) and user-defined functions are not supported and fail as unknown functions.
+//   - Spatial functions (ST_DISTANCE, ST_WITHIN, ST_INTERSECTS, ST_ISVALID, ST_ISVALIDDETAILED,
+//     ST_AREA) compute as functions_spatial.go says: Vincenty distances on WGS-84, containment and
+//     intersection in planar longitude/latitude, area on a sphere. User-defined functions are not
+//     supported and fail as unknown functions.
 //   - No index unless the caller passes one: an Index built by NewIndex serves ORDER BY queries whose
 //     items are exactly its paths and directions; otherwise every page of an ORDER BY, DISTINCT,
 //     GROUP BY or aggregate query reads every document.
