@@ -16,7 +16,8 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
-// MethodFullText is Result.Method of a Text search: the container's full-text index (BM25).
+// MethodFullText is Result.Method of a Text search: BM25 ranking, through the full-text index when
+// the path has one (else the service scores without it, at a higher charge).
 const MethodFullText Method = "fullText"
 
 // MaxTerms bounds TextRank.Terms (each term is a parameter and a hit count in the statistics of
