@@ -85,7 +85,7 @@ func (ev *evaluator) bindSource(q *selectQuery, i int, vals []any, parent *env, 
 // for a SELECT VALUE whose value is undefined: such rows produce no result.
 func (ev *evaluator) project(q *selectQuery, e *env) any {
 	out := ev.projectRow(q, e)
-	if hasNonFinite(out) {
+	if !q.star && hasNonFinite(out) { // stored documents hold finite numbers only
 		ev.fail(nonFinite())
 	}
 	return out
