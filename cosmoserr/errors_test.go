@@ -247,3 +247,16 @@ func TestValidationError(t *testing.T) {
 		t.Error("errors.As through a wrap failed")
 	}
 }
+
+// TestErrNoPolicyMessage: ErrNoPolicy is the one sentinel for a missing policy, vector embedding or
+// full-text, so its message names both (it said "no vector embedding policy" for either).
+func TestErrNoPolicyMessage(t *testing.T) {
+	msg := ErrNoPolicy.Error()
+	if !strings.Contains(msg, "vector embedding") || !strings.Contains(msg, "full-text") {
+		t.Fatalf("ErrNoPolicy says %q: want both policies named", msg)
+	}
+	err := &ValidationError{Kind: ErrNoPolicy, Field: "Path", Reason: "container \"c\" has no vector embedding policy"}
+	if !errors.Is(err, ErrNoPolicy) || !errors.Is(err, ErrValidation) {
+		t.Fatalf("%v does not match ErrNoPolicy and ErrValidation", err)
+	}
+}

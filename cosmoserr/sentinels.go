@@ -35,8 +35,11 @@ var (
 	ErrInvalidVector = errors.New("cosmoskit: invalid query vector")
 	// ErrNotUnit: a vector for a cosine search is not of unit length within the tolerance.
 	ErrNotUnit = errors.New("cosmoskit: vector is not of unit length")
-	// ErrNoPolicy: the container has no vector embedding (or full-text) policy for the path.
-	ErrNoPolicy = errors.New("cosmoskit: no vector embedding policy")
+	// ErrNoPolicy: the container has no policy for the path that the operation needs: a vector
+	// embedding policy for a vector search (Search, Hybrid, Index), or a full-text policy where one
+	// is required. One sentinel for both; the ValidationError's Reason names which policy is
+	// missing. (vector.Text needs no full-text policy: the service scores without it.)
+	ErrNoPolicy = errors.New("cosmoskit: no vector embedding or full-text policy for the path")
 	// ErrInvalidConfig: a cosmoskit.Config that New cannot use.
 	ErrInvalidConfig = errors.New("cosmoskit: invalid config")
 	// ErrInvalidSpec: a container spec or database options that cannot be provisioned.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -97,37 +98,102 @@ func TestQueryPlanHybridSearch(t *testing.T) {
 	}
 }
 
-// TestQueryFullTextScoreNeedsIndex: FullTextScore on a path without a full-text index is a 400
-// (the service documents that FullTextScore requires a full-text index); with the index it is
-// served, and FullTextContains needs none.
-func TestQueryFullTextScoreNeedsIndex(t *testing.T) {
+// TestQueryPlanHybridTopBeyondInt32: the plan of ORDER BY RANK with TOP 2147483648 writes the
+// component query's TOP from the 64-bit candidate count (TOP 4294967296) and its "top" field from
+// the 32-bit truncation (0), as the service's plan does (the .NET SDK's QueryPlanBaselineTests.Top
+// carry it); the component query written TOP 0 returned nothing. The query itself is served.
+func TestQueryPlanHybridTopBeyondInt32(t *testing.T) {
+	t.Parallel()
+	s := cosmostest.NewServer(t, cosmostest.WithPartitionCount(2))
+	p := newPlanClient(t, s, nil)
+	const q = `SELECT TOP 2147483648 c.id FROM c ORDER BY RANK FullTextScore(c.text, 'swim')`
+	plan, err := p.plan(t, q, nil, allFeatures+", HybridSearch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hi, _ := plan["hybridSearchQueryInfo"].(map[string]any)
+	comps, _ := hi["componentQueryInfos"].([]any)
+	if hi["take"] != 2147483648.0 || len(comps) != 1 {
+		t.Fatalf("hybridSearchQueryInfo %v", hi)
+	}
+	ci := comps[0].(map[string]any)
+	if rq, _ := ci["rewrittenQuery"].(string); ci["top"] != 0.0 || !strings.HasPrefix(rq, "SELECT TOP 4294967296 c._rid,") {
+		t.Fatalf("component query top %v, text %.40q: want 0 and SELECT TOP 4294967296", ci["top"], rq)
+	}
+	pk := azcosmos.NewPartitionKeyString("p")
+	for _, d := range []string{`{"id":"a","pk":"p","text":"swim"}`, `{"id":"b","pk":"p","text":"run"}`} {
+		if _, err := p.cc.CreateItem(context.Background(), pk, []byte(d), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pages, err := drainQuery(context.Background(), t, p.cc, pk, q, nil)
+	if err != nil || len(allItems(pages)) != 2 {
+		t.Fatalf("%d items, %v: want 2", len(allItems(pages)), err)
+	}
+}
+
+// TestQueryFullTextScoreWithoutIndex: FullTextScore and RRF are served on a container with no
+// full-text index, and on one with no full-text policy either, with the ranking of an indexed
+// container. The service's full-text search page says such queries run without the policies (they
+// cost more RU: https://learn.microsoft.com/azure/cosmos-db/gen-ai/full-text-search), and the .NET
+// SDK's HybridSearchQueryTests and the JS SDK's fullTextSearch.spec.ts run them on containers with
+// neither and assert exact rankings. FullTextContains needs neither too.
+func TestQueryFullTextScoreWithoutIndex(t *testing.T) {
 	t.Parallel()
 	s := cosmostest.NewServer(t)
 	c := newClient(t, s, nil)
 	ctx := context.Background()
-	policy := &azcosmos.FullTextPolicy{DefaultLanguage: "en-US", FullTextPaths: []azcosmos.FullTextPath{{Path: "/text", Language: "en-US"}}}
-	noIndex := newContainer(t, c, "noindex", &azcosmos.ContainerProperties{
-		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}, FullTextPolicy: policy})
-	indexed := newContainer(t, c, "indexed", &azcosmos.ContainerProperties{
-		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}, FullTextPolicy: policy,
-		IndexingPolicy: &azcosmos.IndexingPolicy{Automatic: true, IndexingMode: azcosmos.IndexingModeConsistent, IncludedPaths: []azcosmos.IncludedPath{{Path: "/*"}}, FullTextIndexes: []azcosmos.FullTextIndex{{Path: "/text"}}}})
+	pkDef := azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}
+	policy := &azcosmos.FullTextPolicy{DefaultLanguage: "en-US", FullTextPaths: []azcosmos.FullTextPath{{Path: "/title", Language: "en-US"}, {Path: "/text", Language: "en-US"}}}
+	containers := map[string]*azcosmos.ContainerClient{
+		"no policy, no index": newContainer(t, c, "bare", &azcosmos.ContainerProperties{PartitionKeyDefinition: pkDef}),
+		"policy, no index":    newContainer(t, c, "noindex", &azcosmos.ContainerProperties{PartitionKeyDefinition: pkDef, FullTextPolicy: policy}),
+		"policy and index": newContainer(t, c, "indexed", &azcosmos.ContainerProperties{PartitionKeyDefinition: pkDef, FullTextPolicy: policy,
+			IndexingPolicy: &azcosmos.IndexingPolicy{Automatic: true, IndexingMode: azcosmos.IndexingModeConsistent, IncludedPaths: []azcosmos.IncludedPath{{Path: "/*"}},
+				FullTextIndexes: []azcosmos.FullTextIndex{{Path: "/title"}, {Path: "/text"}}}}),
+	}
+	docs := []string{
+		`{"id":"a","pk":"p","title":"John Smith","text":"born in the United States"}`,
+		`{"id":"b","pk":"p","title":"Mary","text":"United States of America and the United States Navy"}`,
+		`{"id":"c","pk":"p","title":"John and John","text":"Canada"}`,
+		`{"id":"d","pk":"p","title":"Peter","text":"nothing here"}`,
+	}
 	pk := azcosmos.NewPartitionKeyString("p")
-	for _, cc := range []*azcosmos.ContainerClient{noIndex, indexed} {
-		if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"a","pk":"p","text":"a boot"}`), nil); err != nil {
-			t.Fatal(err)
+	cases := []struct{ query, want string }{
+		{`SELECT VALUE c.id FROM c WHERE FullTextContains(c.title, 'John') ORDER BY RANK FullTextScore(c.title, 'John')`, "c a"},
+		// The terms as an array, as the JS SDK's tests write them.
+		{`SELECT VALUE c.id FROM c WHERE FullTextContains(c.title, 'John') ORDER BY RANK FullTextScore(c.title, ['John'])`, "c a"},
+		{`SELECT TOP 1 VALUE c.id FROM c ORDER BY RANK FullTextScore(c.text, 'United States')`, "b"},
+		// BM25 ranks on title: c 1, a 2, b and d 3 (tied); on text: b 1, a 2, c and d 3. RRF: b and c
+		// 1/61+1/63 (a tie, broken by _rid: b was written first), a 2/62.
+		{`SELECT TOP 3 VALUE c.id FROM c WHERE FullTextContains(c.title, 'John') OR FullTextContains(c.text, 'United States')
+			ORDER BY RANK RRF(FullTextScore(c.title, 'John'), FullTextScore(c.text, 'United States'))`, "b c a"},
+		// Weighted [2, 1]: c 2/61+1/63, a 3/62, b 2/63+1/61.
+		{`SELECT TOP 3 VALUE c.id FROM c ORDER BY RANK RRF(FullTextScore(c.title, 'John'), FullTextScore(c.text, 'United States'), [2, 1])`, "c a b"},
+		{`SELECT VALUE c.id FROM c WHERE FullTextContainsAny(c.text, 'Canada', 'Navy') ORDER BY c.id`, "b c"},
+	}
+	for name, cc := range containers {
+		for _, d := range docs {
+			if _, err := cc.CreateItem(ctx, pk, []byte(d), nil); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	const rank = "SELECT TOP 1 c.id FROM c ORDER BY RANK FullTextScore(c.text, 'boot')"
-	_, err := noIndex.NewQueryItemsPager(rank, pk, nil).NextPage(ctx)
-	if st, _ := status(t, err); st != 400 {
-		t.Fatalf("FullTextScore without a full-text index: %v, want 400", err)
-	}
-	resp, err := indexed.NewQueryItemsPager(rank, pk, nil).NextPage(ctx)
-	if err != nil || len(resp.Items) != 1 {
-		t.Fatalf("FullTextScore with the index: %v", err)
-	}
-	resp, err = noIndex.NewQueryItemsPager("SELECT VALUE c.id FROM c WHERE FullTextContains(c.text, 'boot')", pk, nil).NextPage(ctx)
-	if err != nil || len(resp.Items) != 1 {
-		t.Fatalf("FullTextContains without a full-text index: %v", err)
+		for _, tc := range cases {
+			pages, err := drainQuery(ctx, t, cc, pk, tc.query, nil)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", name, tc.query, err)
+			}
+			var ids []string
+			for _, it := range allItems(pages) {
+				var id string
+				if err := json.Unmarshal(it, &id); err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			if got := strings.Join(ids, " "); got != tc.want {
+				t.Errorf("%s: %s: %q, want %q", name, tc.query, got, tc.want)
+			}
+		}
 	}
 }

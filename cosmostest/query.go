@@ -135,9 +135,6 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	if err != nil {
 		return err
 	}
-	if err := c.checkFullTextIndex(q); err != nil {
-		return err
-	}
 	sc, err := srv.scopeQuery(rq, c, q, params)
 	if err != nil {
 		return err

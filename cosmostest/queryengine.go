@@ -36,8 +36,6 @@ type parsedQuery interface {
 	// features lists the query features a client must implement to run it across partitions.
 	features(opts query.PlanOptions) []string
 	execute(docs []queryDoc, opts queryOptions) (*queryPage, error)
-	// fullTextScorePaths are the paths the query scores with FullTextScore (query.FullTextScorePaths).
-	fullTextScorePaths() []string
 }
 
 // queryInfo mirrors query.Info.
@@ -187,8 +185,6 @@ func (s *sqlQuery) partitionKeyFilter(paths []string, params map[string]any) ([]
 	return s.q.PartitionKeyFilter(paths, params)
 }
 
-func (s *sqlQuery) fullTextScorePaths() []string { return s.q.FullTextScorePaths() }
-
 func (s *sqlQuery) partitionKeyPoints(paths []string, params map[string]any) ([][]any, bool) {
 	return s.q.PartitionKeyPoints(paths, params)
 }
@@ -209,7 +205,7 @@ func queryError(err error) error {
 	}
 	var qe *query.Error
 	if errors.As(err, &qe) {
-		return &statusError{status: http.StatusBadRequest, code: qe.Code, message: qe.Message}
+		return &statusError{status: http.StatusBadRequest, substatus: qe.SubStatus, code: qe.Code, message: qe.Message}
 	}
 	return newError(http.StatusBadRequest, subNone, "%v", err)
 }

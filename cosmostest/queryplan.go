@@ -147,34 +147,3 @@ func (c *container) checkOrderByIndex(q parsedQuery, vec query.VectorDefaults) e
 	}
 	return badRequest("The order by query does not have a corresponding composite index that it can be served from.")
 }
-
-// fullTextIndexMessage is the 400 for FullTextScore on a path without a full-text index. The
-// service documents that FullTextScore "requires a full text index"; the status (400) and this
-// wording are cosmostest's, not recorded from a live account (unsure).
-const fullTextIndexMessage = "FullTextScore requires a full text index on the path it scores; the indexing policy of this container has none on %s."
-
-// checkFullTextIndex refuses, as the service does, a query scoring with FullTextScore (or a hybrid
-// search plan's _FullTextScore) on a path that the container's indexing policy has no full-text
-// index on (fullTextIndexes). Query plan requests are not checked (unsure whether the gateway's
-// plan generator looks at the indexing policy; a client then gets the 400 from the query).
-func (c *container) checkFullTextIndex(q parsedQuery) error {
-	paths := q.fullTextScorePaths()
-	if len(paths) == 0 {
-		return nil
-	}
-	ip, _ := c.props["indexingPolicy"].(map[string]any)
-	idx, _ := ip["fullTextIndexes"].([]any)
-	for _, p := range paths {
-		found := false
-		for _, x := range idx {
-			m, _ := x.(map[string]any)
-			if path, _ := m["path"].(string); path == p {
-				found = true
-			}
-		}
-		if !found {
-			return badRequest(fullTextIndexMessage, p)
-		}
-	}
-	return nil
-}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -17,7 +16,8 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
-// MethodFullText is Result.Method of a Text search: the container's full-text index (BM25).
+// MethodFullText is Result.Method of a Text search: BM25 ranking, through the full-text index when
+// the path has one (else the service scores without it, at a higher charge).
 const MethodFullText Method = "fullText"
 
 // MaxTerms bounds TextRank.Terms (each term is a parameter and a hit count in the statistics of
@@ -26,8 +26,10 @@ const MaxTerms = 16
 
 // TextRank is the full-text part of a Text or Hybrid search: ORDER BY RANK FullTextScore(path,
 // terms...), alone (Text) or fused with the vector distance by reciprocal rank fusion (Hybrid:
-// ORDER BY RANK RRF(VectorDistance(...), FullTextScore(...)[, weights])). The path needs the
-// container's full-text policy and index. Each term is a word or a phrase, sent as a parameter.
+// ORDER BY RANK RRF(VectorDistance(...), FullTextScore(...)[, weights])). The path need not be in
+// the container's full-text policy nor have a full-text index: the service then scores without
+// the index, at a higher RU charge (declare both for production). Each term is a word or a
+// phrase, sent as a parameter.
 type TextRank struct {
 	// Path is the text's path ("/text"): letters, digits and _ per segment. Required.
 	Path string
@@ -48,9 +50,6 @@ func (s *Searcher) renderRanked(q *Query, t TextRank, vector bool, ix Index, con
 	textPath, err := sqlPath(t.Path)
 	if err != nil {
 		return nil, invalid(cosmoserr.ErrValidation, "TextRank.Path", "%q: a path of letters, digits and _ segments starting with /", t.Path)
-	}
-	if !slices.Contains(ix.FullTextPaths, t.Path) {
-		return nil, invalid(cosmoserr.ErrNoPolicy, "TextRank.Path", "%q is not a path of the container's full-text policy", t.Path)
 	}
 	if len(t.Terms) == 0 || len(t.Terms) > MaxTerms {
 		return nil, invalid(cosmoserr.ErrValidation, "TextRank.Terms", "has %s: must be 1 to %d", plural.Count(len(t.Terms), "term", "terms"), MaxTerms)
@@ -130,9 +129,10 @@ func (s *Searcher) renderRanked(q *Query, t TextRank, vector bool, ix Index, con
 
 // Text runs a full-text search: the K documents with the highest BM25 score for t.Terms at
 // t.Path, best first (ORDER BY RANK FullTextScore). q.Vector must be empty; q.K, Where, Params,
-// PartitionKey and Fields work as for Search. It needs only the container's full-text policy
-// (t.Path one of its paths, else cosmoserr.ErrNoPolicy before sending) and full-text index on t.Path (else
-// the service's 400), no vector embedding policy. Hit.Score is 0: the service does not return BM25
+// PartitionKey and Fields work as for Search. It needs no vector embedding policy, and no
+// full-text policy or index either: the service serves FullTextScore without them (the full-text
+// search documentation: such queries run, costing more RU and time), so a path outside
+// Index.FullTextPaths is sent, not refused. Hit.Score is 0: the service does not return BM25
 // scores (FullTextScore cannot be projected). Across partitions the scores use the statistics of
 // the whole container (the plan's global statistics query).
 func (s *Searcher) Text(ctx context.Context, q Query, t TextRank) (Result[json.RawMessage], error) {

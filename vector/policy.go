@@ -31,8 +31,8 @@ type Index struct {
 	Dimensions        int                             // of every vector on Path
 	IndexType         azcosmos.VectorIndexType        // "" when the path has no vector index
 	PartitionKeyPaths []string                        // broadest first
-	// FullTextPaths are the paths of the container's full-text policy (Text and Hybrid score
-	// only these); empty when it has none.
+	// FullTextPaths are the paths of the container's full-text policy; empty when it has none.
+	// Text and Hybrid score other paths too (the service then works without the full-text index).
 	FullTextPaths []string
 }
 

@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
+	"strings"
 	"testing"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
@@ -16,8 +15,8 @@ import (
 
 // TestTextNeedsOnlyAFullTextPolicy: Text works on a container with a full-text policy and index
 // and no vector embedding policy (Hybrid and Search then report ErrNoPolicy); a path outside the
-// full-text policy is refused before sending (ErrNoPolicy, Field TextRank.Path); a path in the
-// policy without a full-text index gets the service's answer, a 400.
+// full-text policy (/title) and a path in the policy without a full-text index (/notes) are sent
+// and served as the service serves them, with the same ranking.
 func TestTextNeedsOnlyAFullTextPolicy(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -32,7 +31,7 @@ func TestTextNeedsOnlyAFullTextPolicy(t *testing.T) {
 	for _, n := range []int{1, 4} {
 		c := newContainer(t, n, props)
 		for i, text := range []string{"river stone", "stone stone cloud", "cloud", "ember river river river"} {
-			b, _ := json.Marshal(map[string]any{"id": string(rune('a' + i)), "pk": string(rune('p' + i)), "text": text, "notes": text})
+			b, _ := json.Marshal(map[string]any{"id": string(rune('a' + i)), "pk": string(rune('p' + i)), "text": text, "notes": text, "title": text})
 			if _, err := c.UpsertItem(ctx, azcosmos.NewPartitionKeyString(string(rune('p'+i))), b, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -42,12 +41,7 @@ func TestTextNeedsOnlyAFullTextPolicy(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%d partitions: Text without a vector policy: %v", n, err)
 		}
-		var ids []string
-		for _, h := range res.Hits {
-			var it struct{ ID string }
-			_ = json.Unmarshal(h.Item, &it)
-			ids = append(ids, it.ID)
-		}
+		ids := hitIDs(t, res.Hits)
 		if len(ids) != 2 || ids[0] != "d" || ids[1] != "a" {
 			t.Fatalf("%d partitions: Text hits %v, want [d a]", n, ids)
 		}
@@ -58,15 +52,27 @@ func TestTextNeedsOnlyAFullTextPolicy(t *testing.T) {
 		if _, err := s.Index(ctx); !errors.Is(err, cosmoserr.ErrNoPolicy) {
 			t.Fatalf("Index without a vector policy: %v, want ErrNoPolicy", err)
 		}
-		_, err = s.Text(ctx, vector.Query{K: 2}, vector.TextRank{Path: "/title", Terms: []string{"river"}})
-		var ve *cosmoserr.ValidationError
-		if !errors.Is(err, cosmoserr.ErrNoPolicy) || !errors.As(err, &ve) || ve.Field != "TextRank.Path" {
-			t.Fatalf("Text on a path outside the full-text policy: %v, want ErrNoPolicy on TextRank.Path", err)
-		}
-		_, err = s.Text(ctx, vector.Query{K: 2}, vector.TextRank{Path: "/notes", Terms: []string{"river"}})
-		var re *azcore.ResponseError
-		if !errors.As(err, &re) || re.StatusCode != http.StatusBadRequest {
-			t.Fatalf("Text on a path without a full-text index: %v, want the service's 400", err)
+		for _, path := range []string{"/title", "/notes"} {
+			res, err := s.Text(ctx, vector.Query{K: 2}, vector.TextRank{Path: path, Terms: []string{"river"}})
+			if err != nil {
+				t.Fatalf("%d partitions: Text on %s (no full-text index): %v", n, path, err)
+			}
+			if got := hitIDs(t, res.Hits); strings.Join(got, " ") != "d a" {
+				t.Fatalf("%d partitions: Text on %s hits %v, want [d a]", n, path, got)
+			}
 		}
 	}
+}
+
+func hitIDs(t *testing.T, hits []vector.Hit[json.RawMessage]) []string {
+	t.Helper()
+	var ids []string
+	for _, h := range hits {
+		var it struct{ ID string }
+		if err := json.Unmarshal(h.Item, &it); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, it.ID)
+	}
+	return ids
 }

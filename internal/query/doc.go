@@ -59,15 +59,21 @@
 //     order), and ObjectToArray lists properties by name, because documents arrive as Go maps.
 //   - REGEXMATCH uses Go's RE2 syntax (no look-around or back-references).
 //   - LENGTH, SUBSTRING, INDEX_OF and friends count Unicode code points, not UTF-16 code units.
-//   - Division or modulo by zero, and math results that are not finite, are undefined.
+//   - Division or modulo by zero is undefined. Other results that are not finite (LOG10(0),
+//     COT(0), SQRT(-1), an overflow, the NaN and Infinity literals) stay numbers inside the query, and
+//     a result row holding one fails the query with 400, sub-status 4001 (SubStatusNonFinite), as the
+//     service answers LOG10(0) (its accounts have sqlAllowNonFiniteNumbers false).
 //   - FullTextContains, FullTextContainsAll and FullTextContainsAny tokenize at every rune that is not
 //     a letter or digit and compare words case-insensitively, without the service's stemming and stop
 //     words (functions_fulltext.go); a term of several words matches them consecutively.
 //   - FullTextScore is BM25 (k1 1.2, b 0.75) over the documents the execution reads, with that
 //     tokenization; RRF fuses rankings with k = 60 (rank.go, internal/rrf). Both only as ORDER BY
 //     RANK's item. Their plan is the service's hybridSearchQueryInfo (hybridplan.go); its
-//     component queries take 12 × (OFFSET + TOP/LIMIT) rows each (the service's rule is unknown).
-//   - Spatial (ST_*) and user-defined functions are not supported and fail as unknown functions.
+//     component queries take max(120, 2 × (OFFSET + TOP/LIMIT)) rows each (hybridplan.go).
+//   - Spatial functions (ST_DISTANCE, ST_WITHIN, ST_INTERSECTS, ST_ISVALID, ST_ISVALIDDETAILED,
+//     ST_AREA) compute as functions_spatial.go says: Vincenty distances on WGS-84, containment and
+//     intersection in planar longitude/latitude, area on a sphere. User-defined functions are not
+//     supported and fail as unknown functions.
 //   - No index unless the caller passes one: an Index built by NewIndex serves ORDER BY queries whose
 //     items are exactly its paths and directions; otherwise every page of an ORDER BY, DISTINCT,
 //     GROUP BY or aggregate query reads every document.

@@ -340,9 +340,8 @@ func (ev *evaluator) binary(n binaryExpr, e *env) any {
 	default:
 		return undefined
 	}
-	if math.IsNaN(out) || math.IsInf(out, 0) {
-		return undefined
-	}
+	// Division and modulo by zero are undefined (above); other non-finite results (an overflow,
+	// an operand that is NaN or infinite) stay numbers, and a result holding one is refused.
 	return out
 }
 

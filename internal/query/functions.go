@@ -82,9 +82,34 @@ func argInt(a []any, i int) (int, bool) {
 	return int(f), true
 }
 
-func num(f float64) any {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return undefined
+// num is a math function's result. NaN and the infinities stay numbers (IS_FINITE_NUMBER tells
+// them apart, comparisons see them); a query whose result holds one is refused (nonFinite): the
+// service's answer to LOG10(0), COT(0), SQRT(-1), LOG of a negative number, an overflow.
+func num(f float64) any { return f }
+
+// hasNonFinite reports whether v holds NaN or an infinity at any depth.
+func hasNonFinite(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return math.IsNaN(x) || math.IsInf(x, 0)
+	case []any:
+		for _, e := range x {
+			if hasNonFinite(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if hasNonFinite(e) {
+				return true
+			}
+		}
+	case *record:
+		for _, e := range x.vals {
+			if hasNonFinite(e) {
+				return true
+			}
+		}
 	}
-	return f
+	return false
 }

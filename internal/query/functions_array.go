@@ -16,30 +16,27 @@ func init() {
 		}
 		return arrayHas(arr, a[1], partial)
 	})
+	// ARRAY_CONTAINS_ANY and ARRAY_CONTAINS_ALL are ORs and ANDs of ARRAY_CONTAINS with the
+	// three-valued logic of undefined, as documented: ANY([1, 2, 3, 4], 1, undefined) is true,
+	// ANY([1, 2, 3, 4], 5, undefined) undefined; ALL([1, 2, 3, 4], 1, undefined) undefined,
+	// ALL([1, 2, 3, 4], 5, undefined) false.
 	register("ARRAY_CONTAINS_ANY", 2, -1, func(_ *evaluator, a []any) any {
 		arr, ok := a[0].([]any)
 		if !ok {
 			return undefined
 		}
-		for _, v := range a[1:] {
-			if arrayHas(arr, v, false) {
-				return true
-			}
-		}
-		return false
+		return anyOf(a[1:], func(v any) bool { return arrayHas(arr, v, false) })
 	})
 	register("ARRAY_CONTAINS_ALL", 2, -1, func(_ *evaluator, a []any) any {
 		arr, ok := a[0].([]any)
 		if !ok {
 			return undefined
 		}
-		for _, v := range a[1:] {
-			if !arrayHas(arr, v, false) {
-				return false
-			}
-		}
-		return true
+		return allOf(a[1:], func(v any) bool { return arrayHas(arr, v, false) })
 	})
+	// _TRY_ARRAY_CONTAINS is the service's internal form of ARRAY_CONTAINS (the .NET SDK's query
+	// plan baselines narrow its partition key ranges as ARRAY_CONTAINS's): the same answer.
+	register("_TRY_ARRAY_CONTAINS", 2, 3, func(ev *evaluator, a []any) any { return builtins["ARRAY_CONTAINS"].call(ev, a) })
 	register("ARRAY_LENGTH", 1, 1, func(_ *evaluator, a []any) any {
 		arr, ok := a[0].([]any)
 		if !ok {
@@ -101,13 +98,47 @@ func init() {
 		if !ok1 || !ok2 {
 			return undefined
 		}
+		// In the second array's order, as documented: SETINTERSECT([1, 2, "A", "B"], ["A", 1])
+		// is ["A", 1].
 		out := []any{}
-		for _, v := range x {
-			if arrayHas(y, v, false) && !arrayHas(out, v, false) {
+		for _, v := range y {
+			if arrayHas(x, v, false) && !arrayHas(out, v, false) {
 				out = append(out, v)
 			}
 		}
 		return out
+	})
+	register("SETDIFFERENCE", 2, 2, func(_ *evaluator, a []any) any {
+		x, ok1 := a[0].([]any)
+		y, ok2 := a[1].([]any)
+		if !ok1 || !ok2 {
+			return undefined
+		}
+		out := []any{}
+		for _, v := range x {
+			if !arrayHas(y, v, false) && !arrayHas(out, v, false) {
+				out = append(out, v)
+			}
+		}
+		return out
+	})
+	register("SETEQUAL", 2, 2, func(_ *evaluator, a []any) any {
+		x, ok1 := a[0].([]any)
+		y, ok2 := a[1].([]any)
+		if !ok1 || !ok2 {
+			return undefined
+		}
+		for _, v := range x {
+			if !arrayHas(y, v, false) {
+				return false
+			}
+		}
+		for _, v := range y {
+			if !arrayHas(x, v, false) {
+				return false
+			}
+		}
+		return true
 	})
 	register("SETUNION", 2, 2, func(_ *evaluator, a []any) any {
 		x, ok1 := a[0].([]any)
@@ -125,6 +156,40 @@ func init() {
 		}
 		return out
 	})
+}
+
+// anyOf is OR over test(v) for each v, an undefined v counting as undefined: true if a test holds,
+// else undefined if a v is undefined, else false.
+func anyOf(vs []any, test func(any) bool) any {
+	undef := false
+	for _, v := range vs {
+		if isUndef(v) {
+			undef = true
+		} else if test(v) {
+			return true
+		}
+	}
+	if undef {
+		return undefined
+	}
+	return false
+}
+
+// allOf is AND over test(v) for each v, an undefined v counting as undefined: false if a test
+// fails, else undefined if a v is undefined, else true.
+func allOf(vs []any, test func(any) bool) any {
+	undef := false
+	for _, v := range vs {
+		if isUndef(v) {
+			undef = true
+		} else if !test(v) {
+			return false
+		}
+	}
+	if undef {
+		return undefined
+	}
+	return true
 }
 
 // arrayHas reports whether arr holds v; with partial, an object v matches any object element that has
@@ -208,6 +273,33 @@ func init() {
 			return sum
 		})
 	}
+	// ARRAY_MEDIAN: the median of the numbers, undefined elements ignored; undefined when an
+	// element is not a number (documented: "the elements can only be numbers") or none is left.
+	register("ARRAY_MEDIAN", 1, 1, func(_ *evaluator, a []any) any {
+		arr, ok := a[0].([]any)
+		if !ok {
+			return undefined
+		}
+		var nums []float64
+		for _, v := range arr {
+			switch x := v.(type) {
+			case undefinedT:
+			case float64:
+				nums = append(nums, x)
+			default:
+				return undefined
+			}
+		}
+		if len(nums) == 0 {
+			return undefined
+		}
+		sort.Float64s(nums)
+		m := len(nums) / 2
+		if len(nums)%2 == 1 {
+			return nums[m]
+		}
+		return (nums[m-1] + nums[m]) / 2
+	})
 	arraySum("ARRAY_SUM", false)
 	arraySum("ARRAY_AVG", true)
 	arrayExtreme("ARRAY_MIN", -1)

@@ -48,6 +48,70 @@ func init() {
 		})
 	}
 	stringTest("CONTAINS", strings.Contains)
+	// CONTAINS_ANY_CI/CS and CONTAINS_ALL_CI/CS: ORs and ANDs of CONTAINS (case-insensitive CI,
+	// case-sensitive CS) with undefined's three-valued logic, as documented:
+	// CONTAINS_ALL_CI("Have a nice day!", undefined, "nice", "day!") is undefined,
+	// CONTAINS_ANY_CI("Have a nice day!", undefined, "had") undefined. A search value that is not a
+	// string counts as undefined (unsure: the pages show only strings and undefined).
+	containsSome := func(name string, all, ci bool) {
+		register(name, 2, -1, func(_ *evaluator, a []any) any {
+			s, ok := argStr(a, 0)
+			if !ok {
+				return undefined
+			}
+			if ci {
+				s = strings.ToLower(s)
+			}
+			vs := make([]any, len(a)-1)
+			for i, v := range a[1:] {
+				t, ok := v.(string)
+				switch {
+				case !ok:
+					vs[i] = undefined
+				case ci:
+					vs[i] = strings.ToLower(t)
+				default:
+					vs[i] = t
+				}
+			}
+			has := func(v any) bool { return strings.Contains(s, v.(string)) }
+			if all {
+				return allOf(vs, has)
+			}
+			return anyOf(vs, has)
+		})
+	}
+	containsSome("CONTAINS_ANY_CI", false, true)
+	containsSome("CONTAINS_ANY_CS", false, false)
+	containsSome("CONTAINS_ALL_CI", true, true)
+	containsSome("CONTAINS_ALL_CS", true, false)
+	// SUBSTRINGBEFORE, SUBSTRINGAFTER, LASTSUBSTRINGBEFORE, LASTSUBSTRINGAFTER split at the first
+	// or last occurrence of the delimiter. A delimiter that does not occur gives "" (unsure: the
+	// pages document only strings that hold it).
+	around := func(name string, last, after bool) {
+		register(name, 2, 2, func(_ *evaluator, a []any) any {
+			s, ok1 := argStr(a, 0)
+			d, ok2 := argStr(a, 1)
+			if !ok1 || !ok2 {
+				return undefined
+			}
+			i := strings.Index(s, d)
+			if last {
+				i = strings.LastIndex(s, d)
+			}
+			switch {
+			case i < 0:
+				return ""
+			case after:
+				return s[i+len(d):]
+			}
+			return s[:i]
+		})
+	}
+	around("SUBSTRINGBEFORE", false, false)
+	around("SUBSTRINGAFTER", false, true)
+	around("LASTSUBSTRINGBEFORE", true, false)
+	around("LASTSUBSTRINGAFTER", true, true)
 	stringTest("STARTSWITH", strings.HasPrefix)
 	stringTest("ENDSWITH", strings.HasSuffix)
 	stringTest("STRINGEQUALS", func(s, t string) bool { return s == t })
@@ -82,8 +146,11 @@ func init() {
 			return undefined
 		}
 		rs := []rune(s)
-		end := len(rs) // the match must start at or before end
+		tr := []rune(t)
+		last := len(rs) - len(tr) // the last start of a match
 		if len(a) == 3 {
+			// The search proceeds from the position toward the beginning: a match must end at or
+			// before it (documented: LASTINDEXOF("abcdeabc", "abc", 6) is 0, with 7 it is 5).
 			n, ok := argInt(a, 2)
 			if !ok {
 				return undefined
@@ -91,10 +158,9 @@ func init() {
 			if n < 0 {
 				return float64(-1)
 			}
-			end = min(n, len(rs))
+			last = min(last, n-len(tr)+1)
 		}
-		tr := []rune(t)
-		for i := min(end, len(rs)-len(tr)); i >= 0; i-- {
+		for i := last; i >= 0; i-- {
 			if string(rs[i:i+len(tr)]) == t {
 				return float64(i)
 			}
@@ -262,6 +328,10 @@ func init() {
 		sep, ok2 := argStr(a, 1)
 		if !ok1 || !ok2 {
 			return undefined
+		}
+		if sep == "" {
+			// Documented: STRINGSPLIT("Helmet", "") is ["Helmet"], STRINGSPLIT("", "") is [""].
+			return []any{s}
 		}
 		parts := strings.Split(s, sep)
 		out := make([]any, len(parts))

@@ -25,7 +25,8 @@ import (
 // Each component query returns max(120, 2 × (skip + take)) rows, the service's candidate count
 // (the .NET SDK's QueryPlanBaselineTests: TOP 10 and OFFSET 0 LIMIT 10 give 120, TOP 2147483647
 // gives 4294967294; the count is a 32-bit number, so OFFSET 2147483647 LIMIT 10 gives 18), written
-// as the query writes its bound: TOP n for TOP, OFFSET 0 LIMIT n for OFFSET/LIMIT. The client
+// as the query writes its bound: TOP n for TOP, OFFSET 0 LIMIT n for OFFSET/LIMIT. The text of a TOP
+// keeps the 64-bit count (TOP 2147483648 writes TOP 4294967296, its plan's top 0). The client
 // merges each component across ranges and cuts it to that count before fusing. Without TOP or
 // LIMIT the component queries have no bound.
 
@@ -148,14 +149,19 @@ func (q *Query) hybridInfo(opts PlanOptions) (*hybridSearchQueryInfo, error) {
 		info.Take = boundInt(s.top, opts.Params)
 	}
 	var top, limit *int
+	topText := ""
 	if info.Take != nil {
-		n := 2 * *info.Take
+		wide := 2 * *info.Take
 		if info.Skip != nil {
-			n = 2 * (*info.Skip + *info.Take)
+			wide = 2 * (*info.Skip + *info.Take)
 		}
-		n = int(uint32(max(hybridMinCandidates, n)))
+		wide = max(hybridMinCandidates, wide)
+		n := int(uint32(wide))
 		if s.top != nil {
-			top = &n
+			// The service writes the TOP of the component query from the 64-bit count and the
+			// plan's top from its 32-bit truncation: TOP 2147483648 plans "top": 0 with the text
+			// TOP 4294967296 (the .NET SDK's QueryPlanBaselineTests.Top carry that plan).
+			top, topText = &n, strconv.Itoa(wide)
 		} else {
 			limit = &n
 		}
@@ -173,7 +179,7 @@ func (q *Query) hybridInfo(opts PlanOptions) (*hybridSearchQueryInfo, error) {
 		var b strings.Builder
 		b.WriteString("SELECT ")
 		if top != nil {
-			b.WriteString("TOP " + strconv.Itoa(*top) + " ")
+			b.WriteString("TOP " + topText + " ")
 		}
 		b.WriteString(alias + `._rid, [{"item": ` + score + `}] AS orderByItems, {"payload": ` + payloadOf(s) +
 			`, "componentScores": [` + strings.Join(scores, ", ") + "]} AS payload")

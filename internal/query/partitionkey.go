@@ -199,7 +199,7 @@ func keyPins(x expr, params map[string]any) map[string][]any {
 			return one(rootPath(e.args[0]), false, true)
 		case e.name == "IS_NULL" && len(e.args) == 1:
 			return one(rootPath(e.args[0]), nil)
-		case e.name == "ARRAY_CONTAINS" && len(e.args) == 2:
+		case (e.name == "ARRAY_CONTAINS" || e.name == "_TRY_ARRAY_CONTAINS") && len(e.args) == 2:
 			arr, ok := e.args[0].(arrayExpr)
 			if !ok {
 				return pins

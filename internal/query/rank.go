@@ -377,30 +377,3 @@ func bm25Score(doc []string, terms [][]string, st *bm25Stats) float64 {
 	}
 	return score
 }
-
-// FullTextScorePaths returns the document paths ("/text") the query scores with FullTextScore
-// (and _FullTextScore, in the component queries of a hybrid search plan), in order of appearance,
-// each once: the service answers such a query only on a container with a full-text index on
-// each of them.
-func (q *Query) FullTextScorePaths() []string {
-	var out []string
-	s := q.sel
-	xs := []expr{s.value, s.where}
-	for _, it := range s.items {
-		xs = append(xs, it.x)
-	}
-	for _, o := range s.orderBy {
-		xs = append(xs, o.x)
-	}
-	for _, x := range xs {
-		walk(x, func(e expr) bool {
-			if c, ok := e.(*callExpr); ok && (c.name == "FULLTEXTSCORE" || c.name == "_FULLTEXTSCORE") && len(c.args) > 0 {
-				if p := rootPath(c.args[0]); p != "" && !slices.Contains(out, p) {
-					out = append(out, p)
-				}
-			}
-			return true
-		})
-	}
-	return out
-}

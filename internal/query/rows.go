@@ -84,6 +84,14 @@ func (ev *evaluator) bindSource(q *selectQuery, i int, vals []any, parent *env, 
 // project computes the output of one row (or one group, when e.group is set). It returns undefined
 // for a SELECT VALUE whose value is undefined: such rows produce no result.
 func (ev *evaluator) project(q *selectQuery, e *env) any {
+	out := ev.projectRow(q, e)
+	if !q.star && hasNonFinite(out) { // stored documents hold finite numbers only
+		ev.fail(nonFinite())
+	}
+	return out
+}
+
+func (ev *evaluator) projectRow(q *selectQuery, e *env) any {
 	switch {
 	case q.star:
 		if len(e.vals) == 0 {

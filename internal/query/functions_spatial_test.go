@@ -1,0 +1,88 @@
+package query
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"testing"
+)
+
+// TestSpatial: distances on the WGS-84 ellipsoid (a degree of longitude on the equator is
+// 111,319.49 m, of latitude 110,574.39 m), containment with holes and orientation, validity.
+func TestSpatial(t *testing.T) {
+	const square = `{"type": "Polygon", "coordinates": [[[0, 0], [10, 0], [10, 10], [0, 10], [0, 0]], [[4, 4], [4, 6], [6, 6], [6, 4], [4, 4]]]}`
+	const clockwise = `{"type": "Polygon", "coordinates": [[[0, 0], [0, 10], [10, 10], [10, 0], [0, 0]]]}`
+	pt := func(lon, lat string) string { return `{"type": "Point", "coordinates": [` + lon + `, ` + lat + `]}` }
+	num := []struct {
+		q    string
+		want float64
+		tol  float64
+	}{
+		{`ST_DISTANCE(` + pt("0", "0") + `, ` + pt("1", "0") + `)`, 111319.49, 0.01},
+		{`ST_DISTANCE(` + pt("0", "0") + `, ` + pt("0", "1") + `)`, 110574.39, 0.01},
+		{`ST_DISTANCE(` + pt("2", "2") + `, ` + square + `)`, 0, 0},
+		{`ST_DISTANCE(` + pt("5", "5") + `, ` + square + `)`, 110574.39, 200}, // to the hole's edge at lat 4 or 6
+		{`ST_DISTANCE(` + pt("-1", "5") + `, ` + square + `)`, 110900, 600},
+		{`ST_AREA({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]})`, 1.2364e10, 2e7},
+	}
+	for _, c := range num {
+		p := mustExecute(t, mustParse(t, "SELECT VALUE "+c.q), nil, Options{})
+		var got float64
+		if len(p.Results) != 1 || !parseFloat(string(p.Results[0]), &got) || math.Abs(got-c.want) > c.tol {
+			t.Errorf("%s = %s, want %v ± %v", c.q, p.Results, c.want, c.tol)
+		}
+	}
+	other := map[string]string{
+		`ST_WITHIN(` + pt("2", "2") + `, ` + square + `)`:                                            "true",
+		`ST_WITHIN(` + pt("5", "5") + `, ` + square + `)`:                                            "false", // in the hole
+		`ST_WITHIN(` + pt("20", "20") + `, ` + square + `)`:                                          "false",
+		`ST_WITHIN(` + pt("20", "20") + `, ` + clockwise + `)`:                                       "true", // clockwise: the inverse
+		`ST_INTERSECTS(` + square + `, ` + pt("2", "2") + `)`:                                        "true",
+		`ST_INTERSECTS({"type": "LineString", "coordinates": [[-5, 5], [15, 5]]}, ` + square + `)`:   "true",
+		`ST_INTERSECTS({"type": "LineString", "coordinates": [[-5, 50], [15, 50]]}, ` + square + `)`: "false",
+		`ST_ISVALID(` + pt("-84.38876194345323", "33.75682784306348") + `)`:                          "true",
+		`ST_ISVALIDDETAILED(` + pt("200", "0") + `)`:                                                 `{"valid":false,"reason":"Longitude values must be between -180 and 180 degrees."}`,
+		`ST_ISVALID({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0.5]]]})`:       "false",
+		`ST_DISTANCE(` + pt("0", "95") + `, ` + pt("0", "0") + `)`:                                   "undefined",
+		`ST_ISVALID("Point")`: "undefined",
+	}
+	for q, want := range other {
+		p := mustExecute(t, mustParse(t, "SELECT VALUE "+q), nil, Options{})
+		got := "undefined"
+		if len(p.Results) == 1 {
+			got = string(p.Results[0])
+		}
+		if got != want {
+			t.Errorf("%s = %s, want %s", q, got, want)
+		}
+	}
+}
+
+func parseFloat(s string, f *float64) bool {
+	v, err := strconv.ParseFloat(s, 64)
+	*f = v
+	return err == nil
+}
+
+// FuzzSpatial: any JSON value given to the spatial functions answers a boolean, a number, an
+// object or undefined, never a panic.
+func FuzzSpatial(f *testing.F) {
+	for _, s := range []string{`{"type":"Point","coordinates":[1,2]}`, `{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}`,
+		`{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]]]}`, `{"type":"LineString","coordinates":[[0,0],[1,1]]}`,
+		`{"type":"Polygon","coordinates":[]}`, `{"type":"Point","coordinates":[1]}`, `[1,2]`, `null`} {
+		f.Add(s, `{"type":"Point","coordinates":[0.5,0.5]}`)
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		var x, y any
+		if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+			return
+		}
+		x, y = normalize(x), normalize(y)
+		for _, name := range []string{"ST_DISTANCE", "ST_WITHIN", "ST_INTERSECTS"} {
+			builtins[name].call(nil, []any{x, y})
+		}
+		for _, name := range []string{"ST_ISVALID", "ST_ISVALIDDETAILED", "ST_AREA"} {
+			builtins[name].call(nil, []any{x})
+		}
+	})
+}
