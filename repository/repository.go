@@ -158,7 +158,7 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	r.diag = opts.Diagnostics
 	if r.diag == nil {
 		if in, ok := clientaccess.ForContainer(c); ok {
-			r.diag = in.Diagnostics
+			r.diag, _ = in.Diagnostics.(*diagnostics.Policy) // opaque in clientaccess, which imports no public package
 		}
 	}
 	r.ctr = c.ID()
