@@ -30,7 +30,7 @@ func (r *Repository[T]) Condition(q *Query) (string, []azcosmos.QueryParameter, 
 	if q.hasPK || q.cross {
 		return "", nil, invalid(cosmoserr.ErrInvalidQuery, "query", "a filter carries no scope (no Partition or CrossPartition): scope the search itself")
 	}
-	rq := q.build(r.typeName, r.version, nil, true)
+	rq := q.build(r.typeName, r.untyped, r.version, nil, true)
 	_, where, _ := strings.Cut(rq.text, " FROM c WHERE ")
 	return where, rq.params, nil
 }
