@@ -36,17 +36,17 @@ var (
 	passages *repository.Repository[Passage]
 	embedder vector.Embedder
 
-	o        Order                   // an order to write
-	order    Order                   // an order read earlier
-	pk, key  azcosmos.PartitionKey   // an order's partition key
-	id       string                  // an order's id
-	token    string                  // a page token from the previous response
-	w        http.ResponseWriter     // the response being written
-	cookie   string                  // a cookie of the request
-	hostname string                  // this instance's host name
-	userID   string                  // the signed-in user
-	tenantID string                  // the user's tenant
-	now      time.Time               // the request's time
+	o        Order                 // an order to write
+	order    Order                 // an order read earlier
+	pk, key  azcosmos.PartitionKey // an order's partition key
+	id       string                // an order's id
+	token    string                // a page token from the previous response
+	w        http.ResponseWriter   // the response being written
+	cookie   string                // a cookie of the request
+	hostname string                // this instance's host name
+	userID   string                // the signed-in user
+	tenantID string                // the user's tenant
+	now      time.Time             // the request's time
 )
 
 // Application functions the snippets call.
