@@ -125,6 +125,14 @@ func TestReadUntypedDocuments(t *testing.T) {
 	if o, err := strict.Get(ctx, pk("c0"), "o3"); err != nil || o.Total != 30 {
 		t.Fatalf("strict Get after Migrate = %+v, %v", o, err)
 	}
+	// Delete (which reads first to check the type) takes an untyped document only with the option.
+	rawPut(t, e.container, "c0", `{"id":"late","customerId":"c0","total":1}`)
+	if err := strict.Delete(ctx, pk("c0"), "late"); !errors.Is(err, cosmoserr.ErrTypeMismatch) {
+		t.Fatalf("strict Delete of an untyped document: %v, want ErrTypeMismatch", err)
+	}
+	if err := orders.Delete(ctx, pk("c0"), "late"); err != nil {
+		t.Fatalf("Delete with ReadUntyped: %v", err)
+	}
 }
 
 // TestReadUntypedNeedsAVersion: an untyped document without "schemaVersion" is read at
