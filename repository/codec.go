@@ -179,9 +179,15 @@ func decode[T any](c *core, doc []byte) (T, bool, error) {
 	return out, true, nil
 }
 
+// ownType reports whether a stored document with header h is of the repository's type: its
+// "type" is the repository's, or it has none and Options.ReadUntyped is set.
+func (c *core) ownType(h header) bool {
+	return bytes.Equal(h.typ, c.typeJSON) || (h.typ == nil && c.untyped)
+}
+
 // checkHeaderForRead rejects documents of another type and versions that cannot be read.
 func (c *core) checkHeaderForRead(h header) error {
-	if !bytes.Equal(h.typ, c.typeJSON) {
+	if !c.ownType(h) {
 		return c.docError(cosmoserr.ErrTypeMismatch, h, "the document's type differs")
 	}
 	switch v := c.docVersion(h); {

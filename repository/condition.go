@@ -8,7 +8,8 @@ import (
 )
 
 // Condition renders the filters of q, a query from NewQuery narrowed only by Where, as a WHERE
-// condition over c for this repository's type ("c.type = @type AND c[\"status\"] = @p0 ..."), with
+// condition over c for this repository's type ("c.type = @type AND c[\"status\"] = @p0 ...", with
+// Options.ReadUntyped "(c.type = @type OR NOT IS_DEFINED(c.type)) AND ..."), with
 // its parameters (@type and @p0, @p1, ...): values never enter the text. Other packages that build
 // their own queries (vector search) use it to accept the repository's filters. A template query
 // (SQL), OrderBy, Top, Select, a scope (Partition or CrossPartition: the condition carries no
@@ -30,7 +31,7 @@ func (r *Repository[T]) Condition(q *Query) (string, []azcosmos.QueryParameter, 
 	if q.hasPK || q.cross {
 		return "", nil, invalid(cosmoserr.ErrInvalidQuery, "query", "a filter carries no scope (no Partition or CrossPartition): scope the search itself")
 	}
-	rq := q.build(r.typeName, r.version, nil, true)
+	rq := q.build(r.typeName, r.untyped, r.version, nil, true)
 	_, where, _ := strings.Cut(rq.text, " FROM c WHERE ")
 	return where, rq.params, nil
 }

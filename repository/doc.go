@@ -14,7 +14,8 @@
 // timestamp the service stores.
 //
 // Writes stamp "type" and "schemaVersion" into the JSON of the item (T needs no fields for them).
-// Reads refuse documents of another type (cosmoserr.ErrTypeMismatch) and of a version newer than
+// Reads refuse documents of another type (cosmoserr.ErrTypeMismatch; documents without a "type",
+// written before adoption, too unless Options.ReadUntyped) and of a version newer than
 // the code (cosmoserr.ErrUnknownSchemaVersion); older versions run through Options.Upgrades, in Get, Page and All as
 // in the projections of PageOf and AllOf. Delete refuses a document of another type too (it reads
 // the item first unless given IfMatch). Several repositories may

@@ -293,3 +293,58 @@ func ExampleRepository_Patch() {
 	// condition failed: true
 	// invalid: true
 }
+
+// Documents a service wrote before it adopted the repository have no "type": ReadUntyped reads
+// them as the repository's type, and Migrate stamps them, after which the option can go.
+func ExampleOptions_readUntyped() {
+	container, stop := exampleContainer("/customer")
+	defer stop()
+	ctx := context.Background()
+	ann := azcosmos.NewPartitionKeyString("ann")
+	// Written by the code before the repository, with the plain azcosmos client.
+	for _, doc := range []string{
+		`{"id":"i1","customer":"ann","product":"tea","qty":1}`,
+		`{"id":"i2","customer":"ann","product":"cups","qty":6}`,
+	} {
+		if _, err := container.CreateItem(ctx, ann, []byte(doc), nil); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	strict, err := repository.New(container, repository.Options[Item]{Type: "item", Key: itemKey})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = strict.Get(ctx, ann, "i1")
+	fmt.Println("strict by default:", errors.Is(err, cosmoserr.ErrTypeMismatch))
+
+	items, err := repository.New(container, repository.Options[Item]{
+		Type: "item", Key: itemKey,
+		ReadUntyped:   true, // the container's untyped documents are all items
+		UnversionedAs: 1,    // and have no schemaVersion either
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	got, err := items.Get(ctx, ann, "i1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("read untyped:", got.Product, got.Qty)
+
+	res, err := items.Migrate(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("migrated: %d of %d\n", res.Upgraded, res.Found)
+	got, err = strict.Get(ctx, ann, "i2")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("then read strictly:", got.Product, got.Qty)
+	// Output:
+	// strict by default: true
+	// read untyped: tea 1
+	// migrated: 2 of 2
+	// then read strictly: cups 6
+}

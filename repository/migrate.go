@@ -9,7 +9,8 @@ import (
 
 // MigrateResult counts what Migrate did.
 type MigrateResult struct {
-	// Found is the number of documents of this type below the current schema version.
+	// Found is the number of documents of this type below the current schema version, and of
+	// documents without a type with Options.ReadUntyped.
 	Found int
 	// Upgraded is the number written back at the current version.
 	Upgraded int
@@ -19,7 +20,8 @@ type MigrateResult struct {
 
 // Migrate walks the whole container (a logged cross-partition query, paged with continuation
 // tokens) and rewrites every document of this type whose schemaVersion is below the current one
-// (or missing, with Options.UnversionedAs) in its upgraded form, each with the ETag loop of
+// (or missing, with Options.UnversionedAs) in its upgraded form, and with Options.ReadUntyped
+// every document without a "type" stamped with it (and "schemaVersion"), each with the ETag loop of
 // Update, so concurrent writers are never overwritten. It is idempotent: documents already
 // current are not touched, and a second run finds nothing. It stops at the first error, returning
 // what it did so far; documents it cannot upgrade (cosmoserr.ErrUnknownSchemaVersion) stop it too.
@@ -27,9 +29,13 @@ func (r *Repository[T]) Migrate(ctx context.Context) (_ MigrateResult, err error
 	ctx, end := r.start(ctx, "repository.Migrate")
 	defer func() { end(err) }()
 	var res MigrateResult
-	text := "SELECT * FROM c WHERE c.type = @type AND c.schemaVersion < @version"
+	older := "c.schemaVersion < @version"
 	if r.unversion > 0 {
-		text = "SELECT * FROM c WHERE c.type = @type AND (NOT IS_DEFINED(c.schemaVersion) OR c.schemaVersion < @version)"
+		older = "(NOT IS_DEFINED(c.schemaVersion) OR c.schemaVersion < @version)"
+	}
+	text := "SELECT * FROM c WHERE c.type = @type AND " + older
+	if r.untyped { // every untyped document, whatever its version: Migrate stamps the type
+		text = "SELECT * FROM c WHERE (c.type = @type AND " + older + ") OR NOT IS_DEFINED(c.type)"
 	}
 	q := SQL(text, Param("@version", r.version)).CrossPartition()
 	for item, err := range r.All(ctx, q) {

@@ -92,7 +92,7 @@ func (m *Mixed) Get(ctx context.Context, pk PartitionKey, id string) (_ any, err
 func (m *Mixed) Partition(ctx context.Context, pk PartitionKey) iter.Seq2[any, error] {
 	q := m.query.Partition(pk)
 	return func(yield func(any, error) bool) {
-		rq, err := q.render("", 0, nil)
+		rq, err := q.render("", false, 0, nil)
 		if err != nil {
 			yield(nil, err)
 			return

@@ -89,6 +89,23 @@ type Options[T any] struct {
 	// cosmoserr.ErrUnknownSchemaVersion.
 	UnversionedAs int
 
+	// ReadUntyped reads documents that have no "type" property, such as those a service wrote
+	// before it adopted the repository, as this repository's type: point reads (Get, Exists,
+	// ReadMany, Update, Delete), queries built with NewQuery (their filter becomes
+	// (c.type = @type OR NOT IS_DEFINED(c.type))) and Migrate, which rewrites each of them
+	// stamped with "type" and "schemaVersion" (as every write does), after which the option can
+	// be dropped. Pair it with UnversionedAs: such documents usually have no "schemaVersion"
+	// either. A document whose "type" is present but another (null included) is still
+	// cosmoserr.ErrTypeMismatch; SQL templates filter as they are written (add
+	// OR NOT IS_DEFINED(c.type) there), Patch's guard and Mixed still need the "type".
+	//
+	// Default: false, strict: an untyped document is cosmoserr.ErrTypeMismatch (with Found "")
+	// and queries and Migrate skip it. A repository cannot tell whose an untyped document is in a
+	// container several types share, and reading another entity's document as T would not fail
+	// but decode it wrongly, and Update or Migrate would then stamp it as T for good; so only the
+	// one repository whose type the container's untyped documents all are should set it.
+	ReadUntyped bool
+
 	// WriteBackUpgrades makes Get write an upgraded document back, with If-Match on the ETag it
 	// read, so a concurrent writer wins and the write-back is dropped. Failures of the write-back
 	// are logged, never returned. Default: off (documents are upgraded on every read until

@@ -39,7 +39,7 @@ func (r *Repository[T]) Page(ctx context.Context, q *Query, size int, token stri
 	if q != nil && len(q.fields) > 0 {
 		return p, invalid(cosmoserr.ErrInvalidQuery, "query", "Select projects rows for PageOf and AllOf; Page and All decode whole items")
 	}
-	rq, err := q.render(r.typeName, r.version, nil)
+	rq, err := q.render(r.typeName, r.untyped, r.version, nil)
 	if err != nil {
 		return p, err
 	}
@@ -98,7 +98,7 @@ func (r *Repository[T]) Count(ctx context.Context, q *Query) (_ int64, err error
 	if !q.hasPK && !q.cross {
 		return 0, invalid(cosmoserr.ErrInvalidQuery, "query", "Count needs a partition key, or CrossPartition() to count across partitions")
 	}
-	rq := q.build(r.typeName, r.version, nil, true)
+	rq := q.build(r.typeName, r.untyped, r.version, nil, true)
 	var total int64
 	token := ""
 	for {
@@ -140,7 +140,7 @@ func PageOf[D, T any](ctx context.Context, r *Repository[T], q *Query, size int,
 		selected = q.fields
 	}
 	whole := q != nil && q.built && len(selected) == 0 // SELECT *: rows are whole documents
-	rq, err := q.render(r.typeName, r.version, fields)
+	rq, err := q.render(r.typeName, r.untyped, r.version, fields)
 	if err != nil {
 		return p, err
 	}

@@ -83,6 +83,7 @@ type order struct {
 // rendered is a query's text and parameters for one type discriminator.
 type rendered struct {
 	typ     string
+	untyped bool // built with Options.ReadUntyped's filter
 	version int
 	text    string
 	params  []azcosmos.QueryParameter
@@ -247,8 +248,9 @@ func (q *Query) CrossPartition() *Query {
 	return q
 }
 
-// render returns the text and parameters of q for type typ at schema version version, cached.
-func (q *Query) render(typ string, version int, fields []string) (*rendered, error) {
+// render returns the text and parameters of q for type typ at schema version version, cached;
+// untyped widens a built query's type filter to documents without a type (Options.ReadUntyped).
+func (q *Query) render(typ string, untyped bool, version int, fields []string) (*rendered, error) {
 	if q == nil || (!q.built && q.text == "") {
 		return nil, invalid(cosmoserr.ErrInvalidQuery, "query", "is empty: use SQL or NewQuery")
 	}
@@ -272,11 +274,11 @@ func (q *Query) render(typ string, version int, fields []string) (*rendered, err
 		return r, nil
 	}
 	if fields == nil {
-		if c := cache.p.Load(); c != nil && c.typ == typ && c.version == version && !c.count {
+		if c := cache.p.Load(); c != nil && c.typ == typ && c.untyped == untyped && c.version == version && !c.count {
 			return c, nil
 		}
 	}
-	r := q.build(typ, version, fields, false)
+	r := q.build(typ, untyped, version, fields, false)
 	if fields == nil {
 		cache.p.Store(r)
 	}
@@ -297,8 +299,9 @@ func hasParam(ps []azcosmos.QueryParameter, name string) bool {
 const fullDocKey = "_cosmoskitDoc"
 
 // build renders a built query. fields overrides q.fields; count renders SELECT VALUE COUNT(1).
-// version is the repository's schema version, for projections.
-func (q *Query) build(typ string, version int, fields []string, count bool) *rendered {
+// version is the repository's schema version, for projections; untyped matches documents
+// without a "type" too (Options.ReadUntyped).
+func (q *Query) build(typ string, untyped bool, version int, fields []string, count bool) *rendered {
 	var b strings.Builder
 	params := make([]azcosmos.QueryParameter, 0, len(q.filters)+2)
 	params = append(params, Param("@type", typ))
@@ -330,7 +333,11 @@ func (q *Query) build(typ string, version int, fields []string, count bool) *ren
 			params = append(params, Param("@schemaVersion", version))
 		}
 	}
-	b.WriteString(" FROM c WHERE c.type = @type")
+	if untyped {
+		b.WriteString(" FROM c WHERE (c.type = @type OR NOT IS_DEFINED(c.type))")
+	} else {
+		b.WriteString(" FROM c WHERE c.type = @type")
+	}
 	for i, f := range q.filters {
 		p := "@p" + strconv.Itoa(i)
 		b.WriteString(" AND ")
@@ -368,7 +375,7 @@ func (q *Query) build(typ string, version int, fields []string, count bool) *ren
 			}
 		}
 	}
-	return &rendered{typ: typ, version: version, text: b.String(), params: params, count: count}
+	return &rendered{typ: typ, untyped: untyped, version: version, text: b.String(), params: params, count: count}
 }
 
 // writeField writes a validated property path with bracket access, so that property names that

@@ -1,7 +1,6 @@
 package repository
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -41,6 +40,7 @@ type core struct {
 	version    int
 	upgrades   map[int]UpgradeFunc
 	unversion  int
+	untyped    bool // Options.ReadUntyped
 	writeBack  bool
 	pkLevels   int
 	pkPaths    []string
@@ -129,6 +129,7 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	r.stamp = []byte(`,"type":` + string(r.typeJSON) + `,"schemaVersion":` + r.versionStr + `}`)
 	r.upgrades = opts.Upgrades
 	r.unversion = opts.UnversionedAs
+	r.untyped = opts.ReadUntyped
 	r.writeBack = opts.WriteBackUpgrades
 	r.pkLevels = len(opts.PartitionKeyPaths)
 	r.pkPaths = slices.Clone(opts.PartitionKeyPaths)
@@ -158,7 +159,7 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 	r.diag = opts.Diagnostics
 	if r.diag == nil {
 		if in, ok := clientaccess.ForContainer(c); ok {
-			r.diag = in.Diagnostics
+			r.diag, _ = in.Diagnostics.(*diagnostics.Policy) // opaque in clientaccess, which imports no public package
 		}
 	}
 	r.ctr = c.ID()
@@ -294,7 +295,7 @@ func (r *Repository[T]) Exists(ctx context.Context, key PartitionKey, id string)
 		return false, err
 	}
 	h, _ := scanHeader(resp.Value, false)
-	if !bytes.Equal(h.typ, r.typeJSON) {
+	if !r.ownType(h) {
 		return false, r.docError(cosmoserr.ErrTypeMismatch, h, "the document's type differs")
 	}
 	return true, nil
@@ -439,7 +440,7 @@ func (r *Repository[T]) Delete(ctx context.Context, key PartitionKey, id string,
 		if err != nil {
 			return r.opError(cosmoserr.OpReadItem, id, err)
 		}
-		if h, _ := scanHeader(resp.Value, false); !bytes.Equal(h.typ, r.typeJSON) {
+		if h, _ := scanHeader(resp.Value, false); !r.ownType(h) {
 			return r.docError(cosmoserr.ErrTypeMismatch, h, "the document's type differs; not deleted")
 		}
 		etag := resp.ETag

@@ -10,7 +10,7 @@ import (
 // token (a built query with two filters, scoped to a partitionkey.Of key).
 func BenchmarkBindToken(b *testing.B) {
 	q := NewQuery().Partition(partitionkey.Of("tenant-42")).Where("status", Eq, "open").Where("total", Ge, 10).OrderBy("total", Desc)
-	rq, err := q.render("order", 1, nil)
+	rq, err := q.render("order", false, 1, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // Page made for a printable continuation decodes back to it.
 func FuzzDecodeToken(f *testing.F) {
 	q := SQL("SELECT * FROM c WHERE c.type = @type").Partition(partitionkey.Of("c1"))
-	rq, err := q.render("order", 1, nil)
+	rq, err := q.render("order", false, 1, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

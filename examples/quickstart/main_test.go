@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -38,12 +39,12 @@ func TestQuickstartWithoutEnvironment(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := []string{
 		`^COSMOS_ENDPOINT is not set: started an in-process cosmostest server at https://127\.0\.0\.1:\d+/$`,
-		`^database "quickstart" and container "products" are ready \(partition key /category\)$`,
-		`^created 3 products in partition "gear"$`,
-		`^read "tent" by id and partition key: Tent, 120\.00$`,
-		`^updated "tent" with an ETag check: price 120\.00 -> 99\.00, new ETag: true$`,
-		`^query page 1: Lamp 25\.00, Stove 60\.00 \(more with its continuation token\)$`,
-		`^query page 2: Tent 99\.00 \(last page\)$`,
+		`^database "quickstart" and container "orders" are ready \(partition key /customerId\)$`,
+		`^created 3 orders of customer "ada"$`,
+		`^read "o-1001" by id and partition key: 1 line\(s\), total 120\.00, placed$`,
+		`^updated "o-1001" with an ETag check: status placed -> shipped, new ETag: true$`,
+		`^query page 1: o-1003 60\.00 placed, o-1002 25\.00 placed \(more with its continuation token\)$`,
+		`^query page 2: o-1001 120\.00 shipped \(last page\)$`,
 		// 2 provisioning calls, 3 creates, 1 get, 2 for the update (read, replace), 2 query pages.
 		`^this run cost [1-9]\d*\.\d\d RU in 10 calls$`,
 	}
@@ -69,7 +70,7 @@ func TestQuickstartWithAccountFromEnvironment(t *testing.T) {
 		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 8 || lines[0] != "using the account at "+s.Endpoint() || lines[1] != `database "fromenv" and container "products" are ready (partition key /category)` {
+	if len(lines) != 8 || lines[0] != "using the account at "+s.Endpoint() || lines[1] != `database "fromenv" and container "orders" are ready (partition key /customerId)` {
 		t.Fatalf("output:\n%s", out.String())
 	}
 
@@ -78,11 +79,52 @@ func TestQuickstartWithAccountFromEnvironment(t *testing.T) {
 	if err := run(context.Background(), &out, cfg); err != nil {
 		t.Fatalf("second run: %v\noutput:\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "\ncreated 0 products in partition \"gear\" (3 left by an earlier run were reset)\n") ||
-		!strings.Contains(out.String(), "\nupdated \"tent\" with an ETag check: price 120.00 -> 99.00, new ETag: true\n") {
+	if !strings.Contains(out.String(), "\ncreated 0 orders of customer \"ada\" (3 left by an earlier run were reset)\n") ||
+		!strings.Contains(out.String(), "\nupdated \"o-1001\" with an ETag check: status placed -> shipped, new ETag: true\n") {
 		t.Fatalf("second run output:\n%s", out.String())
 	}
 	if strings.Contains(out.String(), s.Key()) {
 		t.Fatal("the output contains the key")
+	}
+}
+
+// records is a slog.Handler that keeps every record, at every level.
+type records struct {
+	mu   sync.Mutex
+	list []slog.Record
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, rec.Clone())
+	return nil
+}
+func (r *records) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *records) WithGroup(string) slog.Handler      { return r }
+
+// TestQuickstartLogsNoWarning: the quickstart models the practice it teaches, so a newcomer's
+// first run (no environment, no logger configured: slog.Default()) logs no warning, in particular
+// not the library's low-cardinality partition key warning.
+func TestQuickstartLogsNoWarning(t *testing.T) {
+	clearEnv(t)
+	logged := &records{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(logged))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, cosmoskit.ConfigFromEnv()); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	logged.mu.Lock()
+	defer logged.mu.Unlock()
+	for _, rec := range logged.list {
+		if rec.Level >= slog.LevelWarn {
+			var attrs []string
+			rec.Attrs(func(a slog.Attr) bool { attrs = append(attrs, a.String()); return true })
+			t.Errorf("the quickstart logged at %v: %s %v", rec.Level, rec.Message, attrs)
+		}
 	}
 }

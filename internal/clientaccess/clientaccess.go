@@ -21,8 +21,6 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-
-	"github.com/cosmoskit/cosmoskit-go/diagnostics"
 )
 
 // Authorizer signs one request attempt: it sets the x-ms-date and Authorization headers for the
@@ -67,8 +65,11 @@ type Inherited struct {
 	// Logger is the client's Config.Logger; nil when the client was built without one (then
 	// slog.Default(), read by the package when it is built, as for a bare azcosmos client).
 	Logger *slog.Logger
-	// Diagnostics is the diagnostics policy installed on the client; nil when disabled.
-	Diagnostics *diagnostics.Policy
+	// Diagnostics is the diagnostics policy installed on the client (a *diagnostics.Policy), nil
+	// when disabled. It is opaque here: clientaccess sits below the public packages and imports
+	// none of them (internal/surface checks it), so the package that uses the policy asserts its
+	// type.
+	Diagnostics any
 }
 
 // containers maps every *azcosmos.ContainerClient a cosmoskit client handed out to what it

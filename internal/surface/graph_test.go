@@ -444,3 +444,27 @@ func TestEveryPackageHasRunnableExample(t *testing.T) {
 		t.Fatalf("checked only %d public packages", checked)
 	}
 }
+
+// TestInternalImportsOnlyInternal checks the layering rule of the import graph: a package under
+// internal/ (the protocol facts, parsers and hand-over points the public packages share) imports
+// only other internal packages of the module, never a public one, which would run the graph from
+// a lower layer up to a higher one (as internal/clientaccess once did with diagnostics).
+func TestInternalImportsOnlyInternal(t *testing.T) {
+	graph := moduleGraph(t, filepath.Join("..", ".."))
+	internal := func(p string) bool { return p == "internal" || strings.HasPrefix(p, "internal/") }
+	checked := 0
+	for p, imports := range graph {
+		if !internal(p) {
+			continue
+		}
+		checked++
+		for _, imp := range imports {
+			if !internal(imp) {
+				t.Errorf("%s imports the public package %s: internal packages import only internal ones (hand a value over as an interface or an opaque field instead)", p, imp)
+			}
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("checked only %d internal packages", checked)
+	}
+}
