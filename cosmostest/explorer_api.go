@@ -314,9 +314,9 @@ func (e *explorer) items(ctx context.Context, db, coll, continuation string) (in
 // queryHeaders are the headers azcosmos v1.5.0 sends with every query.
 func queryHeaders() http.Header {
 	return http.Header{
-		"X-Ms-Documentdb-Query":                     {"True"},
-		"Content-Type":                              {"application/query+json"},
-		"X-Ms-Documentdb-Populatequerymetrics":      {"true"},
+		"X-Ms-Documentdb-Query":                      {"True"},
+		"Content-Type":                               {"application/query+json"},
+		"X-Ms-Documentdb-Populatequerymetrics":       {"true"},
 		"X-Ms-Documentdb-Query-Enablecrosspartition": {"true"},
 	}
 }

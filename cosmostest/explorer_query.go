@@ -21,10 +21,10 @@ const explorerQueryFeatures = "Aggregate, CompositeAggregate, Distinct, GroupBy,
 // NewQueryItemsPager(query, azcosmos.NewPartitionKey(), nil) runs it. PageSize 0 leaves the page
 // size to the service (as azcosmos does without PageSizeHint).
 type queryRun struct {
-	DB           string `json:"db"`
-	Coll         string `json:"coll"`
-	Query        string `json:"query"`
-	Parameters   []struct {
+	DB         string `json:"db"`
+	Coll       string `json:"coll"`
+	Query      string `json:"query"`
+	Parameters []struct {
 		Name  string          `json:"name"`
 		Value json.RawMessage `json:"value"`
 	} `json:"parameters"`
