@@ -180,7 +180,10 @@ func TestExplorerInBrowser(t *testing.T) {
 		poll(t, ctx, `document.querySelectorAll('#items tbody button.open').length === 20`, "the items")
 		do(t, ctx, chromedp.Click(chromedp.CSS(`#items button.open[data-id="o03"]`)))
 		poll(t, ctx, `document.getElementById('item-text').value.includes('"o03"')`, "o03 in the editor")
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		do(t, ctx, chromedp.Click(chromedp.CSS("#save")))
+		poll(t, ctx, `document.getElementById('editor-msg').textContent.startsWith('Replaced')`, "the replace")
+		do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.activeElement.blur(); window.scrollTo(0, 0)`))
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
 		}

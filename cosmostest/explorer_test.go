@@ -375,3 +375,49 @@ func TestExplorerFaults(t *testing.T) {
 		t.Errorf("remove again = %d, want 404", code)
 	}
 }
+
+// failingTB is a testing.TB whose test has failed: it records logs and cleanups.
+type failingTB struct {
+	testing.TB
+	logs     []string
+	cleanups []func()
+}
+
+func (f *failingTB) Failed() bool      { return true }
+func (f *failingTB) Helper()           {}
+func (f *failingTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
+func (f *failingTB) Logf(format string, args ...any) {
+	f.logs = append(f.logs, fmt.Sprintf(format, args...))
+}
+func (f *failingTB) Fatalf(format string, args ...any) { f.TB.Fatalf(format, args...) }
+
+// TestExplorerURLLoggedOnFailure: a failed test logs the explorer's URL (never the token) before
+// the server closes, and a test without the explorer logs nothing.
+func TestExplorerURLLoggedOnFailure(t *testing.T) {
+	for _, withExplorer := range []bool{true, false} {
+		tb := &failingTB{TB: t}
+		var opts []cosmostest.Option
+		if withExplorer {
+			opts = append(opts, cosmostest.WithExplorer(exToken))
+		}
+		s := cosmostest.NewServer(tb, opts...)
+		url := s.ExplorerURL()
+		for i := len(tb.cleanups) - 1; i >= 0; i-- {
+			tb.cleanups[i]()
+		}
+		logged := strings.Join(tb.logs, "\n")
+		switch {
+		case withExplorer && (!strings.Contains(logged, url) || url == ""):
+			t.Errorf("logged %q, want the URL %q", logged, url)
+		case strings.Contains(logged, exToken):
+			t.Errorf("the token was logged: %q", logged)
+		case !withExplorer && logged != "":
+			t.Errorf("logged %q without the explorer", logged)
+		}
+		if withExplorer {
+			if _, err := http.Get(url); err == nil {
+				t.Error("the explorer still answers after Close")
+			}
+		}
+	}
+}
