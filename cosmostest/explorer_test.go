@@ -415,7 +415,8 @@ func TestExplorerURLLoggedOnFailure(t *testing.T) {
 			t.Errorf("logged %q without the explorer", logged)
 		}
 		if withExplorer {
-			if _, err := http.Get(url); err == nil {
+			if resp, err := http.Get(url); err == nil {
+				resp.Body.Close()
 				t.Error("the explorer still answers after Close")
 			}
 		}
