@@ -422,3 +422,122 @@ func TestExplorerURLLoggedOnFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestExplorerContainerView: the container view shows the properties as the service answers them
+// (vector policy included), the container's offer, and each physical partition with its documents.
+func TestExplorerContainerView(t *testing.T) {
+	s := cosmostest.NewServer(t, cosmostest.WithExplorer(exToken), cosmostest.WithPartitionCount(3))
+	c := newClient(t, s, nil)
+	ctx := context.Background()
+	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	tp := azcosmos.NewManualThroughputProperties(600)
+	props := azcosmos.ContainerProperties{ID: "v", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}},
+		VectorEmbeddingPolicy: &azcosmos.VectorEmbeddingPolicy{VectorEmbeddings: []azcosmos.VectorEmbedding{
+			{Path: "/emb", DataType: azcosmos.VectorDataTypeFloat32, DistanceFunction: azcosmos.VectorDistanceFunctionCosine, Dimensions: 3}}}}
+	if _, err := db.CreateContainer(ctx, props, &azcosmos.CreateContainerOptions{ThroughputProperties: &tp}); err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := db.NewContainer("v")
+	for i := range 30 {
+		pk := fmt.Sprintf("k%d", i)
+		if _, err := cc.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), []byte(fmt.Sprintf(`{"id":"%d","pk":%q}`, i, pk)), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var view struct {
+		Properties struct {
+			PartitionKey          struct{ Paths []string }
+			VectorEmbeddingPolicy struct{ VectorEmbeddings []struct{ Path string } }
+			Statistics            any
+		}
+		Offer struct {
+			Content struct{ OfferThroughput int }
+		}
+		Ranges []struct {
+			ID            string
+			DocumentCount int
+			SizeInKB      int
+		}
+		Usage string
+	}
+	if code := exAPI(t, s, exToken, "GET", "container?db=db&coll=v", nil, &view); code != http.StatusOK {
+		t.Fatalf("container = %d", code)
+	}
+	p := view.Properties
+	if len(p.PartitionKey.Paths) != 1 || len(p.VectorEmbeddingPolicy.VectorEmbeddings) != 1 || p.Statistics != nil {
+		t.Errorf("properties %+v", p)
+	}
+	if view.Offer.Content.OfferThroughput != 600 {
+		t.Errorf("offer %+v", view.Offer)
+	}
+	total := 0
+	for _, r := range view.Ranges {
+		total += r.DocumentCount
+		if r.DocumentCount > 0 && r.SizeInKB == 0 {
+			t.Errorf("range %s: %d documents in 0 KB", r.ID, r.DocumentCount)
+		}
+	}
+	if len(view.Ranges) != 3 || total != 30 || !strings.Contains(view.Usage, "documentsCount=30") {
+		t.Errorf("ranges %+v, usage %q", view.Ranges, view.Usage)
+	}
+	if code := exAPI(t, s, exToken, "GET", "container?db=db&coll=missing", nil, nil); code != http.StatusNotFound {
+		t.Errorf("a missing container = %d, want the gateway's 404", code)
+	}
+}
+
+// TestExplorerControls: splits, regions, lag and throughput limits set from the explorer take
+// effect on the server and are listed as active.
+func TestExplorerControls(t *testing.T) {
+	s := cosmostest.NewServer(t, cosmostest.WithExplorer(exToken), cosmostest.WithRegions("West US", "East US"))
+	if err := s.CreateContainer("db", "c", "/pk"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		body map[string]any
+		want int
+	}{
+		{"split", map[string]any{"db": "db", "coll": "c", "range": "0"}, 200},
+		{"split", map[string]any{"db": "db", "coll": "c", "range": "0"}, 400}, // gone since
+		{"region", map[string]any{"name": "East US", "down": true}, 200},
+		{"region", map[string]any{"name": "Mars", "down": true}, 400},
+		{"lag", map[string]any{"region": "East US", "lag": "250ms"}, 200},
+		{"lag", map[string]any{"region": "East US", "lag": "-1s"}, 400},
+		{"throughput-limits", map[string]any{"enabled": true}, 200},
+		{"throughput-limits", map[string]any{}, 400},
+		{"nowhere", map[string]any{}, 404},
+	} {
+		if code := exAPI(t, s, exToken, "POST", c.path, c.body, nil); code != c.want {
+			t.Errorf("POST %s %v = %d, want %d", c.path, c.body, code, c.want)
+		}
+	}
+	var view struct{ Ranges []struct{ ID string } }
+	exAPI(t, s, exToken, "GET", "container?db=db&coll=c", nil, &view)
+	if len(view.Ranges) != 2 {
+		t.Errorf("ranges after the split: %+v", view.Ranges)
+	}
+	var ctl struct {
+		Regions []struct {
+			Name, Lag   string
+			Down, Write bool
+		}
+		ThroughputLimits bool
+	}
+	exAPI(t, s, exToken, "GET", "controls", nil, &ctl)
+	if !ctl.ThroughputLimits || !s.ThroughputLimits() || !ctl.Regions[1].Down || ctl.Regions[1].Lag != "250ms" || !ctl.Regions[0].Write {
+		t.Errorf("controls %+v", ctl)
+	}
+	if d, _ := s.ReplicationLag("East US"); d.Milliseconds() != 250 {
+		t.Errorf("lag %v", d)
+	}
+	if code := exAPI(t, s, exToken, "POST", "failover", map[string]any{"region": "East US"}, nil); code != 200 {
+		t.Errorf("failover = %d", code)
+	}
+	exAPI(t, s, exToken, "GET", "controls", nil, &ctl)
+	if ctl.Regions[0].Write || !ctl.Regions[1].Write {
+		t.Errorf("after the failover: %+v", ctl.Regions)
+	}
+}
