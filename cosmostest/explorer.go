@@ -44,7 +44,8 @@ const explorerCSP = "default-src 'none'; script-src 'self'; style-src 'self'; im
 // "Authorization: Bearer <controlToken>": the page asks for the token once per tab. controlToken
 // must not be empty nor the account key (Start refuses both). Under NewServer, a test that fails
 // logs the explorer's URL; with COSMOSTEST_EXPLORER_HOLD set to a Go duration (such as 10m) the
-// failed test then keeps the server up that long so a person can look. Default: no explorer.
+// failed test then keeps the server up that long so a person can look (run go test with a
+// -timeout above it). Default: no explorer.
 func WithExplorer(controlToken string) Option {
 	return func(c *config) { c.explorer, c.explorerToken = true, controlToken }
 }
