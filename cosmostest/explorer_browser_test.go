@@ -205,6 +205,9 @@ func TestExplorerNarrowAndKeyboard(t *testing.T) {
 	do(t, ctx, chromedp.SendKeys(chromedp.CSS("#token"), exToken+kb.Enter))
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#dbs button.coll[data-coll="orders"]`)))
 	noSideways := `document.documentElement.scrollWidth <= window.innerWidth`
+	if w, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.innerWidth`)); err != nil || w != 375 {
+		t.Fatalf("the page is %d px wide, want 375 (%v)", w, err)
+	}
 	poll(t, ctx, noSideways, "no sideways scrolling on the controls")
 	do(t, ctx, chromedp.Focus(chromedp.CSS(`#dbs button.coll[data-coll="orders"]`)), chromedp.KeyEvent(kb.Enter))
 	poll(t, ctx, `document.querySelectorAll('#items tbody button.open').length === 20`, "the items")
