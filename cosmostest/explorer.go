@@ -129,6 +129,9 @@ func (e *explorer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !errors.As(err, &xe) {
 			xe = &explorerError{Status: http.StatusBadGateway, Message: "explorer: " + err.Error()}
 		}
+		if xe.Status < 400 { // an answer the explorer did not expect: never passed on as a success
+			xe = &explorerError{Status: http.StatusBadGateway, Message: fmt.Sprintf("explorer: the gateway answered %d: %s", xe.Status, xe.Message)}
+		}
 		writeExplorerJSON(w, xe.Status, xe)
 		return
 	}

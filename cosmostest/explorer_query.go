@@ -227,15 +227,21 @@ func (e *explorer) changeFeed(ctx context.Context, db, coll string) (int, any, e
 	for _, raw := range raws {
 		var r rangeView
 		_ = json.Unmarshal(raw, &r)
-		cf, err := e.call(ctx, http.MethodGet, coll0+"/docs", http.Header{
+		cf, err := e.srv.gateway(ctx, http.MethodGet, coll0+"/docs", http.Header{
 			"A-Im": {"Incremental feed"}, hdrPKRangeID: {r.ID}, hdrMaxItemCount: {strconv.Itoa(changeFeedPageSize)},
 		}, nil)
 		if err != nil {
 			return 0, nil, err
 		}
-		docs, err := feedDocs(cf.body)
-		if err != nil {
-			return 0, nil, err
+		var docs []json.RawMessage
+		switch {
+		case cf.status == http.StatusNotModified: // nothing changed in this range
+		case !cf.ok():
+			return 0, nil, cf.failure()
+		default:
+			if docs, err = feedDocs(cf.body); err != nil {
+				return 0, nil, err
+			}
 		}
 		fr := feedRange{ID: r.ID, Changes: []itemView{}, Charge: cf.charge(), More: len(docs) >= changeFeedPageSize}
 		for _, d := range docs {

@@ -541,3 +541,31 @@ func TestExplorerControls(t *testing.T) {
 		t.Errorf("after the failover: %+v", ctl.Regions)
 	}
 }
+
+// TestExplorerChangeFeedEmptyRange: a physical partition with no changes (the gateway's 304) is
+// listed with none, beside the others.
+func TestExplorerChangeFeedEmptyRange(t *testing.T) {
+	s := cosmostest.NewServer(t, cosmostest.WithExplorer(exToken), cosmostest.WithPartitionCount(2))
+	if err := s.CreateContainer("db", "c", "/pk"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Seed("db", "c", map[string]any{"id": "a", "pk": "p"}); err != nil {
+		t.Fatal(err)
+	}
+	var feed struct {
+		Ranges []struct {
+			ID      string
+			Changes []exItem
+		}
+	}
+	if code := exAPI(t, s, exToken, "GET", "changefeed?db=db&coll=c", nil, &feed); code != http.StatusOK {
+		t.Fatalf("changefeed = %d", code)
+	}
+	n := 0
+	for _, r := range feed.Ranges {
+		n += len(r.Changes)
+	}
+	if len(feed.Ranges) != 2 || n != 1 {
+		t.Errorf("ranges %+v", feed.Ranges)
+	}
+}
