@@ -263,6 +263,9 @@ function editorMsg(text, isError) {
 }
 
 $('item-new').addEventListener('click', () => openItem(null));
+$('editor').addEventListener('keydown', (ev) => {
+  if (ev.key === 'Escape') { ev.preventDefault(); closeEditor(); $('items-next').focus(); }
+});
 $('editor-close').addEventListener('click', () => { closeEditor(); $('items-next').focus(); });
 
 $('save').addEventListener('click', async () => {
@@ -318,6 +321,9 @@ async function runQuery(continuation) {
     res = await api('POST', 'query', req);
   } catch (e) {
     msg.textContent = describe(e);
+    if ((e.data || {}).subStatus === 1004) {
+      msg.textContent += ' The gateway does not run this query across partitions (azcosmos v1.5.0 gets the same answer): give a partition key.';
+    }
     msg.className = 'error';
     return;
   }
