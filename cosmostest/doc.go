@@ -26,6 +26,10 @@
 //   - TLS with a certificate generated at start, served without credentials at
 //     /_explorer/emulator.pem as the emulators serve theirs, returned by CertificatePEM and
 //     written to a file by WithCertificateFile, so another process can trust it (SSL_CERT_FILE).
+//   - A Data Explorer (explorer.go), off unless asked for: WithExplorer serves a web UI on a
+//     loopback port (ExplorerURL; a failed test logs it), ExplorerHandler mounts it elsewhere. It
+//     answers only the control token, and sends its data requests through the write region's own
+//     handler signed with the key inside the process, so they are ordinary requests.
 //   - Replication and consistency (replication.go, consistency.go, conflicts.go): with
 //     WithReplicationLag (or SetReplicationLag per receiving region at run time; read back with
 //     ReplicationLag) every region holds its own copy of every physical partition and applies the

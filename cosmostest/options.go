@@ -28,6 +28,8 @@ type config struct {
 	throughput     bool
 	lag            time.Duration
 	staleness      staleness
+	explorer       bool   // WithExplorer (explorer.go)
+	explorerToken  string // WithExplorer's control token
 }
 
 func defaultConfig() config {

@@ -53,6 +53,7 @@ type server struct {
 	origin      int
 	onConflict  func(*container, conflictRecord) // tests: sees every conflict recorded
 	onQuery     func()                           // tests: called, without mu, as a query starts executing
+	explorer    *explorerListener                // WithExplorer (explorer.go)
 }
 
 // NewServer starts a server and registers its Close with tb.Cleanup. It fails tb if the server
@@ -64,6 +65,7 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 		tb.Fatalf("cosmostest: %v", err)
 	}
 	tb.Cleanup(s.Close)
+	tb.Cleanup(func() { s.explorerOnFailure(tb) }) // runs before Close
 	return s
 }
 
@@ -127,6 +129,10 @@ func Start(opts ...Option) (*Server, error) {
 		}
 		srv.regions = append(srv.regions, r)
 	}
+	if err := srv.startExplorer(); err != nil {
+		srv.closeAll()
+		return nil, err
+	}
 	return &Server{s: srv}, nil
 }
 
@@ -145,6 +151,7 @@ func (srv *server) closeAll() {
 	for _, r := range regions {
 		r.stop()
 	}
+	srv.stopExplorer()
 	srv.transport.CloseIdleConnections()
 }
 

@@ -27,6 +27,7 @@ type config struct {
 	ExportCert  string        // --export-cert / COSMOSTEST_EXPORT_CERT: file to write the TLS certificate (PEM) to; default none
 	ControlPort int           // --control-port / COSMOSTEST_CONTROL_PORT: the control API's port, 0 any free one; default -1 (off)
 	ControlTok  string        // --control-token / COSMOSTEST_CONTROL_TOKEN: the control API's bearer token; required with a control port
+	Explorer    bool          // --explorer / COSMOSTEST_EXPLORER: serve the Data Explorer at /explorer/ of the control port; default false
 	Throughput  bool          // --throughput-limits / COSMOSTEST_THROUGHPUT_LIMITS: enforce provisioned RU/s (429/3200); default false
 	ClockSkew   time.Duration // --clock-skew / COSMOSTEST_CLOCK_SKEW: accepted x-ms-date distance, negative off; default 15m
 	Help        bool          // -h / --help
@@ -49,6 +50,7 @@ var valueFlags = map[string]string{
 	"export-cert":       "COSMOSTEST_EXPORT_CERT",
 	"control-port":      "COSMOSTEST_CONTROL_PORT",
 	"control-token":     "COSMOSTEST_CONTROL_TOKEN",
+	"explorer":          "COSMOSTEST_EXPLORER",
 	"throughput-limits": "COSMOSTEST_THROUGHPUT_LIMITS",
 	"clock-skew":        "COSMOSTEST_CLOCK_SKEW",
 }
@@ -97,6 +99,9 @@ Flags take "--name value" or "--name=value"; each has an environment variable (t
   --control-port N          COSMOSTEST_CONTROL_PORT  serve the control API on port N (0: any free port; default off)
   --control-token T         COSMOSTEST_CONTROL_TOKEN the control API's bearer token (required with --control-port; not
                                                      the account key)
+  --explorer B              COSMOSTEST_EXPLORER      true: serve the Data Explorer, a web UI over the data and the controls,
+                                                     at /explorer/ of the control port; it asks for the control token
+                                                     (default false; needs --control-port)
 ` + controlDoc + `
 The emulator's --enable-explorer, --explorer-port, --explorer-protocol, --data-path, --cert-path,
 --enable-otlp, --enable-console and --enable-telemetry are accepted and ignored, as is any other
@@ -216,6 +221,16 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	cfg.ControlTok = raw["control-token"]
 	if cfg.ControlPort >= 0 && cfg.ControlTok == "" {
 		return cfg, errors.New("--control-port needs --control-token (or COSMOSTEST_CONTROL_TOKEN): the control API is never open without its own token")
+	}
+	if v, ok := raw["explorer"]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return cfg, fmt.Errorf("explorer %q: want true or false", v)
+		}
+		cfg.Explorer = b
+	}
+	if cfg.Explorer && cfg.ControlPort < 0 {
+		return cfg, errors.New("--explorer needs --control-port and --control-token: the Data Explorer is served on the control port and answers only the control token")
 	}
 	if v, ok := raw["throughput-limits"]; ok {
 		b, err := strconv.ParseBool(v)

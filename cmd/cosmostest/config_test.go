@@ -66,6 +66,8 @@ func TestParseConfig(t *testing.T) {
 		{"control API, throughput limits, clock skew", []string{"--control-port", "0", "--throughput-limits", "true", "--clock-skew", "-1s"},
 			map[string]string{"COSMOSTEST_CONTROL_TOKEN": "t"},
 			with(func(c *config) { c.ControlPort, c.ControlTok, c.Throughput, c.ClockSkew = 0, "t", true, -time.Second })},
+		{"Data Explorer", []string{"--control-port", "9001"}, map[string]string{"COSMOSTEST_CONTROL_TOKEN": "t", "COSMOSTEST_EXPLORER": "true"},
+			with(func(c *config) { c.ControlPort, c.ControlTok, c.Explorer = 9001, "t", true })},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,6 +104,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{[]string{"--control-port", "9999"}, nil, "needs --control-token"},
 		{[]string{"--control-port", "x", "--control-token", "t"}, nil, "not a port number"},
 		{[]string{"--throughput-limits", "maybe"}, nil, "want true or false"},
+		{[]string{"--explorer", "true"}, nil, "needs --control-port"},
+		{[]string{"--explorer", "sure", "--control-port", "0", "--control-token", "t"}, nil, "want true or false"},
 		{[]string{"--clock-skew", "soon"}, nil, "want a duration"},
 	}
 	for _, tc := range tests {

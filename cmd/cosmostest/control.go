@@ -37,6 +37,8 @@ const controlDoc = `Control API (off unless --control-port is set; needs --contr
   GET    /requests          count of requests: ?region=&operation=&resourceType=&database=&container=
                             -> {"count"}; DELETE /requests resets the counts
   GET    /throttled         count of requests throttled by --throughput-limits, same filter
+  GET    /explorer/         the Data Explorer (with --explorer true), a web UI over the data and these
+                            controls; its JSON endpoints (/explorer/api/...) need the same bearer token
 `
 
 // faultRule is a Fault as the control API takes it.

@@ -4,8 +4,8 @@
 // It honours the emulator's --port/PORT (default 8081), --protocol/PROTOCOL (http by default),
 // --gateway-endpoint/GATEWAY_PUBLIC_ENDPOINT (advertised host[:port]), --key-file/KEY_FILE and
 // --log-level/LOG_LEVEL, adds --partitions, --regions, --consistency, --replication-lag,
-// --aad-audience, --export-cert, --throughput-limits, --clock-skew and the control API
-// (--control-port, --control-token; see controlDoc), and accepts and ignores the emulator's other flags. It prints a line containing
+// --aad-audience, --export-cert, --throughput-limits, --clock-skew, the control API
+// (--control-port, --control-token; see controlDoc) and the Data Explorer on it (--explorer), and accepts and ignores the emulator's other flags. It prints a line containing
 // "Started" when it serves requests and shuts down cleanly on SIGTERM or SIGINT. Run with --help
 // for the list.
 //
@@ -108,10 +108,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return fmt.Errorf("control API: %w", err)
 		}
+		if cfg.Explorer {
+			ex, err := srv.ExplorerHandler(cfg.ControlTok)
+			if err != nil {
+				_ = ln.Close()
+				return err
+			}
+			mux := http.NewServeMux()
+			mux.Handle("/explorer/", http.StripPrefix("/explorer", ex))
+			mux.Handle("/", h)
+			h = mux
+		}
 		hs := controlServer(h, logger)
 		go func() { _ = hs.Serve(ln) }()
 		defer func() { _ = hs.Close() }()
-		fmt.Fprintf(&out, "cosmostest: control API on http://127.0.0.1:%d/\n", ln.Addr().(*net.TCPAddr).Port)
+		port := ln.Addr().(*net.TCPAddr).Port
+		fmt.Fprintf(&out, "cosmostest: control API on http://127.0.0.1:%d/\n", port)
+		if cfg.Explorer {
+			fmt.Fprintf(&out, "cosmostest: Data Explorer on http://127.0.0.1:%d/explorer/ (it asks for the control token)\n", port)
+		}
 	}
 	out.WriteString("cosmostest: Started\n")
 	if _, err := io.WriteString(stdout, out.String()); err != nil {

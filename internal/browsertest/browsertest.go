@@ -83,6 +83,14 @@ func NewSized(t testing.TB, width, height int) context.Context {
 		cancelAlloc()
 		t.Skipf("browsertest: %s would not start: %v", path, err)
 	}
+	// Headless Chromium keeps its window at least 500 px wide; the viewport is set as well, so the
+	// page gets the width asked for (a phone's 375 px).
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		cancelTimeout()
+		cancelBrowser()
+		cancelAlloc()
+		t.Fatalf("browsertest: set the viewport to %d×%d: %v", width, height, err)
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			if p, err := saveScreenshot(ctx, t.Name()); err != nil {

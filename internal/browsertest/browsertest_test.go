@@ -48,3 +48,21 @@ func TestBrowserRendersPage(t *testing.T) {
 		t.Fatalf("corner pixel = %d,%d,%d, want the page's red background", r>>8, g>>8, b>>8)
 	}
 }
+
+// TestNewSizedNarrow: the page gets the width asked for, also below Chromium's smallest window
+// (500 px in headless mode), so a narrow layout is really checked.
+func TestNewSizedNarrow(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><meta name="viewport" content="width=device-width"><title>t</title><p>narrow</p>`))
+	}))
+	defer srv.Close()
+	ctx := browsertest.NewSized(t, 375, 700)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.innerWidth`))
+	if err != nil || w != 375 {
+		t.Fatalf("window.innerWidth = %d (%v), want 375", w, err)
+	}
+}
