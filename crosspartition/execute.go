@@ -131,11 +131,14 @@ type execution struct {
 	totalRows   int
 	totalCharge float32
 
-	backendCap  int          // the largest page a range is asked for by this query with these options
-	discardLeft int          // rows a resumed page may still drop on its token's word (-1: not resumed)
-	ridDir      int          // ORDER BY: the service's order of tied rows by _rid (resume_orderby.go)
-	resumed     *orderResume // ORDER BY: the token's position
-	lastSrc     *source      // ORDER BY: the source of the last row consumed
+	backendCap  int             // the largest page a range is asked for by this query with these options
+	discardLeft int             // rows a resumed page may still drop on its token's word (-1: not resumed)
+	ridDir      int             // ORDER BY: the service's order of tied rows by _rid (resume_orderby.go)
+	resumed     *orderResume    // ORDER BY: the token's position
+	distToken   map[uint64]bool // unordered DISTINCT: the hashes a resumed token says were returned
+	distDrops   int             // rows dropped as duplicates of distToken
+	distBudget  int             // how many of those a page may drop (token_bounds.go)
+	lastSrc     *source         // ORDER BY: the source of the last row consumed
 }
 
 // start prepares a query: token checks first (before any request), then plan and ranges.
@@ -144,7 +147,7 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 	if err != nil {
 		return nil, err
 	}
-	ex := &execution{c: c, prefix: prefix, params: o.QueryParameters, opts: o, pageSize: size, touched: map[string]bool{}, discardLeft: -1}
+	ex := &execution{c: c, prefix: prefix, params: o.QueryParameters, opts: o, pageSize: size, touched: map[string]bool{}, discardLeft: -1, distBudget: math.MaxInt}
 	scoped := query
 	if prefix != nil {
 		// The plan (cached by binding) and the tokens are bound to the prefix too.
@@ -190,6 +193,9 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 		}
 	}
 	ex.backend = ex.rangePageSize()
+	if ex.distToken != nil {
+		ex.distBudget = distinctBudget(len(ex.srcs), ex.backendCap)
+	}
 	ex.adapt()
 	return ex, nil
 }
@@ -211,9 +217,9 @@ func (ex *execution) rangePageSize() int {
 // = TOP+OFFSET when smaller: that many rows per range, times the ranges in all), each range is
 // first asked for its share of them with a margin, ceil(m + 2√m) + 1 for m = min(page size, k) /
 // ranges, so that uniformly spread data is served by one request per range. A range whose rows
-// the merge has used up is asked for more (sizeFor). The plan, the per-range query text and the
-// continuation token are those of a fixed page size: the token records ex.backend, and a range
-// resumed inside a page is read again from that page's start (sizeFor).
+// the merge has used up is asked for more (sizeFor). The plan and the per-range query text are
+// those of a fixed page size; an ORDER BY token holds no backend continuation (resume_orderby.go),
+// so a resumed page starts every range afresh with its share.
 func (ex *execution) adapt() {
 	if ex.shape != shapeOrderBy || ex.take < 0 {
 		return
@@ -675,6 +681,9 @@ func (ex *execution) emit(r row) bool {
 			ex.distLast = &h
 		default:
 			if ex.dist[h] > 0 {
+				if ex.distToken[h] {
+					ex.distDrops++ // dropped on the token's word (token_bounds.go)
+				}
 				return false
 			}
 			ex.dist.add(h)
@@ -719,21 +728,49 @@ func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
 				ex.c.observe(r.keys, r.out)
 			}
 		}
+		if ex.distDrops > ex.distBudget {
+			if len(items) == 0 {
+				return nil, bad("makes a page read more than a legitimate resume of this query can")
+			}
+			return items, nil // a short page: the token resumes after the duplicates dropped so far
+		}
 	}
 	if ex.take == 0 {
 		ex.ended = true
 		return items, nil
 	}
-	// Make sure a token is not returned for a query that has nothing left.
+	// Make sure a token is not returned for a query that has nothing left, and that it does not
+	// stop before rows this page's DISTINCT drops (a resumed page then starts with a new row).
 	ex.pageNeed = 1
-	s, err := ex.head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if s == nil {
-		ex.ended = true
+	for ex.distDrops <= ex.distBudget {
+		s, err := ex.head(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			ex.ended = true
+			break
+		}
+		if !ex.duplicate(s.buf[s.pos]) {
+			break
+		}
+		ex.emit(ex.consume(s))
 	}
 	return items, nil
+}
+
+// duplicate reports whether emit would drop r as undefined or as a DISTINCT duplicate.
+func (ex *execution) duplicate(r row) bool {
+	if r.out == nil {
+		return true
+	}
+	switch ex.distinct {
+	case "Ordered":
+		return ex.distLast != nil && *ex.distLast == rowHash(r.out)
+	case "Unordered":
+		return ex.dist[rowHash(r.out)] > 0
+	}
+	return false
 }
 
 // ready makes the sources the merge looks at (every source for ORDER BY, the current one for a

@@ -33,6 +33,10 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 		return bad("holds DISTINCT state of another query")
 	case ex.distinct == "Unordered":
 		ex.dist = multisetOf(hs)
+		ex.distToken = make(map[uint64]bool, len(hs))
+		for _, h := range hs {
+			ex.distToken[h] = true
+		}
 	}
 	if ex.shape == shapeOrderBy {
 		return ex.resumeOrderBy(t.Order, all)

@@ -15,8 +15,13 @@ import (
 //     inside one backend page of that size, and its row hashes are those N rows;
 //   - a split's drop group (rows of the parent's page that its children must not return again)
 //     holds at most one backend page of rows, and only a range that is not finished carries one;
-//   - a DISTINCT token holds the hashes of rows returned (at most defaultMaxTokenHashes); the
-//     service's per-range query removes duplicates itself, so a hash costs at most one row per range;
+//   - an unordered DISTINCT token holds the hashes of the rows returned (at most
+//     defaultMaxTokenHashes), which a page drops when they come again; a legitimate token is
+//     returned before the next new row (the page reads past the duplicates that follow it), so a
+//     resumed page starts with a row it returns. Rows dropped as duplicates of the token's hashes
+//     count against distinctBudget (one backend page per range): beyond it the page ends with the
+//     rows it has (a short page whose token resumes after the duplicates), or, if it has none, the
+//     token is refused;
 //   - an ORDER BY token holds no per-range state at all: each range is queried afresh from the last
 //     row's ORDER BY values (resume_orderby.go), so a resumed page costs what a fresh page costs,
 //     plus, in the range that returned the last row, the rows tied with those values up to its
@@ -92,6 +97,9 @@ func checkPlainBounds(t *token, cap int) error {
 // discardBudget bounds the rows a resumed page may read and drop because its token says they were
 // returned: one backend page per range the token names, twice (a re-read page and a drop group).
 func discardBudget(ranges, cap int) int { return 2 * (ranges + 1) * cap }
+
+// distinctBudget bounds the rows a resumed page drops as duplicates of its token's DISTINCT hashes.
+func distinctBudget(ranges, cap int) int { return max(1, ranges) * cap }
 
 // discard counts n rows dropped on the token's word; beyond the budget the token is refused.
 func (ex *execution) discard(n int) error {
