@@ -131,7 +131,8 @@ func (ex *execution) dropResumed(s *source) {
 	for !s.passed && s.pos < len(s.buf) {
 		r := &s.buf[s.pos]
 		c := compareKeys(r.keys, p.keys, ex.desc)
-		if c > 0 || c == 0 && !p.strict && !(p.ties && ex.tieConsumed(s, r)) {
+		consumed := c < 0 || c == 0 && (p.strict || p.ties && ex.tieConsumed(s, r))
+		if !consumed {
 			s.passed = true
 			return
 		}
