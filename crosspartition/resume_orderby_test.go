@@ -139,7 +139,8 @@ func readAllObserved(t *testing.T, x *Container, query string, size int32, betwe
 
 // TestOrderByResumeProperty: paged cross-partition ORDER BY reads, each page from the previous
 // token in a new pager, with random inserts and deletes between pages, on 1, 4 and 8 physical
-// partitions and orders with and without ties (and DESC, whose ties the service orders by _rid):
+// partitions and orders with and without ties (and DESC, whose ties the service orders by _rid),
+// with splits of random ranges between some pages:
 // every row that existed throughout comes back exactly once, no row twice, all in order.
 func TestOrderByResumeProperty(t *testing.T) {
 	queries := []struct {
@@ -156,11 +157,12 @@ func TestOrderByResumeProperty(t *testing.T) {
 			return compareValues(b.K, a.K)
 		}},
 	}
+	splits := 0
 	for _, parts := range []int{1, 4, 8} {
 		for qi, qc := range queries {
 			for seed := range uint64(3) {
 				rng := rand.New(rand.NewPCG(seed, uint64(parts*10+qi)))
-				_, c := newContainer(t, parts, orderProps())
+				srv, c := newContainer(t, parts, orderProps())
 				live := map[string]bool{}
 				throughout := map[string]bool{}
 				next := 0
@@ -177,6 +179,16 @@ func TestOrderByResumeProperty(t *testing.T) {
 				x := mustNew(t, c)
 				size := int32(3 + rng.IntN(6))
 				got, err := readAll(t, x, qc.q, nil, size, func(int) {
+					if rng.IntN(5) == 0 {
+						// A split between pages: the last row's range resumes on its children.
+						all, err := x.routingMap(context.Background())
+						if err != nil {
+							t.Fatal(err)
+						}
+						if srv.SplitRange("db", "c", all[rng.IntN(len(all))].ID) == nil {
+							splits++
+						}
+					}
 					for range rng.IntN(5) {
 						if rng.IntN(2) == 0 {
 							add()
@@ -203,4 +215,8 @@ func TestOrderByResumeProperty(t *testing.T) {
 			}
 		}
 	}
+	if splits == 0 {
+		t.Fatal("no range split between pages")
+	}
+	t.Logf("%d splits between pages", splits)
 }
