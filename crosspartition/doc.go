@@ -69,7 +69,8 @@
 // a _rid and row hashes, no documents.
 //
 // A plain query's token holds each range's backend continuation and the rows of its page already
-// used (a page re-read from its start). An ORDER BY token holds no backend continuation: the last
+// used (a page re-read from its start); it resumes with the PageSizeHint it was returned with or a
+// larger one (a smaller one may not hold its position: cosmoserr.ErrInvalidToken). An ORDER BY token holds no backend continuation: the last
 // row returned, by its ORDER BY values and _rid, and its range's EPK bounds, as the .NET SDK's
 // OrderByContinuationToken (orderByItems, rid, skipCount). Each range is then queried afresh with
 // the plan's resume filter (the {documentdb-formattableorderbyquery-filter} placeholder): the
