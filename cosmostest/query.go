@@ -90,12 +90,18 @@ func (srv *server) scopeQuery(rq *request, c *container, q parsedQuery, params m
 // scopeDocs returns the live documents in scope, sorted by a stable key: the physical partition,
 // then the item's creation order (its _rid), which is the order the service returns documents of
 // a query without ORDER BY in: insertion order within a physical partition, logical partitions
-// interleaved, not sorted by id.
+// interleaved, not sorted by id. A scope of one physical partition keys documents by their
+// creation order alone, so that a continuation token of a range stays valid on the ranges it splits
+// into: the service resumes a parent's continuation on its children (the .NET and Java SDKs send
+// it there after a split), its position being the last document's _rid, not the partition.
 func (srv *server) scopeDocs(c *container, sc *queryScope) []queryDoc {
 	now := srv.now().Unix()
 	var docs []queryDoc
 	for _, r := range sc.ranges {
 		prefix := fmt.Sprintf("%08s\x00", r.id)
+		if len(sc.ranges) == 1 {
+			prefix = ""
+		}
 		for k, it := range r.items {
 			if c.expired(it, now) {
 				delete(r.items, k)

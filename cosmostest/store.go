@@ -77,12 +77,14 @@ func (st *store) newOfferID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// docRID returns an item _rid: the container's 8 bytes plus an 8-byte sequence.
+// docRID returns an item _rid: the container's 8 bytes plus the 8-byte document number,
+// little-endian as the service writes it (the .NET SDK's ResourceId.Document reads those bytes
+// with BitConverter, and orders rows tied on ORDER BY values by that number when it resumes).
 func docRID(c *container, seq uint64) string {
 	raw, _ := base64.StdEncoding.DecodeString(c.rid)
 	b := make([]byte, 16)
 	copy(b, raw)
-	binary.BigEndian.PutUint64(b[8:], seq)
+	binary.LittleEndian.PutUint64(b[8:], seq)
 	return base64.StdEncoding.EncodeToString(b)
 }
 

@@ -45,9 +45,10 @@ type Options struct {
 	// tokens work behind a load balancer. With it nobody without the key can forge or alter a
 	// token. Default nil: a token is still bound to the account, database, container, query and
 	// parameter values and covers every byte (truncated or altered: cosmoserr.ErrInvalidToken, nothing
-	// sent), but the MAC key is public, so an end user can craft token positions; what such a
-	// token costs is still bounded by the container's physical partitions (at most one request per
-	// partition key range per page).
+	// sent), but the MAC key is public, so an end user can craft token positions; such a token
+	// costs no more than a legitimate resume of the same query with the same options (see the
+	// package doc: page sizes from the options, positions within one page, a page that would drop
+	// more rows on the token's word refused).
 	TokenSigningKey []byte
 }
 

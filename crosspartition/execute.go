@@ -17,8 +17,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
-
-	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 )
 
 // shape is how the rows of the ranges are merged.
@@ -39,36 +37,50 @@ type row struct {
 	out  []byte // what the caller gets (the payload for ORDER BY); nil when undefined
 	keys []any  // ORDER BY values
 	kraw json.RawMessage
-	hash uint64 // content hash: keys and payload
+	rid  []byte // ORDER BY: the document's _rid
+	hash uint64 // plain: content hash of the row
 }
 
-// dropGroup is shared by the children of a split: the rows the parent had consumed, which the
-// children must not return again. Siblings share it so that, of two equal rows, only as many are
-// dropped as were consumed.
+// dropGroup is shared by the children of a split of a plain query: the rows of the parent's
+// page that the parent had consumed, which the children (resuming from that page's continuation)
+// must not return again. Siblings share it so that, of two equal rows, only as many are dropped
+// as were consumed.
 type dropGroup struct {
-	below []any // ORDER BY: rows ordered before these keys were all consumed
-	braw  json.RawMessage
-	seen  multiset
+	seen      multiset
+	fromToken bool // it came with a token: its drops count against the page's discard budget
 }
 
 // source is one partition key range being read.
 type source struct {
 	r       pkRange
-	pageTok string // backend continuation that fetched buf
+	pageTok string // backend continuation that fetched buf (or that the first request sends)
 	next    string // backend continuation after buf
 	buf     []row
 	pos     int
 	open    bool // buf holds a fetched page
-	skipN   int  // resume: rows of the first page fetched already consumed
-	last    []any
+	used    int  // rows the merge consumed from this source (adaptive page sizes)
+	refills int  // pages fetched after the first (adaptive page sizes)
+	hdr     http.Header
+
+	// Plain queries.
+	skipN int      // resume: rows of the first page fetched already consumed
+	seen  multiset // resume: the hashes of those rows (a split before the page is read drops them)
+	drop  *dropGroup
+
+	// ORDER BY (resume_orderby.go).
+	from    *position // where the source resumes (its query's filter); nil: from the start
+	fromN   int       // rows with from's values and _rid still to drop
+	passed  bool      // the rows before from are behind
+	text    string    // the query text with from's filter, and its parameters
+	params  []azcosmos.QueryParameter
+	last    []any // the last row consumed: ORDER BY values, their JSON, _rid and rows with both
 	lastRaw json.RawMessage
-	seen    multiset // consumed rows (plain) or consumed rows tied with last (ORDER BY)
-	drop    *dropGroup
-	filter  json.RawMessage // ORDER BY values of the resume filter this source runs with (a split's child)
-	used    int             // rows the merge consumed from this source (adaptive page sizes)
-	refills int             // pages fetched after the first (adaptive page sizes)
-	reread  bool            // resume: the page re-read held only consumed rows; the next request is a first one
-	hdr     http.Header     // targets r (rangeHeader), made on the first request
+	lastRid []byte
+	lastN   int
+	// Rows without a _rid: the content hashes of the rows tied with last consumed, and of those
+	// still to drop after from.
+	lastSeen multiset
+	fromSeen multiset
 }
 
 func (s *source) finished() bool { return s.open && s.pos >= len(s.buf) && s.next == "" }
@@ -118,6 +130,15 @@ type execution struct {
 	// Totals of the query since this execution started (a resumed query counts from its token).
 	totalRows   int
 	totalCharge float32
+
+	backendCap  int             // the largest page a range is asked for by this query with these options
+	discardLeft int             // rows a resumed page may still drop on its token's word (-1: not resumed)
+	ridDir      int             // ORDER BY: the service's order of tied rows by _rid (resume_orderby.go)
+	resumed     *orderResume    // ORDER BY: the token's position
+	distToken   map[uint64]bool // unordered DISTINCT: the hashes a resumed token says were returned
+	distDrops   int             // rows dropped as duplicates of distToken
+	distBudget  int             // how many of those a page may drop (token_bounds.go)
+	lastSrc     *source         // ORDER BY: the source of the last row consumed
 }
 
 // start prepares a query: token checks first (before any request), then plan and ranges.
@@ -126,7 +147,7 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 	if err != nil {
 		return nil, err
 	}
-	ex := &execution{c: c, prefix: prefix, params: o.QueryParameters, opts: o, pageSize: size, touched: map[string]bool{}}
+	ex := &execution{c: c, prefix: prefix, params: o.QueryParameters, opts: o, pageSize: size, touched: map[string]bool{}, discardLeft: -1, distBudget: math.MaxInt}
 	scoped := query
 	if prefix != nil {
 		// The plan (cached by binding) and the tokens are bound to the prefix too.
@@ -160,27 +181,35 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 	if err != nil {
 		return nil, err
 	}
+	// Page sizes come from the options and the plan, never from a token.
+	ex.backendCap = ex.rangePageSize()
 	if tok != nil {
 		if err := ex.resume(tok, all); err != nil {
 			return nil, err
 		}
-		ex.adapt()
-		return ex, nil
-	}
-	ex.backend = size
-	if ex.shape == shapePlain || ex.shape == shapeOrderBy {
-		// Each range needs at most the rows the page (or TOP/LIMIT) can return.
-		if ex.take >= 0 {
-			ex.backend = max(1, min(ex.backend, ex.take+ex.skip))
-		}
 	} else {
-		ex.backend = maxBackendPageSize
+		for _, r := range targets(all, p.QueryRanges) {
+			ex.srcs = append(ex.srcs, &source{r: r})
+		}
 	}
-	for _, r := range targets(all, p.QueryRanges) {
-		ex.srcs = append(ex.srcs, &source{r: r, seen: multiset{}})
+	ex.backend = ex.rangePageSize()
+	if ex.distToken != nil {
+		ex.distBudget = distinctBudget(len(ex.srcs), ex.backendCap)
 	}
 	ex.adapt()
 	return ex, nil
+}
+
+// rangePageSize is the page size a range is asked for: the pager's page size, or for a streaming
+// query what its TOP/LIMIT (and OFFSET) still needs if that is less; every row for the others.
+func (ex *execution) rangePageSize() int {
+	switch {
+	case ex.shape != shapePlain && ex.shape != shapeOrderBy:
+		return maxBackendPageSize
+	case ex.take >= 0:
+		return max(1, min(ex.pageSize, ex.take+ex.skip))
+	}
+	return ex.pageSize
 }
 
 // adapt turns on adaptive page sizes for a streaming ORDER BY with TOP/LIMIT over several
@@ -188,9 +217,9 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 // = TOP+OFFSET when smaller: that many rows per range, times the ranges in all), each range is
 // first asked for its share of them with a margin, ceil(m + 2√m) + 1 for m = min(page size, k) /
 // ranges, so that uniformly spread data is served by one request per range. A range whose rows
-// the merge has used up is asked for more (sizeFor). The plan, the per-range query text and the
-// continuation token are those of a fixed page size: the token records ex.backend, and a range
-// resumed inside a page is read again from that page's start (sizeFor).
+// the merge has used up is asked for more (sizeFor). The plan and the per-range query text are
+// those of a fixed page size; an ORDER BY token holds no backend continuation (resume_orderby.go),
+// so a resumed page starts every range afresh with its share.
 func (ex *execution) adapt() {
 	if ex.shape != shapeOrderBy || ex.take < 0 {
 		return
@@ -228,19 +257,9 @@ func (ex *execution) adapt() {
 // only between rounds of reads, and changes only s.
 func (ex *execution) sizeFor(s *source) int {
 	if s.skipN > 0 {
-		// A resumed range re-reads the page it was in from that page's start. With adaptive sizes:
-		// the rows consumed from it and its share while fewer than a share were consumed;
-		// otherwise exactly the rows consumed, so that its next request starts from a fresh
-		// continuation with its share (one more request, instead of re-reading a prefix that grows
-		// with every resumed page).
-		if !ex.adaptive {
-			return min(maxBackendPageSize, max(ex.backend, s.skipN+1))
-		}
-		if s.skipN < ex.share {
-			return min(maxBackendPageSize, s.skipN+ex.share)
-		}
-		s.reread = true
-		return min(maxBackendPageSize, s.skipN)
+		// A resumed range of a plain query re-reads the page it was in from that page's start
+		// (skipN < ex.backendCap: token_bounds.go).
+		return min(ex.backendCap, max(ex.backend, s.skipN+1))
 	}
 	if !ex.adaptive {
 		return ex.backend
@@ -250,7 +269,7 @@ func (ex *execution) sizeFor(s *source) int {
 		rem, limit = ex.pageNeed, ex.backend
 	}
 	size := ex.share
-	if s.open && !s.reread {
+	if s.open {
 		size = rem
 		if s.refills == 0 && ex.used > 0 {
 			e := float64(rem) * float64(s.used) / float64(ex.used)
@@ -363,115 +382,6 @@ func (ex *execution) configure(query string, p *plan) error {
 	return nil
 }
 
-// resume rebuilds the sources from a token.
-func (ex *execution) resume(t *token, all []pkRange) error {
-	want := kindPlain
-	switch ex.shape {
-	case shapeOrderBy:
-		want = kindOrderBy
-	case shapePlain:
-	default:
-		return &NotResumableError{Construct: "aggregates, GROUP BY or ORDER BY VectorDistance"}
-	}
-	if t.Kind != want {
-		return bad("it was returned for another query")
-	}
-	if t.Take > ex.take || (ex.take < 0) != (t.Take < 0) || t.Skip > ex.skip {
-		return bad("its limits do not match the query's")
-	}
-	ex.backend, ex.skip, ex.take = t.Page, t.Skip, t.Take
-	hs, _ := hashes(t.Dist)
-	if ex.distinct == "Ordered" && len(hs) == 1 {
-		ex.distLast = &hs[0]
-	} else if ex.distinct == "Unordered" {
-		ex.dist = multisetOf(hs)
-	}
-	groups := make([]*dropGroup, len(t.Groups))
-	for i, g := range t.Groups {
-		gh, _ := hashes(g.Hashes)
-		groups[i] = &dropGroup{seen: multisetOf(gh), braw: g.Below}
-		if len(g.Below) > 0 {
-			groups[i].below, _ = parseItems(g.Below)
-		}
-	}
-	if err := mapOntoCurrent(t.Ranges, all); err != nil {
-		return err
-	}
-	for _, tr := range t.Ranges {
-		if !slices.ContainsFunc(ex.targets, func(x queryRange) bool { return pkRange{Min: tr.Min, Max: tr.Max}.overlaps(x) }) {
-			return bad("it names a range the query does not target")
-		}
-		if i := slices.IndexFunc(all, func(r pkRange) bool { return r.ID == tr.ID }); i >= 0 && (all[i].Min != tr.Min || all[i].Max != tr.Max) {
-			return bad("it names a range with other bounds")
-		}
-		sh, _ := hashes(tr.Seen)
-		s := &source{r: pkRange{ID: tr.ID, Min: tr.Min, Max: tr.Max}, seen: multisetOf(sh)}
-		if tr.Drop > 0 {
-			s.drop = groups[tr.Drop-1]
-		}
-		if len(tr.Last) > 0 {
-			s.last, _ = parseItems(tr.Last)
-			s.lastRaw = tr.Last
-		}
-		s.filter = tr.Filter
-		switch {
-		case tr.Done:
-			s.open = true
-		case tr.Open:
-			s.pageTok, s.skipN = tr.Tok, tr.N
-		}
-		// A range id that is not in the routing map any more is resolved on its first request
-		// (410/1002 -> children), as during a read.
-		ex.srcs = append(ex.srcs, s)
-	}
-	if ex.shape == shapePlain {
-		for ex.cur < len(ex.srcs) && ex.srcs[ex.cur].finished() {
-			ex.cur++
-		}
-	}
-	return nil
-}
-
-// mapOntoCurrent checks that a token's ranges map onto the container's current partition key
-// ranges (all, sorted by Min), as the .NET SDK maps a continuation onto the current ranges: a
-// range id the routing map still has must have its bounds (checked by resume), one it does not
-// have any more is resolved by EPK overlap (taking the id of a current range with the same
-// bounds; a split parent keeps its id and is resolved into its children), and no current range may be
-// overlapped by two of the token's ranges. A token's ranges are therefore at most the container's
-// physical partitions, each read with at most one request per page (a split parent's first
-// request answers 410 and is replaced by its children, as during a read): a token whose ranges
-// were cut into many slices of the hash space, or that names ranges the container does not have,
-// is refused before any request, whatever its tag (an unkeyed tag can be recomputed).
-// A token made before a merge of partitions may be refused too: the query is then restarted.
-func mapOntoCurrent(trs []tokenRange, all []pkRange) error {
-	if len(trs) > len(all) {
-		return bad("it holds more ranges than the container has partition key ranges")
-	}
-	owner := make(map[string]int, len(all)) // current range id -> index+1 of the token range on it
-	j := 0                                  // first current range that may overlap trs[i] (both sorted)
-	for i, tr := range trs {
-		q := queryRange{Min: tr.Min, Max: tr.Max}
-		for j < len(all) && !isEnd(all[j].Max) && tr.Min != "" && epk.Compare(all[j].Max, tr.Min) <= 0 {
-			j++
-		}
-		found := false
-		for k := j; k < len(all) && all[k].overlaps(q); k++ {
-			found = true
-			if all[k].Min == tr.Min && all[k].Max == tr.Max {
-				trs[i].ID = all[k].ID // an unknown id with a current range's bounds is that range
-			}
-			if o := owner[all[k].ID]; o != 0 && o != i+1 {
-				return bad("two of its ranges fall in one partition key range")
-			}
-			owner[all[k].ID] = i + 1
-		}
-		if !found {
-			return bad("it names a range outside the container's partition key ranges")
-		}
-	}
-	return nil
-}
-
 // fetch reads pages of s until it holds an unread row or has ended. It runs concurrently for
 // different sources, so it leaves drop groups (shared by siblings) to the merge (dropHead).
 func (ex *execution) fetch(ctx context.Context, s *source) error {
@@ -508,35 +418,39 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 		}
 		if s.skipN > 0 {
 			s.pos = min(s.skipN, len(s.buf))
-			s.skipN = 0
-		} else {
-			s.reread = false
+			s.skipN, s.seen = 0, nil
+			if err := ex.discard(s.pos); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// dropHead skips the rows at the head of s that a split's drop group says were consumed.
-func (ex *execution) dropHead(s *source) {
-	for s.drop != nil && s.pos < len(s.buf) {
-		r := s.buf[s.pos]
-		if s.drop.below != nil {
-			c := compareKeys(r.keys, s.drop.below, ex.desc)
-			if c > 0 {
-				s.drop = nil // sorted: nothing further can have been consumed
-				return
-			}
-			if c < 0 || s.drop.seen.take(r.hash) {
-				s.pos++
-				continue
-			}
-			return
+// dropHead skips the rows at the head of s that were consumed before: for ORDER BY those before
+// the position s resumes from (resume_orderby.go); for a plain query the rows of a split parent's
+// page that it had consumed, which come first on its children (they resume from that page's
+// continuation, and the service returns a range's rows in _rid order).
+func (ex *execution) dropHead(s *source) error {
+	if ex.shape == shapeOrderBy {
+		if s.from != nil {
+			ex.dropResumed(s)
 		}
-		if !s.drop.seen.take(r.hash) {
-			return
+		return nil
+	}
+	for s.drop != nil && s.pos < len(s.buf) {
+		if !s.drop.seen.take(s.buf[s.pos].hash) {
+			s.drop = nil // past the parent's consumed rows
+			return nil
 		}
 		s.pos++
+		if s.drop.fromToken {
+			if err := ex.discard(1); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
 }
 
 // parseRows decodes a page of the per-range query.
@@ -550,19 +464,23 @@ func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 				slab = make([]any, len(ex.desc)*(len(items)-len(rows)))
 			}
 			keys := slab[:len(ex.desc):len(ex.desc)]
-			kraw, out, ok := []byte(nil), []byte(nil), false
+			kraw, out, rid, ok := []byte(nil), []byte(nil), []byte(nil), false
 			if json.Valid(it) {
-				kraw, out, ok = parseOrderByRow(it, keys)
+				kraw, out, rid, ok = parseOrderByRow(it, keys)
 			}
 			if ok {
 				slab = slab[len(ex.desc):]
 			} else {
 				var err error
-				if keys, kraw, out, err = parseOrderByRowSlow(it, len(ex.desc)); err != nil {
+				if keys, kraw, out, rid, err = parseOrderByRowSlow(it, len(ex.desc)); err != nil {
 					return nil, err
 				}
 			}
-			rows = append(rows, row{out: out, keys: keys, kraw: kraw, hash: rawHash(it)})
+			r := row{out: out, keys: keys, kraw: kraw, rid: rid}
+			if rid == nil {
+				r.hash = rawHash(it) // told apart by content when tied (resume_orderby.go)
+			}
+			rows = append(rows, r)
 		case shapePlain:
 			if !json.Valid(it) {
 				return nil, &PlanError{Reason: "a row is not JSON"}
@@ -580,28 +498,15 @@ func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 	return rows, nil
 }
 
-// consume takes the head row of s and records it for a future split.
+// consume takes the head row of s (for ORDER BY, recording it as the position a token or a
+// split resumes from).
 func (ex *execution) consume(s *source) row {
 	r := s.buf[s.pos]
 	s.pos++
 	s.used++
 	ex.used++
 	if ex.shape == shapeOrderBy {
-		if s.last != nil && compareKeys(r.keys, s.last, ex.desc) == 0 {
-			s.seen.add(r.hash)
-		} else {
-			s.last, s.lastRaw = r.keys, r.kraw
-			// s.seen is the source's own (children and tokens copy it): reuse a small one's
-			// storage (clearing a large one would cost its capacity on every row).
-			if len(s.seen) > 8 || s.seen == nil {
-				s.seen = multiset{r.hash: 1}
-			} else {
-				clear(s.seen)
-				s.seen[r.hash] = 1
-			}
-		}
-	} else {
-		s.seen.add(r.hash)
+		ex.consumeOrdered(s, &r)
 	}
 	return r
 }
@@ -617,7 +522,7 @@ func (ex *execution) children(ctx context.Context, s *source) ([]*source, error)
 		if !r.overlaps(queryRange{Min: s.r.Min, Max: s.r.Max}) || !slices.ContainsFunc(ex.targets, r.overlaps) {
 			continue
 		}
-		kids = append(kids, &source{r: r, seen: multiset{}})
+		kids = append(kids, &source{r: r})
 	}
 	if len(kids) == 0 {
 		return nil, &PlanError{Reason: "partition key range " + s.r.ID + " is gone and no range covers it"}
@@ -625,32 +530,41 @@ func (ex *execution) children(ctx context.Context, s *source) ([]*source, error)
 	return kids, nil
 }
 
-// split replaces the gone source s with its children, which drop what s had consumed: every
-// row (plain) or, for ORDER BY, every row ordered before the last one consumed and the rows tied
-// with it. The children of one split share the group, so of several equal rows only as many are
-// dropped as were consumed. (If a child splits again while its group is still pending, its own
-// children start from what it consumed, inherited rows included: with identical duplicate rows
-// on both sides of two splits in one read, one such duplicate can be dropped twice. Documented.)
+// split replaces the gone source s with its children. For ORDER BY they start from the position s
+// had reached (resume_orderby.go). For a plain query they resume from the continuation s was
+// sending, as the .NET and Java SDKs do (the service resumes a parent's continuation on its
+// children): after a whole page, nothing to drop; on a page s re-read from a token, the rows of
+// it that s had consumed, shared by the siblings so that of two equal rows only as many are
+// dropped as were consumed.
 func (ex *execution) split(ctx context.Context, s *source) ([]*source, error) {
 	kids, err := ex.children(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	g := &dropGroup{seen: s.seen.clone()}
-	if ex.shape == shapeOrderBy && s.last != nil {
-		g.below, g.braw = s.last, s.lastRaw
+	if ex.shape == shapeOrderBy {
+		splitOrdered(s, kids)
+		return kids, nil
+	}
+	tok, seen := s.next, multiset{}
+	if !s.open {
+		tok = s.pageTok
+		for h, n := range s.seen {
+			seen[h] += n
+		}
+	}
+	fromToken := false
+	if s.drop != nil {
+		for h, n := range s.drop.seen {
+			seen[h] += n
+		}
+		fromToken = s.drop.fromToken
+	}
+	var g *dropGroup
+	if len(seen) > 0 {
+		g = &dropGroup{seen: seen, fromToken: fromToken || !s.open && s.seen != nil}
 	}
 	for _, k := range kids {
-		k.seen, k.last, k.lastRaw = s.seen.clone(), s.last, s.lastRaw
-		if ex.shape == shapeOrderBy && s.last != nil {
-			// The child starts where the parent was: the plan's resume filter, as the SDKs do.
-			k.filter = s.lastRaw
-		} else if ex.shape == shapeOrderBy {
-			k.filter = s.filter
-		}
-		if len(g.seen) > 0 || g.below != nil {
-			k.drop = g
-		}
+		k.pageTok, k.drop = tok, g
 	}
 	return kids, nil
 }
@@ -767,6 +681,9 @@ func (ex *execution) emit(r row) bool {
 			ex.distLast = &h
 		default:
 			if ex.dist[h] > 0 {
+				if ex.distToken[h] {
+					ex.distDrops++ // dropped on the token's word (token_bounds.go)
+				}
 				return false
 			}
 			ex.dist.add(h)
@@ -811,21 +728,49 @@ func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
 				ex.c.observe(r.keys, r.out)
 			}
 		}
+		if ex.distDrops > ex.distBudget {
+			if len(items) == 0 {
+				return nil, bad("makes a page read more than a legitimate resume of this query can")
+			}
+			return items, nil // a short page: the token resumes after the duplicates dropped so far
+		}
 	}
 	if ex.take == 0 {
 		ex.ended = true
 		return items, nil
 	}
-	// Make sure a token is not returned for a query that has nothing left.
+	// Make sure a token is not returned for a query that has nothing left, and that it does not
+	// stop before rows this page's DISTINCT drops (a resumed page then starts with a new row).
 	ex.pageNeed = 1
-	s, err := ex.head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if s == nil {
-		ex.ended = true
+	for ex.distDrops <= ex.distBudget {
+		s, err := ex.head(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			ex.ended = true
+			break
+		}
+		if !ex.duplicate(s.buf[s.pos]) {
+			break
+		}
+		ex.emit(ex.consume(s))
 	}
 	return items, nil
+}
+
+// duplicate reports whether emit would drop r as undefined or as a DISTINCT duplicate.
+func (ex *execution) duplicate(r row) bool {
+	if r.out == nil {
+		return true
+	}
+	switch ex.distinct {
+	case "Ordered":
+		return ex.distLast != nil && *ex.distLast == rowHash(r.out)
+	case "Unordered":
+		return ex.dist[rowHash(r.out)] > 0
+	}
+	return false
 }
 
 // ready makes the sources the merge looks at (every source for ORDER BY, the current one for a
@@ -839,7 +784,9 @@ func (ex *execution) ready(ctx context.Context) error {
 		}
 		var need []*source
 		for _, s := range srcs {
-			ex.dropHead(s)
+			if err := ex.dropHead(s); err != nil {
+				return err
+			}
 			if s.pos >= len(s.buf) && !s.finished() {
 				need = append(need, s)
 			}
@@ -888,7 +835,7 @@ func (ex *execution) head(ctx context.Context) (*source, error) {
 
 // token returns the continuation token of the position reached.
 func (ex *execution) token() string {
-	t := token{Bind: ex.bind, Skip: ex.skip, Take: ex.take, Page: ex.backend}
+	t := token{Bind: ex.bind, Skip: ex.skip, Take: ex.take}
 	switch ex.shape {
 	case shapePlain:
 		t.Kind = kindPlain
@@ -904,26 +851,36 @@ func (ex *execution) token() string {
 	case ex.distinct == "Unordered":
 		t.Dist = packHashes(ex.dist.list())
 	}
+	if ex.shape == shapeOrderBy {
+		t.Order = ex.orderToken()
+		return t.encode(ex.c.opts.TokenSigningKey, ex.c.identity)
+	}
 	groups := map[*dropGroup]int{}
 	for _, s := range ex.srcs {
-		tr := tokenRange{ID: s.r.ID, Min: s.r.Min, Max: s.r.Max, Last: s.lastRaw, Filter: s.filter}
+		tr := tokenRange{ID: s.r.ID, Min: s.r.Min, Max: s.r.Max, Tok: s.pageTok}
 		switch {
 		case s.finished():
-			tr.Done = true
+			tr.Done, tr.Tok = true, ""
+		case s.open && s.pos >= len(s.buf):
+			tr.Tok = s.next // the page is behind: the next one starts afresh
 		case s.open:
-			tr.Open, tr.Tok, tr.N = true, s.pageTok, s.pos
-		}
-		if !tr.Done {
-			tr.Seen = packHashes(s.seen.list())
-			if s.drop != nil {
-				if groups[s.drop] == 0 {
-					t.Groups = append(t.Groups, tokenGroup{Below: s.drop.braw, Hashes: packHashes(s.drop.seen.list())})
-					groups[s.drop] = len(t.Groups)
+			tr.Open, tr.N = true, s.pos
+			if s.pos > 0 {
+				hs := make([]uint64, s.pos)
+				for i, r := range s.buf[:s.pos] {
+					hs[i] = r.hash
 				}
-				tr.Drop = groups[s.drop]
+				tr.Seen = packHashes(hs)
 			}
-		} else {
-			tr.Last, tr.Filter = nil, nil
+		case s.skipN > 0:
+			tr.Open, tr.N, tr.Seen = true, s.skipN, packHashes(s.seen.list())
+		}
+		if !tr.Done && s.drop != nil && len(s.drop.seen) > 0 {
+			if groups[s.drop] == 0 {
+				t.Groups = append(t.Groups, tokenGroup{Hashes: packHashes(s.drop.seen.list())})
+				groups[s.drop] = len(t.Groups)
+			}
+			tr.Drop = groups[s.drop]
 		}
 		t.Ranges = append(t.Ranges, tr)
 	}

@@ -41,7 +41,8 @@ func TestForgedTokenWorkBounded(t *testing.T) {
 	s, c := newContainer(t, partitions, nil)
 	put(t, c, docs(40)...)
 	x := mustNew(t, c)
-	for _, q := range []string{"SELECT c.id FROM c", "SELECT c.id, c.n FROM c ORDER BY c.n"} {
+	// (An ORDER BY token names no ranges at all: tokencost_test.go forges its position.)
+	for _, q := range []string{"SELECT c.id FROM c", "SELECT c.id FROM c WHERE c.n >= 0"} {
 		tok := firstToken(t, x, q, nil)
 		all, err := x.routingMap(context.Background())
 		if err != nil || len(all) != partitions {

@@ -120,9 +120,10 @@ func scalar(v []byte) (any, bool) {
 }
 
 // parseOrderByRow reads a valid JSON row of the rewritten ORDER BY query into keys (len n):
-// the raw orderByItems and payload (slices of it; payload nil when absent). ok is false when the
-// row must go through parseOrderByRowSlow (which also reports malformed rows).
-func parseOrderByRow(it []byte, keys []any) (items, payload []byte, ok bool) {
+// the raw orderByItems and payload (slices of it; payload nil when absent) and the document's
+// _rid (the string's bytes, nil when absent). ok is false when the row must go through
+// parseOrderByRowSlow (which also reports malformed rows).
+func parseOrderByRow(it []byte, keys []any) (items, payload, rid []byte, ok bool) {
 	ok = objectMembers(it, skipWS(it, 0), func(key, val []byte) bool {
 		switch string(key) {
 		case "orderByItems":
@@ -131,18 +132,24 @@ func parseOrderByRow(it []byte, keys []any) (items, payload []byte, ok bool) {
 		case "payload":
 			payload = val
 			return true
+		case "_rid":
+			if len(val) < 2 || val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 {
+				return false
+			}
+			rid = val[1 : len(val)-1]
+			return true
 		}
 		// encoding/json matches struct fields case-insensitively: leave those to it.
-		return !bytes.EqualFold(key, []byte("orderByItems")) && !bytes.EqualFold(key, []byte("payload"))
+		return !bytes.EqualFold(key, []byte("orderByItems")) && !bytes.EqualFold(key, []byte("payload")) && !bytes.EqualFold(key, []byte("_rid"))
 	})
 	if !ok || len(items) == 0 || items[0] != '[' {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	n := 0
 	i := skipWS(items, 1)
 	for i < len(items) && items[i] != ']' {
 		if n == len(keys) || items[i] != '{' {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		var item []byte
 		end := skipValue(items, i)
@@ -152,7 +159,7 @@ func parseOrderByRow(it []byte, keys []any) (items, payload []byte, ok bool) {
 			}
 			return true
 		}) {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		if item == nil {
 			keys[n] = undefined
@@ -161,7 +168,7 @@ func parseOrderByRow(it []byte, keys []any) (items, payload []byte, ok bool) {
 		} else if v, err := decode(item); err == nil {
 			keys[n] = v
 		} else {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		n++
 		i = skipWS(items, end)
@@ -170,28 +177,33 @@ func parseOrderByRow(it []byte, keys []any) (items, payload []byte, ok bool) {
 		}
 	}
 	if n != len(keys) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return items, payload, true
+	return items, payload, rid, true
 }
 
 // parseOrderByRowSlow is the reference reading of a row through encoding/json.
-func parseOrderByRowSlow(it []byte, n int) (keys []any, items, payload []byte, err error) {
+func parseOrderByRowSlow(it []byte, n int) (keys []any, items, payload, rid []byte, err error) {
 	var d struct {
 		Items   json.RawMessage `json:"orderByItems"`
 		Payload json.RawMessage `json:"payload"`
+		Rid     json.RawMessage `json:"_rid"`
 	}
 	if err := json.Unmarshal(it, &d); err != nil || len(d.Items) == 0 {
-		return nil, nil, nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has no orderByItems"}
+		return nil, nil, nil, nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has no orderByItems"}
 	}
 	keys, err = parseItems(d.Items)
 	if err != nil || len(keys) != n {
-		return nil, nil, nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has malformed orderByItems"}
+		return nil, nil, nil, nil, &PlanError{Reason: "a row of the rewritten ORDER BY query has malformed orderByItems"}
 	}
 	if len(d.Payload) > 0 {
 		payload = d.Payload
 	}
-	return keys, d.Items, payload, nil
+	var s string
+	if len(d.Rid) > 0 && json.Unmarshal(d.Rid, &s) == nil {
+		rid = []byte(s)
+	}
+	return keys, d.Items, payload, rid, nil
 }
 
 // rawHash identifies a row of a range's answer by its bytes (for ORDER BY they include the

@@ -22,6 +22,9 @@ func FuzzParseOrderByRow(f *testing.F) {
 		`{"orderByItems":[{"item":1e400}]}`,
 		`{"orderbyitems":[{"item":1}]}`,
 		`[1]`,
+		`{"_rid":"AAAAAAAAAAABAAAAAAAAAA==","orderByItems":[{"item":1}],"payload":{"id":"a"}}`,
+		`{"_rid":"a\/b","orderByItems":[{"item":1}]}`,
+		`{"_rid":5,"orderByItems":[{"item":1}]}`,
 	} {
 		f.Add([]byte(s), 1)
 		f.Add([]byte(s), 2)
@@ -38,16 +41,16 @@ func FuzzParseOrderByRow(f *testing.F) {
 		if !json.Valid(it) {
 			return
 		}
-		wantKeys, wantItems, wantPayload, err := parseOrderByRowSlow(it, n)
+		wantKeys, wantItems, wantPayload, wantRid, err := parseOrderByRowSlow(it, n)
 		keys := make([]any, n)
-		items, payload, ok := parseOrderByRow(it, keys)
+		items, payload, rid, ok := parseOrderByRow(it, keys)
 		if !ok {
 			return
 		}
 		if err != nil {
 			t.Fatalf("fast reading accepts a row encoding/json refuses: %v", err)
 		}
-		if !reflect.DeepEqual(keys, wantKeys) || !bytes.Equal(items, wantItems) || !bytes.Equal(payload, wantPayload) || (payload == nil) != (wantPayload == nil) {
+		if !reflect.DeepEqual(keys, wantKeys) || !bytes.Equal(items, wantItems) || !bytes.Equal(payload, wantPayload) || (payload == nil) != (wantPayload == nil) || !bytes.Equal(rid, wantRid) {
 			t.Fatalf("fast %v %s %s, encoding/json %v %s %s", keys, items, payload, wantKeys, wantItems, wantPayload)
 		}
 	})

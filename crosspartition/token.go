@@ -9,13 +9,13 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 	"github.com/cosmoskit/cosmoskit-go/internal/tokenmac"
-	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// tokenVersion is the version of this package's continuation tokens.
-const tokenVersion = 2
+// tokenVersion is the version of this package's continuation tokens. Version 3 resumes ORDER BY
+// from the last row's ORDER BY values and _rid (orderResume) and holds no backend page size; a
+// token of an earlier version is refused (cosmoserr.ErrInvalidToken).
+const tokenVersion = 3
 
 // Token kinds: the shape of the query the token belongs to.
 const (
@@ -27,27 +27,23 @@ const (
 // maxTokenBytes bounds what is decoded at all.
 const maxTokenBytes = 1 << 20
 
-// tokenRange is one partition key range's position.
+// tokenRange is one partition key range's position (plain queries).
 type tokenRange struct {
-	ID   string          `json:"i"`
-	Min  string          `json:"a"`
-	Max  string          `json:"b"`
-	Tok  string          `json:"c,omitempty"` // backend continuation of the page being read ("" = first page)
-	N    int             `json:"n,omitempty"` // rows of that page already consumed
-	Open bool            `json:"f,omitempty"` // the page was fetched (else the range is not started)
-	Done bool            `json:"d,omitempty"` // every row of the range was consumed
-	Last json.RawMessage `json:"l,omitempty"` // ORDER BY: the orderByItems of the last row consumed
-	Seen string          `json:"s,omitempty"` // hashes of the rows consumed (plain) or tied with Last (ORDER BY)
-	Drop int             `json:"g"`           // index+1 of the drop group it still applies, 0 for none
-	// Filter is the ORDER BY values of the resume filter the range's query runs with (a split's
-	// child): its backend continuation belongs to that text.
-	Filter json.RawMessage `json:"w,omitempty"`
+	ID   string `json:"i"`
+	Min  string `json:"a"`
+	Max  string `json:"b"`
+	Tok  string `json:"c,omitempty"` // backend continuation of the page being read ("" = first page)
+	N    int    `json:"n,omitempty"` // rows of that page already consumed
+	Open bool   `json:"f,omitempty"` // the page was fetched (else the range is not started)
+	Done bool   `json:"d,omitempty"` // every row of the range was consumed
+	Seen string `json:"s,omitempty"` // hashes of those N rows (a split of the range drops them from its children)
+	Drop int    `json:"g"`           // index+1 of the drop group it still applies, 0 for none
 }
 
-// tokenGroup is what the children of a split range still drop: rows consumed before the split.
+// tokenGroup is what the children of a split range still drop: rows of the parent's page that
+// the parent had consumed (at most one backend page).
 type tokenGroup struct {
-	Below  json.RawMessage `json:"l,omitempty"` // ORDER BY: rows ordered before these keys
-	Hashes string          `json:"s,omitempty"`
+	Hashes string `json:"s,omitempty"`
 }
 
 // token is this package's continuation token: base64url of its JSON.
@@ -55,9 +51,9 @@ type token struct {
 	V      int          `json:"v"`
 	Bind   string       `json:"q"` // binds the token to container, query text and parameters
 	Kind   string       `json:"k"`
-	Page   int          `json:"p,omitempty"` // backend page size the positions refer to
-	Ranges []tokenRange `json:"r,omitempty"`
-	Groups []tokenGroup `json:"g,omitempty"`
+	Ranges []tokenRange `json:"r,omitempty"` // plain queries
+	Groups []tokenGroup `json:"g,omitempty"` // plain queries
+	Order  *orderResume `json:"y,omitempty"` // ORDER BY: where the merge stopped
 	Skip   int          `json:"o,omitempty"` // OFFSET still to skip
 	Take   int          `json:"t"`           // TOP/LIMIT still to return, -1 for no limit
 	Dist   string       `json:"h,omitempty"` // DISTINCT: hashes returned (unordered) or the last (ordered)
@@ -67,7 +63,7 @@ type token struct {
 // over the container's identity (account endpoint, database, container) and every byte of the
 // JSON, keyed with Options.TokenSigningKey (unkeyed without one: see the package doc). The JSON's
 // Bind field binds it to the container, the query text and every parameter value.
-const tokenDomain = "cosmoskit-go/crosspartition token v2"
+const tokenDomain = "cosmoskit-go/crosspartition token v3"
 
 // tokenEncoding is strict: one token has one spelling.
 var tokenEncoding = base64.RawURLEncoding.Strict()
@@ -127,45 +123,18 @@ func decodeToken(s, bind string, key, identity []byte) (*token, error) {
 	default:
 		return nil, bad("has an unknown kind")
 	}
-	if t.Page < 1 || t.Page > maxBackendPageSize || t.Skip < 0 || t.Take < -1 || len(t.Ranges) == 0 {
+	if t.Skip < 0 || t.Take < -1 {
 		return nil, bad("is out of range")
 	}
-	for i, r := range t.Ranges {
-		// The id and the backend continuation are sent as request headers: anything but what
-		// the service issues (digits; printable ASCII) is refused here, before a request is built.
-		if !wire.ValidRangeID(r.ID) || !wire.ValidHeaderValue(r.Tok) {
-			return nil, bad("has a malformed range")
+	if t.Kind == kindOrderBy {
+		if len(t.Ranges) > 0 || len(t.Groups) > 0 || t.Order == nil {
+			return nil, bad("is not a token of this package")
 		}
-		if r.N < 0 || r.Drop < 0 || r.Drop > len(t.Groups) || !validEPK(r.Min) || !validEPK(r.Max) || isEnd(r.Min) && r.Min != "" {
-			return nil, bad("has a malformed range")
-		}
-		if !isEnd(r.Max) && epk.Compare(r.Min, r.Max) >= 0 {
-			return nil, bad("has an empty range")
-		}
-		if i > 0 && (isEnd(t.Ranges[i-1].Max) || epk.Compare(t.Ranges[i-1].Max, r.Min) > 0) {
-			return nil, bad("has overlapping ranges")
-		}
-		if _, err := hashes(r.Seen); err != nil {
+		if err := t.Order.validate(); err != nil {
 			return nil, err
 		}
-		for _, raw := range []json.RawMessage{r.Last, r.Filter} {
-			if len(raw) == 0 {
-				continue
-			}
-			if _, err := parseItems(raw); err != nil || t.Kind != kindOrderBy {
-				return nil, bad("has malformed order-by values")
-			}
-		}
-	}
-	for _, g := range t.Groups {
-		if _, err := hashes(g.Hashes); err != nil {
-			return nil, err
-		}
-		if len(g.Below) > 0 {
-			if _, err := parseItems(g.Below); err != nil {
-				return nil, bad("has malformed order-by values")
-			}
-		}
+	} else if err := validatePlainRanges(&t); err != nil {
+		return nil, err
 	}
 	if _, err := hashes(t.Dist); err != nil {
 		return nil, err

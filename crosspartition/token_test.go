@@ -112,10 +112,14 @@ func TestNotResumableShapesSaySo(t *testing.T) {
 func FuzzDecodeToken(f *testing.F) {
 	ident := []byte("container\x00c")
 	bind := binding(ident, "SELECT * FROM c ORDER BY c.n", nil)
-	good := (&token{Bind: bind, Kind: kindOrderBy, Page: 10, Take: -1, Ranges: []tokenRange{
-		{ID: "0", Min: "", Max: "20", Open: true, Tok: "x", N: 2, Last: []byte(`[{"item":1}]`), Seen: packHashes([]uint64{1, 2})},
-		{ID: "1", Min: "20", Max: "FF", Drop: 1},
-	}, Groups: []tokenGroup{{Below: []byte(`[{}]`), Hashes: packHashes([]uint64{3})}}}).encode(nil, ident)
+	good := (&token{Bind: bind, Kind: kindOrderBy, Take: -1, Order: &orderResume{
+		Items: []byte(`[{"item":1}]`), Rid: "AAAAAAAAAAABAAAAAAAAAA==", N: 1, Min: "", Max: "20", Dir: 1,
+	}}).encode(nil, ident)
+	plain := (&token{Bind: bind, Kind: kindPlain, Take: -1, Ranges: []tokenRange{
+		{ID: "0", Min: "", Max: "20", Open: true, Tok: "x", N: 2, Seen: packHashes([]uint64{1, 2})},
+		{ID: "1", Min: "20", Max: "FF", Tok: "y", Drop: 1},
+	}, Groups: []tokenGroup{{Hashes: packHashes([]uint64{3})}}}).encode(nil, ident)
+	f.Add(plain)
 	f.Add(good)
 	f.Add("")
 	f.Add("e30")

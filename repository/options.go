@@ -146,7 +146,8 @@ type Options[T any] struct {
 	// cover every byte (a truncated, altered or misplaced token is cosmoserr.ErrInvalidToken,
 	// nothing sent), but the MAC key is public, so an end user can craft a token whose positions
 	// the service then reads; such a token's work stays bounded by the container's physical
-	// partitions.
+	// partitions, and a cross-partition one costs no more than a legitimate resume of the same
+	// query and page size (package crosspartition), or is refused.
 	TokenSigningKey []byte
 
 	// Logger receives the start of each cross-partition query and each cross-partition page
