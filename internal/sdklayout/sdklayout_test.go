@@ -87,7 +87,7 @@ type (
 func TestOtherLayoutsDegrade(t *testing.T) {
 	pks := []any{
 		pkStrings{values: []string{"a"}},
-		pkTwoFields{values: []any{"a"}},
+		pkTwoFields{values: []any{"a"}, kind: 1},
 		pkOneAny{values: []any{"a", 1}}, // an int component: another kind
 		[]any{"a"},
 		"a",
@@ -106,7 +106,10 @@ func TestOtherLayoutsDegrade(t *testing.T) {
 		&containerDBValue{database: databaseV2{id: "db"}},
 		&struct{ database *databaseNoID }{database: &databaseNoID{name: "db", client: &accountV2{endpoint: "e"}}},
 		&struct{ database *struct{ id string } }{database: &struct{ id string }{id: "db"}},
-		&containerNoEP{},
+		&containerNoEP{database: &struct {
+			id     string
+			client *struct{ host string }
+		}{id: "db", client: &struct{ host string }{host: "h"}}},
 		containerRenamed{},
 		(*containerRenamed)(nil),
 		nil,
