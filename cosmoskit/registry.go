@@ -142,6 +142,7 @@ func build(r *resolved, k registryKey, s settings) (*entry, error) {
 		msg = "cosmoskit: independent Cosmos DB client created"
 	}
 	r.logger.Info(msg, attrs...)
+	checkSDKLayout(r, c)
 	if !r.ep.loopback && len(r.preferred) == 0 {
 		msg := "cosmoskit: no PreferredRegions: reads go to the account's regions in the account's order, not nearest first; list the regions nearest first"
 		if r.cfg.Retry.Disable {

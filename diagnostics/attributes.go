@@ -48,6 +48,13 @@ const (
 	MetricRetries = "cosmoskit.client.retries"
 	// MetricCircuitBreakerStateChanges counts circuit breaker state changes.
 	MetricCircuitBreakerStateChanges = "cosmoskit.client.circuit_breaker.state_changes"
+	// MetricSDKLayoutMismatches counts, at client construction (cosmoskit.New, NewIndependent), each
+	// unexported azcosmos layout cosmoskit reads (an azcosmos.PartitionKey's components, a
+	// ContainerClient's account and database) that the linked azcosmos does not have: an
+	// unsupported azcosmos version. Attributes: cosmoskit.sdk_layout (partition_key,
+	// container_identity) and cosmoskit.azcosmos_version. Recorded on Diagnostics.MeterProvider;
+	// alert on any value above zero (the README's versioning section says what degrades).
+	MetricSDKLayoutMismatches = "cosmoskit.client.sdk_layout_mismatches"
 )
 
 // instrumentationName is the tracer and meter scope name.

@@ -11,18 +11,21 @@
 // fields of an unkeyed token must be (and are) bounded by what a legitimate token can cost.
 //
 // The account endpoint and database id are unexported in azcosmos v1.5.0's ContainerClient and
-// are read by reflection (see Identity; no unsafe). TestIdentity fails if an SDK upgrade changes
-// that layout; until adapted, Identity is the container id alone, so a token is no longer refused
-// on a container of the same id in another account or database.
+// are read by internal/sdklayout (reflection, no unsafe). TestIdentity fails if an SDK upgrade
+// changes that layout; until adapted, Identity is the container id alone, so a token is no longer
+// refused on a container of the same id in another account or database, and that is reported:
+// cosmoskit.New logs a warning and counts diagnostics.MetricSDKLayoutMismatches, and Identity
+// itself logs a warning to slog.Default once per process.
 package tokenmac
 
 import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
-	"reflect"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/sdklayout"
 )
 
 // TagSize is the length of a tag in bytes (128 bits of HMAC-SHA256).
@@ -56,34 +59,17 @@ func Equal(a, b []byte) bool { return hmac.Equal(a, b) }
 
 // Identity returns the container's identity for binding: account endpoint, database id and
 // container id, NUL-separated. azcosmos keeps the database and the account of a ContainerClient
-// unexported; they are read by reflection (strings only, no unsafe). If azcosmos changes that
-// layout, the identity falls back to the container id alone and TestIdentity fails.
+// unexported; internal/sdklayout reads them. If azcosmos changes that layout, the identity falls
+// back to the container id alone (and a warning is logged once per process).
 func Identity(c *azcosmos.ContainerClient) []byte {
 	if c == nil {
 		return nil
 	}
 	id := c.ID()
-	endpoint, db, ok := accountAndDatabase(c)
+	endpoint, db, ok := sdklayout.ContainerAccount(c)
 	if !ok {
+		sdklayout.WarnIdentityOnce()
 		return []byte("container\x00" + id)
 	}
 	return []byte("account\x00" + endpoint + "\x00database\x00" + db + "\x00container\x00" + id)
-}
-
-func accountAndDatabase(c *azcosmos.ContainerClient) (endpoint, db string, ok bool) {
-	v := reflect.ValueOf(c).Elem()
-	dbf := v.FieldByName("database")
-	if !dbf.IsValid() || dbf.Kind() != reflect.Pointer || dbf.IsNil() {
-		return "", "", false
-	}
-	d := dbf.Elem()
-	idf, clf := d.FieldByName("id"), d.FieldByName("client")
-	if !idf.IsValid() || idf.Kind() != reflect.String || !clf.IsValid() || clf.Kind() != reflect.Pointer || clf.IsNil() {
-		return "", "", false
-	}
-	ep := clf.Elem().FieldByName("endpoint")
-	if !ep.IsValid() || ep.Kind() != reflect.String {
-		return "", "", false
-	}
-	return ep.String(), idf.String(), true
 }
