@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/plural"
+	"github.com/cosmoskit/cosmoskit-go/internal/sdklayout"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
@@ -183,33 +184,14 @@ func (c *core) checkSDKDocKey(got partitionkey.Key, want azcosmos.PartitionKey) 
 	return invalid(cosmoserr.ErrInvalidPartitionKey, strings.Join(c.pkPaths, ","), reasonKeyDiffers)
 }
 
-// sdkKey reads the components of an azcosmos.PartitionKey, which keeps them unexported: a
-// PartitionKey of azcosmos v1.5.0 is a struct holding one []interface{} of string, float64, bool
-// or nil values, which reflect reads without unsafe (String, Float, Bool, never Interface). Any
-// other layout, or a component of another kind, answers false and the key is sent as given (the
-// service checks it); TestSDKKeyLayout fails when an SDK upgrade changes the layout.
+// sdkKey reads the components of an azcosmos.PartitionKey, which keeps them unexported, through
+// internal/sdklayout (the one reader of azcosmos layouts). Any other layout, or a component of
+// another kind, answers false and the key is sent as given (the service checks it); cosmoskit.New
+// reports such a layout when the client is built, and TestSDKKeyLayout fails on it.
 func sdkKey(pk azcosmos.PartitionKey) (partitionkey.Key, bool) {
-	v := reflect.ValueOf(pk)
-	if v.NumField() != 1 || v.Field(0).Kind() != reflect.Slice || v.Field(0).Type().Elem().Kind() != reflect.Interface {
+	vals, ok := sdklayout.PartitionKeyValues(pk)
+	if !ok {
 		return partitionkey.Key{}, false
-	}
-	s := v.Field(0)
-	vals := make([]any, s.Len())
-	for i := range vals {
-		e := s.Index(i)
-		if e.IsNil() {
-			continue // null
-		}
-		switch e = e.Elem(); e.Kind() {
-		case reflect.String:
-			vals[i] = e.String()
-		case reflect.Float64:
-			vals[i] = e.Float()
-		case reflect.Bool:
-			vals[i] = e.Bool()
-		default:
-			return partitionkey.Key{}, false
-		}
 	}
 	return partitionkey.Of(vals...), true
 }

@@ -13,9 +13,6 @@
 // construction (cosmoskit.New logs a warning and counts diagnostics.MetricSDKLayoutMismatches)
 // rather than discovered as a silently weaker check. The degraded behaviour of each layout is
 // described by its Layout's Degraded text.
-//
-// repository still holds its own copy of the partition key reader (sdkKey, same logic, guarded by
-// its TestSDKKeyLayout); it is to call PartitionKeyValues instead.
 package sdklayout
 
 import (
