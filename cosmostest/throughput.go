@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
@@ -26,6 +27,7 @@ import (
 const (
 	subRUBudgetExceeded = 3200
 	hdrRetryAfterMs     = wire.HeaderRetryAfterMs
+	hdrPriority         = wire.HeaderPriorityLevel
 	throttleMessage     = `Message: {"Errors":["Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later. Learn more: http://aka.ms/cosmosdb-error-429"]}`
 )
 
@@ -49,17 +51,11 @@ func (srv *server) throttle(rq *request, c *container, r *pkRange) error {
 	}
 	now := srv.now()
 	b := srv.tput.bucket(r, now.Unix(), budget)
-	if b.spent < budget {
+	if b.spent < budget*priorityShare(rq) {
 		rq.admitted = append(rq.admitted, r)
 		return nil
 	}
-	// Budget returns at the end of this second plus one second per whole budget still owed.
-	owed := int64((b.spent - budget) / budget)
-	wait := time.Unix(b.sec+1+owed, 0).Sub(now)
-	ms := (wait + time.Millisecond - 1) / time.Millisecond
-	if ms < 1 {
-		ms = 1
-	}
+	ms := b.retryAfterMs(budget, now)
 	if srv.tput.throttled == nil {
 		srv.tput.throttled = map[requestKey]int{}
 	}
@@ -68,8 +64,32 @@ func (srv *server) throttle(rq *request, c *container, r *pkRange) error {
 	rq.charge = 0
 	e := newError(http.StatusTooManyRequests, subRUBudgetExceeded, "%s", throttleMessage)
 	e.header = http.Header{}
-	e.header.Set(hdrRetryAfterMs, strconv.FormatInt(int64(ms), 10))
+	e.header.Set(hdrRetryAfterMs, strconv.FormatInt(ms, 10))
 	return e
+}
+
+// lowPriorityShare is the part of a partition's budget that Low priority requests
+// (x-ms-cosmos-priority-level: Low) may spend in a second: once a partition has spent this much,
+// Low requests are throttled while High ones (the default) are still admitted, which is the
+// service's rule "under pressure, Low priority requests are throttled first". The service does
+// not document a figure; 0.8 leaves High requests a fifth of every second's budget.
+const lowPriorityShare = 0.8
+
+// priorityShare is the part of a partition's budget the request may see spent and still be
+// admitted: 1 for High (and no header), lowPriorityShare for Low.
+func priorityShare(rq *request) float64 {
+	if strings.EqualFold(rq.hdr(hdrPriority), wire.PriorityLow) {
+		return lowPriorityShare
+	}
+	return 1
+}
+
+// retryAfterMs is the wait, in whole milliseconds (at least 1), until b has budget again: the end
+// of this second plus one second per whole budget still owed.
+func (b *ruBucket) retryAfterMs(budget float64, now time.Time) int64 {
+	owed := int64(max(b.spent-budget, 0) / budget)
+	wait := time.Unix(b.sec+1+owed, 0).Sub(now)
+	return max(int64((wait+time.Millisecond-1)/time.Millisecond), 1)
 }
 
 // bucket returns r's bucket brought forward to second sec: each elapsed second pays off one
