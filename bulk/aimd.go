@@ -9,13 +9,13 @@ import "time"
 //     halves on a throttle;
 //   - a request-unit rate: unknown (unpaced) until the first throttle, then the RU/s the partition
 //     was charged over the last second times rateCut; cut by rateCut on each later throttle, grown
-//     by rateGrowth of that first rate per second without one. Requests are paced to it: a request
+//     by rateGrowth (3%) of that first rate per second without one. Requests are paced to it: a request
 //     expected to cost c RU moves the next send c/rate seconds on;
 //   - a throttle also pauses the partition until the service's retry-after;
 //   - one cut per round: throttles of requests sent before the last cut do not cut again.
 const (
 	rateCut    = 0.9
-	rateGrowth = 0.02
+	rateGrowth = 0.03
 	minRate    = 1.0 // RU/s
 	chargeSpan = time.Second
 )
@@ -34,6 +34,7 @@ type rangeState struct {
 	nextSend          time.Time
 	lastCut, lastGrow time.Time
 	charges           []charge // the last second's charges
+	firstCharge       time.Time
 }
 
 type charge struct {
@@ -116,6 +117,9 @@ func (r *rangeState) observeCharge(now time.Time, ru float64, n int) {
 			r.ruPerOp = 0.8*r.ruPerOp + 0.2*per
 		}
 	}
+	if r.firstCharge.IsZero() {
+		r.firstCharge = now
+	}
 	r.charges = append(r.charges, charge{now, ru})
 	cut := 0
 	for cut < len(r.charges) && now.Sub(r.charges[cut].at) > chargeSpan {
@@ -124,13 +128,18 @@ func (r *rangeState) observeCharge(now time.Time, ru float64, n int) {
 	r.charges = r.charges[cut:]
 }
 
-// recentRate is the RU/s charged over the last second.
-func (r *rangeState) recentRate() float64 {
+// recentRate is the RU/s charged over the last second (or since the first charge, when that is
+// more recent).
+func (r *rangeState) recentRate(now time.Time) float64 {
 	sum := 0.0
 	for _, c := range r.charges {
 		sum += c.ru
 	}
-	return sum / chargeSpan.Seconds()
+	span := chargeSpan
+	if !r.firstCharge.IsZero() {
+		span = min(span, now.Sub(r.firstCharge))
+	}
+	return sum / max(span.Seconds(), 0.05)
 }
 
 // adapt updates the window and rate after a request sent at sentAt was answered now.
@@ -154,7 +163,7 @@ func (r *rangeState) adapt(now, sentAt time.Time, throttled bool, retryAfter tim
 	r.lastCut, r.lastGrow = now, now
 	r.window = max(r.window/2, 1)
 	if r.rate <= 0 {
-		r.rate = max(r.recentRate()*rateCut, minRate)
+		r.rate = max(r.recentRate(now)*rateCut, minRate)
 		r.baseRate = r.rate
 		return
 	}
