@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
+	"github.com/cosmoskit/cosmoskit-go/throughput"
 )
 
 // TestUpsertsAcrossRanges: every operation lands once, in packed requests per physical
@@ -347,5 +350,74 @@ func TestNewValidates(t *testing.T) {
 		if r.Index != -1 || !errors.Is(err, cosmoserr.ErrNotFound) {
 			t.Errorf("missing container: %+v %v", r, err)
 		}
+	}
+}
+
+// TestJobInGroup: a job whose context carries a throughput group capped at 30% of a 1,000 RU/s
+// container spends 300 RU/s (±15% per second after the first), with Low priority, while point
+// reads outside the group see no throttle.
+func TestJobInGroup(t *testing.T) {
+	e := newEnv(t, 1000, cosmostest.WithThroughputLimits(), cosmostest.WithPartitionCount(2))
+	ctx := context.Background()
+	g, err := throughput.NewGroup(ctx, e.cc, throughput.GroupOptions{Name: "load", TargetFraction: 0.15, Priority: azcosmos.PriorityLevelLow, Burst: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := azcosmos.NewPartitionKeyString("k0")
+	if _, err := e.cc.UpsertItem(ctx, pk, doc("hot", "k0", 0), nil); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var readErrs atomic.Int64
+	var reads sync.WaitGroup
+	reads.Add(1)
+	go func() {
+		defer reads.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := e.cc.ReadItem(ctx, pk, "hot", &azcosmos.ItemOptions{}); err != nil {
+				readErrs.Add(1)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	var windows []float64
+	var prev float64
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	jobCtx, cancel := context.WithCancel(throughput.WithGroup(ctx, g))
+	defer cancel()
+	// Requests of 2 operations (11.42 RU): the budget is 26 of them a second.
+	x := e.executor(t, bulk.Options{MaxOperationsPerRequest: 2})
+	for _, err := range x.Execute(jobCtx, slices.Values(upserts(5000, 100, 10))) {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+		select {
+		case <-tick.C:
+			now := g.Stats().RequestCharge
+			windows = append(windows, now-prev)
+			prev = now
+			if len(windows) == 5 {
+				cancel()
+			}
+		default:
+		}
+	}
+	close(stop)
+	reads.Wait()
+	if len(windows) < 5 {
+		t.Fatalf("the job ended after %d s: make it longer", len(windows))
+	}
+	checkWindows(t, windows, 150)
+	if n := readErrs.Load(); n != 0 {
+		t.Errorf("%d point reads failed", n)
+	}
+	if n := e.s.Throttled(cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}); n != 0 {
+		t.Errorf("%d point reads throttled", n)
 	}
 }

@@ -20,11 +20,14 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
+	"github.com/cosmoskit/cosmoskit-go/throughput"
 )
 
 // Executor runs bulk jobs against one container. It is safe for concurrent use (each Execute is
 // its own job) and holds no connection of its own: requests go through the cosmoskit Client's
-// pipeline (its credential, transport, region routing, breakers, retry and diagnostics).
+// pipeline (its credential, transport, region routing, breakers, retry and diagnostics). A job
+// whose context carries a throughput group (throughput.WithGroup) spends from that group's
+// budget, with its priority and bucket headers: the executor's pipeline enforces groups itself.
 type Executor struct {
 	endpoint, db, coll string
 	pl                 runtime.Pipeline
@@ -65,7 +68,7 @@ func New(client *cosmoskit.Client, database, container string, o Options) (*Exec
 	}
 	return &Executor{
 		endpoint: strings.TrimSuffix(a.Endpoint, "/"), db: database, coll: container, opts: o, metrics: m,
-		pl: clientaccess.Pipeline(a, "cosmoskit/bulk", attemptPolicy{}),
+		pl: clientaccess.Pipeline(a, "cosmoskit/bulk", attemptPolicy{}, throughput.Policy()),
 	}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -108,4 +109,22 @@ func stored(t testing.TB, s *cosmostest.Server) map[string]int {
 		m[v.ID]++
 	}
 	return m
+}
+
+// checkWindows checks the RU a group spent in 1 s windows against its target: over the windows
+// after the first (the start), within ±15% of the target; no window above the target plus the
+// group's burst (1 s) and a little.
+func checkWindows(t *testing.T, windows []float64, target float64) {
+	t.Helper()
+	sum := 0.0
+	for i, w := range windows[1:] {
+		sum += w
+		if w > 2.2*target {
+			t.Errorf("second %d: %.0f RU, more than the target %v plus its burst (windows %v)", i+2, w, target, windows)
+		}
+	}
+	want := target * float64(len(windows)-1)
+	if math.Abs(sum-want)/want > 0.15 {
+		t.Errorf("%.0f RU over %d s, want %.0f ±15%% (windows %v)", sum, len(windows)-1, want, windows)
+	}
 }
