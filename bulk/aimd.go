@@ -9,13 +9,13 @@ import "time"
 //     halves on a throttle;
 //   - a request-unit rate: unknown (unpaced) until the first throttle, then the RU/s the partition
 //     was charged over the last second times rateCut; cut by rateCut on each later throttle, grown
-//     by rateGrowth (3%) of that first rate per second without one. Requests are paced to it: a request
+//     by rateGrowth (1.5%) of that first rate per second without one. Requests are paced to it: a request
 //     expected to cost c RU moves the next send c/rate seconds on;
 //   - a throttle also pauses the partition until the service's retry-after;
 //   - one cut per round: throttles of requests sent before the last cut do not cut again.
 const (
 	rateCut    = 0.9
-	rateGrowth = 0.03
+	rateGrowth = 0.015
 	minRate    = 1.0 // RU/s
 	chargeSpan = time.Second
 )

@@ -341,3 +341,53 @@ func TestBulkResponseLimit(t *testing.T) {
 		t.Error("an operation past the response limit was applied")
 	}
 }
+
+// TestThroughputBuckets: requests naming a bucket the offer limits to 20% are throttled once
+// the bucket spent 20% of the partition's second; requests naming no bucket are not.
+func TestThroughputBuckets(t *testing.T) {
+	s := cosmostest.NewServer(t, frozenClock(), cosmostest.WithThroughputLimits())
+	c := newClient(t, s, noRetries)
+	ctx := context.Background()
+	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	tp := azcosmos.NewManualThroughputProperties(1000)
+	props := azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
+	if _, err := db.CreateContainer(ctx, props, &azcosmos.CreateContainerOptions{ThroughputProperties: &tp}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetThroughputBuckets("db", "c", map[int]int{1: 20}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetThroughputBuckets("db", "c", map[int]int{7: 20}); err == nil {
+		t.Error("bucket 7 accepted")
+	}
+	cc, _ := db.NewContainer("c")
+	pk := azcosmos.NewPartitionKeyString("p")
+	one := int32(1)
+	write := func(i int, bucket *int32) error {
+		_, err := cc.UpsertItem(ctx, pk, fmt.Appendf(nil, `{"id":"i%d","pk":"p"}`, i), &azcosmos.ItemOptions{ThroughputBucket: bucket})
+		return err
+	}
+	n := 0
+	for ; n < 100; n++ {
+		if err := write(n, &one); err != nil {
+			if st, sub := status(t, err); st != http.StatusTooManyRequests || sub != "3200" {
+				t.Fatalf("write %d: %v", n, err)
+			}
+			break
+		}
+	}
+	// 200 RU for bucket 1: 36 writes of 5.71 RU (35 × 5.71 = 199.85 < 200).
+	if n != 36 {
+		t.Errorf("bucket 1 admitted %d writes, want 36", n)
+	}
+	if err := write(1000, nil); err != nil {
+		t.Errorf("a write naming no bucket: %v", err)
+	}
+	s.Advance(time.Second)
+	if err := write(1001, &one); err != nil {
+		t.Errorf("bucket 1 in the next second: %v", err)
+	}
+}

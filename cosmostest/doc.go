@@ -174,6 +174,8 @@
 //     budget is spent mid-request, 413 past the response limit, 410/1002 for a split range.
 //   - Priority-based execution: x-ms-cosmos-priority-level: Low requests are throttled once a
 //     partition has spent 80% of its second's budget, High ones at 100% (throughput.go).
+//   - Throughput buckets (bucket.go): (*Server).SetThroughputBuckets limits the requests naming a
+//     bucket (x-ms-cosmos-throughput-bucket) to a share of each partition's budget.
 //   - Change feed (changefeed.go), latest version (A-IM: Incremental Feed) per physical partition:
 //     from the beginning, from now (If-None-Match: *), from a time (If-Modified-Since), or from an
 //     LSN etag; per partition key; x-ms-max-item-count (default 100), pages end at 4 MB; each

@@ -34,7 +34,8 @@ const (
 // throughputState is the limiter's state; guarded by server.mu.
 type throughputState struct {
 	buckets   map[*pkRange]*ruBucket
-	throttled map[requestKey]int // requests refused with 429/3200, for Throttled
+	tbuckets  map[tbucketKey]*ruBucket // per partition and throughput bucket (bucket.go)
+	throttled map[requestKey]int       // requests refused with 429/3200, for Throttled
 }
 
 // ruBucket is one partition's spending: spent RU counted against the budget of second sec.
@@ -51,11 +52,17 @@ func (srv *server) throttle(rq *request, c *container, r *pkRange) error {
 	}
 	now := srv.now()
 	b := srv.tput.bucket(r, now.Unix(), budget)
-	if b.spent < budget*priorityShare(rq) {
+	ok := b.spent < budget*priorityShare(rq)
+	ms := int64(0)
+	if ok {
+		ok, ms = srv.admitBucket(rq, c, r, now, budget) // bucket.go
+	} else {
+		ms = b.retryAfterMs(budget, now)
+	}
+	if ok {
 		rq.admitted = append(rq.admitted, r)
 		return nil
 	}
-	ms := b.retryAfterMs(budget, now)
 	if srv.tput.throttled == nil {
 		srv.tput.throttled = map[requestKey]int{}
 	}
@@ -123,6 +130,11 @@ func (srv *server) spend(rq *request) {
 	for _, r := range rq.admitted {
 		if b := srv.tput.buckets[r]; b != nil {
 			b.spent += share
+		}
+		if n := throughputBucketOf(rq); n > 0 {
+			if b := srv.tput.tbuckets[tbucketKey{r, n}]; b != nil {
+				b.spent += share
+			}
 		}
 	}
 }
