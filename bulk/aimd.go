@@ -86,12 +86,18 @@ func (r *rangeState) take(maxOps, maxBytes int) (items []*item, full bool) {
 	return items, full
 }
 
-// requeue puts items back at the front of the queue, in their order.
+// requeue puts items to be sent again at the front of the queue, in their order.
 func (r *rangeState) requeue(items []*item) {
 	now := time.Now()
 	for _, it := range items {
 		it.enq = now
 	}
+	r.putBack(items)
+}
+
+// putBack puts items just taken back at the front of the queue, in their order, keeping the time
+// they joined it (a partly filled request waiting for more does not restart its wait).
+func (r *rangeState) putBack(items []*item) {
 	r.queue = append(append(make([]*item, 0, len(items)+len(r.queue)), items...), r.queue...)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/bulk"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
+	"github.com/cosmoskit/cosmoskit-go/internal/epk"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/throughput"
 )
@@ -420,4 +421,60 @@ func TestJobInGroup(t *testing.T) {
 	if n := e.s.Throttled(cosmostest.RequestFilter{Operation: cosmostest.OpReadItem}); n != 0 {
 		t.Errorf("%d point reads throttled", n)
 	}
+}
+
+// TestLingerEnds: a partly filled request of a quiet partition goes out after Options.Linger
+// even while operations keep arriving for another partition.
+func TestLingerEnds(t *testing.T) {
+	e := newEnv(t, 0, cosmostest.WithPartitionCount(2))
+	quietKey, busyKey := keyIn(t, 2, 1), keyIn(t, 2, 0)
+	ch := make(chan bulk.Operation)
+	seen := make(chan struct{})
+	var giveUp atomic.Bool
+	go func() {
+		defer close(ch)
+		ch <- bulk.UpsertOp(partitionkey.Of(quietKey), doc("quiet", quietKey, 0))
+		deadline := time.After(3 * time.Second)
+		for i := 0; ; i++ {
+			select {
+			case <-seen:
+				return
+			case <-deadline:
+				giveUp.Store(true)
+				return
+			case ch <- bulk.UpsertOp(partitionkey.Of(busyKey), doc(fmt.Sprint("busy", i), busyKey, 0)):
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}()
+	x := e.executor(t, bulk.Options{Linger: 50 * time.Millisecond, MaxOperationsPerRequest: 100})
+	start := time.Now()
+	var took time.Duration
+	for r, err := range x.Execute(context.Background(), bulk.FromChannel(ch)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Index == 0 {
+			took = time.Since(start)
+			close(seen)
+		}
+	}
+	if giveUp.Load() || took > 800*time.Millisecond {
+		t.Fatalf("the quiet partition's operation took %v (linger 50 ms): it waited for the busy partition's input", took)
+	}
+}
+
+// keyIn returns a partition key value that a container of n ranges (/pk, hash version 2) holds
+// in range i.
+func keyIn(t *testing.T, n, i int) string {
+	t.Helper()
+	r := epk.Ranges(n, "Hash", 2)[i]
+	for k := range 1000 {
+		v := fmt.Sprint("key", k)
+		if r.Contains(epk.Hash([]any{v}, "Hash", 2)) {
+			return v
+		}
+	}
+	t.Fatal("no key found")
+	return ""
 }

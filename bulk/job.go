@@ -211,7 +211,7 @@ func (j *job) dispatch(now time.Time) time.Time {
 				break // every queued key has a request in flight
 			}
 			if !full && !j.inputDone && now.Sub(items[0].enq) < j.opts.Linger {
-				r.requeue(items)
+				r.putBack(items)
 				later(items[0].enq.Add(j.opts.Linger))
 				break
 			}
