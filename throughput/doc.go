@@ -12,6 +12,9 @@
 // PerRetryPolicies, or azcosmos.ClientOptions.PerRetryPolicies); package bulk installs it in its
 // own pipeline, and a second instance in one pipeline does nothing.
 //
-// A Group limits what one process spends. Not supported yet: a global group shared by several
-// processes through a control container (the Java SDK's global throughput control).
+// A Group limits what one process spends. A GlobalGroup shares one budget among processes through
+// a small control container (the Java SDK's global throughput control): each process renews a
+// record there every 5 s and takes an equal share of the target among the records renewed within
+// 11 s. The Java SDK weighs shares by each process's recent load; equal shares are simpler and
+// leave a quiet process's share unused.
 package throughput

@@ -37,11 +37,11 @@ type GroupOptions struct {
 // Group is a budget of request units per second. It is safe for concurrent use; share one Group
 // among all the workloads that should spend one budget.
 type Group struct {
-	opts   GroupOptions
-	target float64
-	burst  float64
+	opts GroupOptions
 
 	mu     sync.Mutex
+	target float64   // RU/s in effect (a GlobalGroup changes it)
+	burst  float64   // the most tokens saved up
 	tokens float64   // RU available (negative: owed)
 	last   time.Time // of the last refill
 	avg    float64   // moving average of the charge per attempt, reserved before each attempt
@@ -112,8 +112,23 @@ func NewGroup(ctx context.Context, c *azcosmos.ContainerClient, o GroupOptions) 
 // Options returns the options in effect.
 func (g *Group) Options() GroupOptions { return g.opts }
 
-// Target returns the group's budget in RU/s (TargetFraction resolved).
-func (g *Group) Target() float64 { return g.target }
+// Target returns the group's budget in RU/s in effect (TargetFraction resolved; for a group
+// shared through a GlobalGroup, this process's share).
+func (g *Group) Target() float64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.target
+}
+
+// setTarget changes the budget, from now on.
+func (g *Group) setTarget(ru float64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.refill(time.Now())
+	g.target = ru
+	g.burst = ru * g.opts.Burst.Seconds()
+	g.tokens = min(g.tokens, g.burst)
+}
 
 // Stats returns what the group has seen so far.
 func (g *Group) Stats() Stats {

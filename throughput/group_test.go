@@ -244,3 +244,80 @@ func checkWindows(t *testing.T, windows []float64, target float64) {
 		t.Errorf("%.0f RU over %d s, want %.0f ±15%% (windows %v)", sum, len(windows)-1, want, windows)
 	}
 }
+
+// TestGlobalGroupShares: processes sharing a global group take equal shares of its total while
+// they run, and the whole of it once the others stopped.
+func TestGlobalGroupShares(t *testing.T) {
+	s, cc, _ := kit(t, 1000)
+	if err := s.CreateContainer("db", "control", "/groupId"); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	control, _ := admin.NewContainer("db", "control")
+	ctx := context.Background()
+	opts := throughput.GroupOptions{Name: "import", TargetFraction: 0.6}
+	gopts := func(id string) throughput.GlobalOptions {
+		return throughput.GlobalOptions{Control: control, ClientID: id, Renew: 50 * time.Millisecond, Expiry: 300 * time.Millisecond}
+	}
+	var groups []*throughput.GlobalGroup
+	var cancels []context.CancelFunc
+	var wg sync.WaitGroup
+	for _, id := range []string{"a", "b", "c"} {
+		g, err := throughput.NewGlobalGroup(ctx, cc, opts, gopts(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Total() != 600 || g.Target() != 600 {
+			t.Fatalf("total %v, target %v before Run, want 600 and 600", g.Total(), g.Target())
+		}
+		rctx, cancel := context.WithCancel(ctx)
+		cancels = append(cancels, cancel)
+		groups = append(groups, g)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := g.Run(rctx); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	defer func() {
+		for _, c := range cancels {
+			c()
+		}
+		wg.Wait()
+	}()
+	waitFor := func(g *throughput.GlobalGroup, want float64) {
+		t.Helper()
+		deadline := time.Now().Add(3 * time.Second)
+		for g.Target() != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: target %v, want %v", g.GlobalOptions().ClientID, g.Target(), want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	for _, g := range groups {
+		waitFor(g, 200)
+	}
+	cancels[1]() // b stops and deletes its record
+	cancels[2]() // so does c
+	waitFor(groups[0], 600)
+	// A process that crashed: its record counts until it is Expiry old.
+	rec := fmt.Appendf(nil, `{"id":"crashed","groupId":"import","renewedAt":%d}`, time.Now().UnixMilli())
+	if _, err := control.UpsertItem(ctx, azcosmos.NewPartitionKeyString("import"), rec, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(groups[0], 300)
+	waitFor(groups[0], 600)
+
+	if _, err := throughput.NewGlobalGroup(ctx, cc, opts, throughput.GlobalOptions{}); err == nil {
+		t.Error("no control container accepted")
+	}
+	if _, err := throughput.NewGlobalGroup(ctx, cc, opts, throughput.GlobalOptions{Control: control, Renew: time.Second, Expiry: time.Second}); err == nil {
+		t.Error("an expiry shorter than twice the renewal accepted")
+	}
+}
