@@ -18,6 +18,10 @@ const (
 	rateGrowth = 0.015
 	minRate    = 1.0 // RU/s
 	chargeSpan = time.Second
+	// maxPause bounds the pause a retry-after hint imposes on a partition, as the Java bulk
+	// executor does (BatchExecUtils.MAX_RETRY_AFTER_IN_MS): a hostile or broken hint cannot stall
+	// a job.
+	maxPause = 5 * time.Second
 )
 
 // rangeState is one physical partition of a job: its queue and its control state. Owned by the
@@ -160,7 +164,7 @@ func (r *rangeState) adapt(now, sentAt time.Time, throttled bool, retryAfter tim
 		}
 		return
 	}
-	if until := now.Add(retryAfter); retryAfter > 0 && until.After(r.nextSend) {
+	if until := now.Add(min(retryAfter, maxPause)); retryAfter > 0 && until.After(r.nextSend) {
 		r.nextSend = until
 	}
 	if !sentAt.After(r.lastCut) {

@@ -478,3 +478,50 @@ func keyIn(t *testing.T, n, i int) string {
 	t.Fatal("no key found")
 	return ""
 }
+
+// TestConcurrentJobs: one Executor runs several jobs at once (it is shared, immutable state).
+func TestConcurrentJobs(t *testing.T) {
+	e := newEnv(t, 0, cosmostest.WithPartitionCount(2))
+	x := e.executor(t, bulk.Options{MaxOperationsPerRequest: 30})
+	var wg sync.WaitGroup
+	for j := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ops := make([]bulk.Operation, 200)
+			for i := range ops {
+				pk := fmt.Sprint("k", i%13)
+				ops[i] = bulk.UpsertOp(partitionkey.Of(pk), doc(fmt.Sprintf("j%d-%d", j, i), pk, 10))
+			}
+			for r, err := range x.Execute(context.Background(), slices.Values(ops)) {
+				if err != nil {
+					t.Errorf("job %d op %d: %v", j, r.Index, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := stored(t, e.s); len(got) != 800 {
+		t.Errorf("%d stored, want 800", len(got))
+	}
+}
+
+// TestRetryAfterIsBounded: a 429 whose retry-after is an hour pauses its partition for at most
+// 5 s, not the hour.
+func TestRetryAfterIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits the 5 s bound")
+	}
+	e := newEnv(t, 0)
+	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpExecuteBatch, Status: http.StatusTooManyRequests, SubStatus: 3200,
+		RetryAfter: time.Hour, Times: 1})
+	start := time.Now()
+	for _, r := range collect(t, e.executor(t, bulk.Options{}), context.Background(), upserts(10, 2, 0)) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
