@@ -23,7 +23,10 @@ func TestMetrics(t *testing.T) {
 	x := e.executor(t, bulk.Options{MeterProvider: mp})
 	ops := append(upserts(20, 3, 0), bulk.UpsertOp(partitionkey.Of("k0"), []byte(`{"pk":"k0"}`))) // one refused
 	var charge float64
-	for r := range x.Execute(context.Background(), slices.Values(ops)) {
+	for r, err := range x.Execute(context.Background(), slices.Values(ops)) {
+		if err != nil && r.Index != 20 {
+			t.Errorf("op %d: %v", r.Index, err)
+		}
 		charge += r.RequestCharge
 	}
 	var rm metricdata.ResourceMetrics
