@@ -35,7 +35,8 @@ import (
 // Bodies: a write's result carries the document unless the request says Prefer: return=minimal
 // or the operation says minimalReturnPreference; reads always carry it. Charges as ru.go's point
 // operations: a failed operation that consulted the store (404, 409, 412) 1 RU, a refused one
-// (400, 413) and a throttled one 0. Not supported: ifNoneMatch (a conditional read's 304).
+// (400, 413) and a throttled one 0. Not supported (the operation fails with a 400 naming
+// cosmostest): ifNoneMatch (a conditional read's 304), timeToLiveInSeconds and indexingDirective.
 const maxBulkResponseBytes = 4 << 20
 
 const hdrContinueOnError = wire.HeaderBatchContinueOnError
@@ -123,6 +124,14 @@ func parseBulk(body []byte) ([]wire.BatchOperation, error) {
 // bulkOp runs one operation of a bulk request on range r, on its own: it is applied when it
 // succeeds and leaves nothing behind when it fails.
 func (srv *server) bulkOp(c *container, r *pkRange, op wire.BatchOperation, withBody bool) wire.BatchResult {
+	switch {
+	case op.IfNoneMatch != "":
+		return failedOp(unsupported("ifNoneMatch on a bulk operation"))
+	case op.TimeToLiveInSeconds != nil:
+		return failedOp(unsupported("timeToLiveInSeconds on a bulk operation (set ttl in the document)"))
+	case op.IndexingDirective != "":
+		return failedOp(unsupported("indexingDirective on a bulk operation"))
+	}
 	pk, err := bulkKey(c, op.PartitionKey)
 	if err != nil {
 		return failedOp(err)

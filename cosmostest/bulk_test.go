@@ -172,6 +172,22 @@ func TestBulkOperations(t *testing.T) {
 	}
 }
 
+// TestBulkUnsupportedOptions: per-operation options cosmostest does not model fail their
+// operation with a 400 naming cosmostest, never silently ignored.
+func TestBulkUnsupportedOptions(t *testing.T) {
+	s, _ := setup(t)
+	ttl := 10
+	ops := []wire.BatchOperation{
+		{OperationType: wire.BatchRead, ID: "a", PartitionKey: pkJSON("p"), IfNoneMatch: `"x"`},
+		{OperationType: wire.BatchUpsert, PartitionKey: pkJSON("p"), ResourceBody: doc("a", "p"), TimeToLiveInSeconds: &ttl},
+		{OperationType: wire.BatchUpsert, PartitionKey: pkJSON("p"), ResourceBody: doc("a", "p"), IndexingDirective: "Exclude"},
+	}
+	rep := rawBulk(t, s, "c1", "0", ops, nil)
+	if got := fmt.Sprint(resultStatuses(rep.results)); got != "[400 400 400]" {
+		t.Fatalf("results %s", rep.body)
+	}
+}
+
 // TestBulkStopsWithoutContinueOnError: without x-ms-cosmos-batch-continue-on-error the operations
 // after the first failure are not run (424).
 func TestBulkStopsWithoutContinueOnError(t *testing.T) {

@@ -43,6 +43,9 @@ type BatchOperation struct {
 	IfNoneMatch             string          `json:"ifNoneMatch,omitempty"`
 	ResourceBody            json.RawMessage `json:"resourceBody,omitempty"`
 	MinimalReturnPreference bool            `json:"minimalReturnPreference,omitempty"`
+	// Per-operation options the Java SDK may send; cosmostest refuses them (not supported).
+	TimeToLiveInSeconds *int   `json:"timeToLiveInSeconds,omitempty"`
+	IndexingDirective   string `json:"indexingDirective,omitempty"`
 }
 
 // BatchResult is one element of a batch response body: the operation's status, sub-status,
