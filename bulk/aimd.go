@@ -7,10 +7,12 @@ import "time"
 //   - a window of requests in flight starts at 1, grows by 1/window per request answered without a
 //     throttle (one more per window's worth of answers) up to Options.MaxConcurrencyPerRange, and
 //     halves on a throttle;
-//   - a request-unit rate: unknown (unpaced) until the first throttle, then the RU/s the partition
-//     was charged over the last second times rateCut; cut by rateCut on each later throttle, grown
-//     by rateGrowth (1.5%) of that first rate per second without one. Requests are paced to it: a request
-//     expected to cost c RU moves the next send c/rate seconds on;
+//   - a request-unit rate: when the container's provisioned throughput can be read, the
+//     partition's share of it times startShare from the start; otherwise unknown (unpaced) until
+//     the first throttle, then the RU/s the partition was charged over the last second times
+//     rateCut. Cut by rateCut on each later throttle, grown by rateGrowth (1.5%) of the first
+//     rate per second without one. Requests are paced to it: a request expected to cost c RU
+//     moves the next send c/rate seconds on;
 //   - a throttle also pauses the partition until the service's retry-after;
 //   - one cut per round: throttles of requests sent before the last cut do not cut again.
 const (
@@ -22,6 +24,8 @@ const (
 	// executor does (BatchExecUtils.MAX_RETRY_AFTER_IN_MS): a hostile or broken hint cannot stall
 	// a job.
 	maxPause = 5 * time.Second
+	// startShare is the part of a partition's provisioned share a job starts paced at.
+	startShare = 0.95
 )
 
 // rangeState is one physical partition of a job: its queue and its control state. Owned by the
@@ -46,8 +50,13 @@ type charge struct {
 	ru float64
 }
 
-func newRangeState(id string, maxWindow int) *rangeState {
-	return &rangeState{id: id, keys: map[string]int{}, window: 1, maxWindow: float64(maxWindow)}
+func newRangeState(id string, maxWindow int, budget float64) *rangeState {
+	r := &rangeState{id: id, keys: map[string]int{}, window: 1, maxWindow: float64(maxWindow)}
+	if budget > 0 {
+		r.rate = budget * startShare
+		r.baseRate = r.rate
+	}
+	return r
 }
 
 // slots is how many requests may be in flight.

@@ -29,6 +29,7 @@ import (
 // whose context carries a throughput group (throughput.WithGroup) spends from that group's
 // budget, with its priority and bucket headers: the executor's pipeline enforces groups itself.
 type Executor struct {
+	client             *cosmoskit.Client
 	endpoint, db, coll string
 	pl                 runtime.Pipeline
 	opts               Options
@@ -67,6 +68,7 @@ func New(client *cosmoskit.Client, database, container string, o Options) (*Exec
 		return nil, err
 	}
 	return &Executor{
+		client:   client,
 		endpoint: strings.TrimSuffix(a.Endpoint, "/"), db: database, coll: container, opts: o, metrics: m,
 		pl: clientaccess.Pipeline(a, "cosmoskit/bulk", attemptPolicy{}, throughput.Policy()),
 	}, nil
@@ -124,6 +126,25 @@ func (e *Executor) Execute(ctx context.Context, ops iter.Seq[Operation]) iter.Se
 			}
 		}
 	}
+}
+
+// rangeBudget is the container's provisioned RU/s (manual, or the autoscale maximum) divided
+// among n physical partitions, as the service divides it; 0 when it cannot be read (a container
+// sharing its database's throughput, a credential that may not read offers).
+func (e *Executor) rangeBudget(ctx context.Context, n int) float64 {
+	cc, err := e.client.Container(e.db, e.coll)
+	if err != nil || n == 0 {
+		return 0
+	}
+	resp, err := cc.ReadThroughput(ctx, nil)
+	if err != nil || resp.ThroughputProperties == nil {
+		return 0
+	}
+	ru, ok := resp.ThroughputProperties.ManualThroughput()
+	if !ok {
+		ru, _ = resp.ThroughputProperties.AutoscaleMaxThroughput()
+	}
+	return float64(ru) / float64(n)
 }
 
 // attemptLog counts the whole-request 429s the client's retry policy absorbed for one request.

@@ -50,6 +50,7 @@ type job struct {
 	info   *containerInfo
 	rmap   routingMap
 	ranges map[string]*rangeState
+	budget float64 // each partition's share of the provisioned RU/s, 0 unknown
 
 	in   chan input
 	done chan *batch
@@ -73,7 +74,7 @@ func (e *Executor) start(ctx context.Context, ops iter.Seq[Operation]) (*job, er
 		return nil, err
 	}
 	j := &job{
-		e: e, opts: e.opts, ctx: ctx, sendTo: context.WithoutCancel(ctx), info: info, rmap: rmap,
+		e: e, opts: e.opts, ctx: ctx, sendTo: context.WithoutCancel(ctx), info: info, rmap: rmap, budget: e.rangeBudget(ctx, len(rmap)),
 		ranges: map[string]*rangeState{}, in: make(chan input, 64), done: make(chan *batch), out: make(chan Result, 256),
 		start: time.Now(),
 	}
@@ -171,7 +172,7 @@ func (j *job) route(it *item) *rangeState {
 	pr := j.rmap.lookup(it.p.epk)
 	r := j.ranges[pr.ID]
 	if r == nil {
-		r = newRangeState(pr.ID, j.opts.MaxConcurrencyPerRange)
+		r = newRangeState(pr.ID, j.opts.MaxConcurrencyPerRange, j.budget)
 		j.ranges[pr.ID] = r
 	}
 	return r
@@ -372,6 +373,7 @@ func (j *job) refresh() {
 		return // keep the old map; the operations come back with 410 until a read succeeds
 	}
 	j.rmap = rmap
+	j.budget = j.e.rangeBudget(j.sendTo, len(rmap))
 	live := map[string]bool{}
 	for _, pr := range rmap {
 		live[pr.ID] = true
