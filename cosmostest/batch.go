@@ -7,13 +7,15 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
 // maxBatchOps is the service's limit on operations in one transactional batch.
 const maxBatchOps = 100
 
 // hdrBatchAtomic says whether a batch is transactional; the Go SDK always sends True.
-const hdrBatchAtomic = "x-ms-cosmos-batch-atomic"
+const hdrBatchAtomic = wire.HeaderBatchAtomic
 
 // batchOp is one element of a transactional batch body (rest_protocol §10).
 type batchOp struct {
@@ -47,7 +49,7 @@ type batchResult struct {
 // operation and each 424 are charged ruFailed. The response's x-ms-request-charge is their sum.
 func (srv *server) batch(rq *request, c *container) error {
 	if strings.EqualFold(rq.hdr(hdrBatchAtomic), "false") {
-		return unsupported("non-atomic (bulk) batch requests")
+		return srv.bulk(rq, c) // bulk.go
 	}
 	pk, err := c.pointKey(rq)
 	if err != nil {

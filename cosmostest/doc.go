@@ -176,6 +176,14 @@
 //     others. At most 100 operations (400) and 2 MB (413); a document of another partition key
 //     fails its operation with 400/1001. Bodies per operation unless Prefer: return=minimal
 //     (reads always have one), eTag and requestCharge on every result.
+//   - Bulk requests (bulk.go): non-atomic batches to one partition key range as the Java, .NET
+//     and JS bulk executors send them; each operation applied or refused on its own (200, or 207
+//     when one failed), 429/3200 per operation with retryAfterMilliseconds once the range's
+//     budget is spent mid-request, 413 past the response limit, 410/1002 for a split range.
+//   - Priority-based execution: x-ms-cosmos-priority-level: Low requests are throttled once a
+//     partition has spent 80% of its second's budget, High ones at 100% (throughput.go).
+//   - Throughput buckets (bucket.go): (*Server).SetThroughputBuckets limits the requests naming a
+//     bucket (x-ms-cosmos-throughput-bucket) to a share of each partition's budget.
 //   - Change feed (changefeed.go), latest version (A-IM: Incremental Feed) per physical partition:
 //     from the beginning, from now (If-None-Match: *), from a time (If-Modified-Since), or from an
 //     LSN etag; per partition key; x-ms-max-item-count (default 100), pages end at 4 MB; each
@@ -188,7 +196,7 @@
 //
 // Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
 //
-//   - The all-versions-and-deletes change feed mode, non-atomic (bulk) batches.
+//   - The all-versions-and-deletes change feed mode.
 //   - Stored procedures, triggers, UDFs, users, permissions, attachments,
 //     client encryption keys; custom conflict resolution's merge procedures; AAD token
 //     signatures and role-based access control (a well-formed token within its lifetime may do

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
@@ -26,13 +27,15 @@ import (
 const (
 	subRUBudgetExceeded = 3200
 	hdrRetryAfterMs     = wire.HeaderRetryAfterMs
+	hdrPriority         = wire.HeaderPriorityLevel
 	throttleMessage     = `Message: {"Errors":["Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later. Learn more: http://aka.ms/cosmosdb-error-429"]}`
 )
 
 // throughputState is the limiter's state; guarded by server.mu.
 type throughputState struct {
 	buckets   map[*pkRange]*ruBucket
-	throttled map[requestKey]int // requests refused with 429/3200, for Throttled
+	tbuckets  map[tbucketKey]*ruBucket // per partition and throughput bucket (bucket.go)
+	throttled map[requestKey]int       // requests refused with 429/3200, for Throttled
 }
 
 // ruBucket is one partition's spending: spent RU counted against the budget of second sec.
@@ -49,16 +52,16 @@ func (srv *server) throttle(rq *request, c *container, r *pkRange) error {
 	}
 	now := srv.now()
 	b := srv.tput.bucket(r, now.Unix(), budget)
-	if b.spent < budget {
+	ok := b.spent < budget*priorityShare(rq)
+	ms := int64(0)
+	if ok {
+		ok, ms = srv.admitBucket(rq, c, r, now, budget) // bucket.go
+	} else {
+		ms = b.retryAfterMs(budget, now)
+	}
+	if ok {
 		rq.admitted = append(rq.admitted, r)
 		return nil
-	}
-	// Budget returns at the end of this second plus one second per whole budget still owed.
-	owed := int64((b.spent - budget) / budget)
-	wait := time.Unix(b.sec+1+owed, 0).Sub(now)
-	ms := (wait + time.Millisecond - 1) / time.Millisecond
-	if ms < 1 {
-		ms = 1
 	}
 	if srv.tput.throttled == nil {
 		srv.tput.throttled = map[requestKey]int{}
@@ -68,8 +71,32 @@ func (srv *server) throttle(rq *request, c *container, r *pkRange) error {
 	rq.charge = 0
 	e := newError(http.StatusTooManyRequests, subRUBudgetExceeded, "%s", throttleMessage)
 	e.header = http.Header{}
-	e.header.Set(hdrRetryAfterMs, strconv.FormatInt(int64(ms), 10))
+	e.header.Set(hdrRetryAfterMs, strconv.FormatInt(ms, 10))
 	return e
+}
+
+// lowPriorityShare is the part of a partition's budget that Low priority requests
+// (x-ms-cosmos-priority-level: Low) may spend in a second: once a partition has spent this much,
+// Low requests are throttled while High ones (the default) are still admitted, which is the
+// service's rule "under pressure, Low priority requests are throttled first". The service does
+// not document a figure; 0.8 leaves High requests a fifth of every second's budget.
+const lowPriorityShare = 0.8
+
+// priorityShare is the part of a partition's budget the request may see spent and still be
+// admitted: 1 for High (and no header), lowPriorityShare for Low.
+func priorityShare(rq *request) float64 {
+	if strings.EqualFold(rq.hdr(hdrPriority), wire.PriorityLow) {
+		return lowPriorityShare
+	}
+	return 1
+}
+
+// retryAfterMs is the wait, in whole milliseconds (at least 1), until b has budget again: the end
+// of this second plus one second per whole budget still owed.
+func (b *ruBucket) retryAfterMs(budget float64, now time.Time) int64 {
+	owed := int64(max(b.spent-budget, 0) / budget)
+	wait := time.Unix(b.sec+1+owed, 0).Sub(now)
+	return max(int64((wait+time.Millisecond-1)/time.Millisecond), 1)
 }
 
 // bucket returns r's bucket brought forward to second sec: each elapsed second pays off one
@@ -103,6 +130,11 @@ func (srv *server) spend(rq *request) {
 	for _, r := range rq.admitted {
 		if b := srv.tput.buckets[r]; b != nil {
 			b.spent += share
+		}
+		if n := throughputBucketOf(rq); n > 0 {
+			if b := srv.tput.tbuckets[tbucketKey{r, n}]; b != nil {
+				b.spent += share
+			}
 		}
 	}
 }

@@ -77,3 +77,26 @@ func ServiceSpelling(name string) string {
 	}
 	return http.CanonicalHeaderKey(name)
 }
+
+// Bulk and throughput-control request headers.
+const (
+	// HeaderBatchAtomic is "True" on a transactional batch (azcosmos always sends it) and "false"
+	// on a bulk request (a non-atomic batch to one partition key range, batch.go).
+	HeaderBatchAtomic = "X-Ms-Cosmos-Batch-Atomic"
+	// HeaderBatchContinueOnError is "true" on a bulk request whose later operations run whatever
+	// an earlier one answered (the Java and .NET bulk executors always send it).
+	HeaderBatchContinueOnError = "X-Ms-Cosmos-Batch-Continue-On-Error"
+	// HeaderPriorityLevel is "High" or "Low" (priority-based execution: under pressure the
+	// service throttles Low requests first); absent means High.
+	HeaderPriorityLevel = "X-Ms-Cosmos-Priority-Level"
+	// HeaderThroughputBucket names the throughput bucket (1 to 5) a request spends from.
+	HeaderThroughputBucket = "X-Ms-Cosmos-Throughput-Bucket"
+	// HeaderPrefer carries "return=minimal" on writes whose response needs no body.
+	HeaderPrefer = "Prefer"
+)
+
+// Priority levels (HeaderPriorityLevel).
+const (
+	PriorityHigh = "High"
+	PriorityLow  = "Low"
+)
