@@ -27,7 +27,7 @@
 //     none with MultiRegionWrites (learn.microsoft.com, "Availability zones in Azure Cosmos DB";
 //     check the pricing page for your account, and set Prices.ManualPer100RUsHour to the
 //     multi-region-write price if yours differs).
-//   - Autoscale's maximum is at least max(1,000, GB × 10 RU/s) and is billed per hour at the highest
+//   - Autoscale's maximum is at least max(1,000, GB × 10 RU/s, highest throughput ever / 10) and is billed per hour at the highest
 //     RU/s reached, never below 10% of the maximum (learn.microsoft.com, "Provision autoscale
 //     throughput"); the plan bills the average RU/s.
 //   - Strong and Bounded Staleness reads cost 2× (they read from two replicas of the quorum)

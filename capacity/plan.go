@@ -58,7 +58,7 @@ type ManualPlan struct {
 type AutoscalePlan struct {
 	// MaxRUs is the autoscale maximum: max(peak, floor) rounded up to a multiple of 1000.
 	MaxRUs int
-	// FloorRUs is the smallest maximum allowed: max(1000, GB × 10).
+	// FloorRUs is the smallest maximum allowed: max(1000, GB × 10, highest ever / 10).
 	FloorRUs int
 	// MonthlyCost is the bill when each hour scales to the average RU/s (never below 10% of
 	// MaxRUs); MonthlyCostAtPeak when every hour reaches MaxRUs. Every region included.
@@ -120,6 +120,9 @@ func New(w Workload) (*Plan, error) {
 		}
 		parts = p.Partitions
 	}
+	if max(p.Manual.RUs, p.Autoscale.MaxRUs) > math.MaxInt32 {
+		return nil, bad("Workload.Patterns", "need more than 2,147,483,647 RU/s, more than a container's throughput can be set to (an int32 in the API); split the workload")
+	}
 	p.warn()
 	return p, nil
 }
@@ -151,8 +154,8 @@ func (p *Plan) compute(parts int) {
 	floor := math.Max(MinManualRUs, math.Max(math.Ceil(w.DataGB), math.Ceil(w.HighestProvisionedRUs/100)))
 	p.Manual.FloorRUs = roundUp(floor, 100)
 	p.Manual.RUs = roundUp(math.Max(p.PeakRUs, floor), 100)
-	// Autoscale: max(1000, GB × 10 RU/s), and the peak, in thousands.
-	afloor := math.Max(MinAutoscaleMaxRUs, math.Ceil(w.DataGB*10))
+	// Autoscale: max(1000, GB × 10 RU/s, highest ever / 10), and the peak, in thousands.
+	afloor := math.Max(MinAutoscaleMaxRUs, math.Max(math.Ceil(w.DataGB*10), math.Ceil(w.HighestProvisionedRUs/10)))
 	p.Autoscale.FloorRUs = roundUp(afloor, 1000)
 	p.Autoscale.MaxRUs = roundUp(math.Max(p.PeakRUs, afloor), 1000)
 

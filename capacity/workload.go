@@ -107,8 +107,9 @@ type Workload struct {
 	Mode Mode
 	// Consistency is the account's default consistency. Default (""): Session.
 	Consistency Consistency
-	// HighestProvisionedRUs is the highest manual RU/s the container ever had, for the manual
-	// floor (a hundredth of it). Default: 0 (a new container).
+	// HighestProvisionedRUs is the highest throughput the container ever had (manual RU/s or
+	// autoscale max RU/s), for the floors: a hundredth of it for manual, a tenth for the autoscale
+	// maximum. Default: 0 (a new container).
 	HighestProvisionedRUs float64
 	// Prices are the unit prices. Each zero field is its default (see [Prices]).
 	Prices Prices
@@ -217,7 +218,9 @@ func (w Workload) WithMeasurements(ms ...Measurement) Workload {
 	return w
 }
 
-// Sanity bounds of a workload (far beyond any real account), so that no product overflows.
+// Sanity bounds of a workload (far beyond any real account). They keep every product finite and
+// within an int64, not within an int32: a workload inside them can still need more RU/s than a
+// container's throughput can be set to, and New refuses it (see the check after compute).
 const (
 	maxDataGB   = 1e7
 	maxRegions  = 100
@@ -251,8 +254,8 @@ func (w Workload) validate() error {
 	if !validConsistency(w.Consistency) {
 		return bad("Workload.Consistency", "is not a consistency level (Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual)")
 	}
-	if !finite(w.HighestProvisionedRUs) || w.HighestProvisionedRUs < 0 {
-		return bad("Workload.HighestProvisionedRUs", "must be a finite number, 0 or more")
+	if !finite(w.HighestProvisionedRUs) || w.HighestProvisionedRUs < 0 || w.HighestProvisionedRUs > math.MaxInt32 {
+		return bad("Workload.HighestProvisionedRUs", "must be a number of RU/s from 0 to 2,147,483,647")
 	}
 	pr := w.Prices
 	for _, f := range []struct {
