@@ -15,7 +15,7 @@ func TestExampleWorkload(t *testing.T) {
 	if code := run([]string{"workload.example.json"}, &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
-	for _, want := range []string{"1845.00", "Physical partitions:         4", "1900 RU/s", "109.44 USD/month", "Storage cost:                50.00 USD/month", "cross-partition-query"} {
+	for _, want := range []string{"1157.10", "Physical partitions:         5", "1200 RU/s", "69.12 USD/month", "Storage cost:                60.00 USD/month", "cross-partition-query"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
@@ -24,7 +24,7 @@ func TestExampleWorkload(t *testing.T) {
 	if code := run([]string{"-format", "markdown", "workload.example.json"}, &out, &errs); code != 0 {
 		t.Fatalf("markdown: exit %d: %s", code, errs.String())
 	}
-	if !strings.HasPrefix(out.String(), "| Pattern | Kind |") || !strings.Contains(out.String(), "| **Total** |") || !strings.Contains(out.String(), "**1845.00**") {
+	if !strings.HasPrefix(out.String(), "| Pattern | Kind |") || !strings.Contains(out.String(), "| **Total** |") || !strings.Contains(out.String(), "**1157.10**") {
 		t.Errorf("markdown:\n%s", out.String())
 	}
 }
