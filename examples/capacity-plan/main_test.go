@@ -33,7 +33,7 @@ func TestCapacityPlanOnCosmostest(t *testing.T) {
 		`measured update-order\s+13\.33 RU`,
 		`(?m)^get-order\s+read\s+1\.03\s+measured\s+1\.04\s+-\s+1\.03\s+515\.00`,
 		`(?m)^customer-orders\s+query\s+\S+\s+measured`,
-		`Physical partitions:\s+5 `,         // 200 GB + 20% index
+		`Physical partitions:\s+5 `,        // 200 GB + 20% index
 		`Storage cost:\s+60\.00 USD/month`, // 240 GB
 	} {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
