@@ -46,13 +46,17 @@ func TestThroughputNeverWraps(t *testing.T) {
 // FuzzPlanBounds: over the validator's bounds, New either refuses with a ValidationError or gives a
 // plan whose throughput properties carry exactly its provisioned RU/s (positive, no wrap).
 func FuzzPlanBounds(f *testing.F) {
-	f.Add(1e8, 2048.0, 1e7, 1e6, uint8(3), 100, false)
-	f.Add(1.0, 1.0, 0.0, 0.0, uint8(0), 1, true)
-	f.Add(2e5, 2048.0, 1e7, 0.0, uint8(6), 1, true)
-	f.Fuzz(func(t *testing.T, rps, kb, gb, highest float64, kind uint8, regions int, autoscale bool) {
+	f.Add(1e8, 2048.0, 1e7, 1e6, uint8(3), 100, false, uint8(0), 0.5)
+	f.Add(1.0, 1.0, 0.0, 0.0, uint8(0), 1, true, uint8(1), 0.0)
+	f.Add(2e5, 2048.0, 1e7, 0.0, uint8(6), 1, true, uint8(7), 1.0)
+	f.Fuzz(func(t *testing.T, rps, kb, gb, highest float64, kind uint8, regions int, autoscale bool, flags uint8, level float64) {
 		kinds := []capacity.Kind{capacity.Read, capacity.Create, capacity.Upsert, capacity.Replace, capacity.Patch, capacity.Delete, capacity.Query}
 		w := capacity.Workload{DataGB: gb, HighestProvisionedRUs: highest, Regions: regions,
-			Patterns: []capacity.Pattern{{Name: "p", Kind: kinds[int(kind)%len(kinds)], PeakRPS: rps, DocumentKB: kb}}}
+			MultiRegionWrites: flags&1 != 0, FreeTier: flags&2 != 0, ZoneRedundant: flags&4 != 0,
+			Patterns: []capacity.Pattern{{Name: "p", Kind: kinds[int(kind)%len(kinds)], PeakRPS: rps, DocumentKB: kb, CrossPartition: kind%7 == 6 && flags&8 != 0}}}
+		if flags&16 != 0 {
+			w.LoadShape = capacity.PeakHours(int(flags%24), level)
+		}
 		if autoscale {
 			w.Mode = capacity.Autoscale
 		}
@@ -73,6 +77,14 @@ func FuzzPlanBounds(f *testing.F) {
 		}
 		if got <= 0 || int64(got) != int64(p.ProvisionedRUs) || p.ProvisionedRUs > math.MaxInt32 {
 			t.Fatalf("provisioned %d, throughput properties %d", p.ProvisionedRUs, got)
+		}
+		for _, v := range []float64{p.Manual.MonthlyCost, p.Autoscale.MonthlyCost, p.Serverless.MonthlyCost, p.StorageMonthly, p.TotalMonthly} {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				t.Fatalf("a cost is %v: %+v", v, p)
+			}
+		}
+		if p.Autoscale.MonthlyCost > p.Autoscale.MonthlyCostAtPeak+0.01 {
+			t.Fatalf("hour-by-hour autoscale %v above the every-hour-at-max bill %v", p.Autoscale.MonthlyCost, p.Autoscale.MonthlyCostAtPeak)
 		}
 	})
 }

@@ -161,15 +161,16 @@ func New(w Workload) (*Plan, error) {
 	parts := p.PartitionsForStorage
 	// The cross-partition charge depends on the partition count, which depends on the RU/s: grow
 	// the count until it is stable (it only grows, so a few rounds suffice).
+	tooMuch := bad("Workload.Patterns", "need more than 2,147,483,647 RU/s, more than a container's throughput can be set to (an int32 in the API); split the workload")
 	for range 8 {
 		p.compute(parts)
+		if p.PeakRUs > math.MaxInt32 || max(p.Manual.RUs, p.Autoscale.MaxRUs) > math.MaxInt32 {
+			return nil, tooMuch
+		}
 		if p.Partitions == parts {
 			break
 		}
 		parts = p.Partitions
-	}
-	if max(p.Manual.RUs, p.Autoscale.MaxRUs) > math.MaxInt32 {
-		return nil, bad("Workload.Patterns", "need more than 2,147,483,647 RU/s, more than a container's throughput can be set to (an int32 in the API); split the workload")
 	}
 	p.recommend()
 	p.warn()
@@ -423,10 +424,15 @@ func (p *Plan) warn() {
 	}
 }
 
-func ceilInt(v float64) int { return int(math.Ceil(v)) }
+// maxExact bounds the float-to-int conversions: past it (2^53) a float64 holds no exact integer and
+// a conversion past an int's range is undefined; New refuses such workloads anyway (the int32
+// check), so saturating here only keeps the arithmetic defined until it does.
+const maxExact = 1 << 53
+
+func ceilInt(v float64) int { return int(math.Min(math.Ceil(v), maxExact)) }
 
 func roundUp(v float64, step int) int {
-	return int(math.Ceil(v/float64(step))) * step
+	return int(math.Min(math.Ceil(v/float64(step)), maxExact/float64(step))) * step
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
