@@ -59,7 +59,7 @@ func ExamplePlan_Table() {
 	// Throughput cost:             23.04 USD/month
 	// Storage cost:                0.00 USD/month
 	// Total:                       23.04 USD/month
-	// Recommended:                 manual: the load is steady enough that paying for 400 RU/s every hour (23.04 USD a month) costs less than autoscale's 1.5× rate on each hour's highest RU/s (28.37)
+	// Recommended:                 manual: the load is steady enough that paying for 400 RU/s every hour (23.04 USD a month) costs less than autoscale's rate (1.5× manual's) on each hour's highest RU/s (28.37)
 	// warning: measured-differs (write): measured 11.42 RU per operation against 5.62 declared or modelled; the plan uses the measured figure
 	// warning: throughput-floor: the manual minimum of 400 RU/s (400, 1 RU/s per GB of data and index, a hundredth of the highest ever) exceeds the peak of 328 RU/s
 }

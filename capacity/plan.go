@@ -344,6 +344,16 @@ func (p *Plan) modeCost(m Mode) float64 {
 	return round2(p.Manual.MonthlyCost + p.storageCost(m))
 }
 
+// autoscaleRatio is autoscale's rate over manual's: 1.5 with single-region writes, 1 with
+// multi-region writes (both at the multi-region-write rate).
+func (p *Plan) autoscaleRatio() float64 {
+	pr := p.Workload.Prices
+	if p.Workload.MultiRegionWrites || pr.ManualPer100RUsHour == 0 {
+		return 1
+	}
+	return pr.AutoscalePer100RUsHour / pr.ManualPer100RUsHour
+}
+
 // recommend picks the cheapest mode that can serve the workload.
 func (p *Plan) recommend() {
 	best := Manual
@@ -359,8 +369,8 @@ func (p *Plan) recommend() {
 	cur := p.Workload.Prices.Currency
 	switch best {
 	case Manual:
-		p.Why = fmt.Sprintf("the load is steady enough that paying for %d RU/s every hour (%.2f %s a month) costs less than autoscale's 1.5× rate on each hour's highest RU/s (%.2f)",
-			p.Manual.RUs, p.modeCost(Manual), cur, p.modeCost(Autoscale))
+		p.Why = fmt.Sprintf("the load is steady enough that paying for %d RU/s every hour (%.2f %s a month) costs less than autoscale's rate (%g× manual's) on each hour's highest RU/s (%.2f)",
+			p.Manual.RUs, p.modeCost(Manual), cur, round2(p.autoscaleRatio()), p.modeCost(Autoscale))
 	case Autoscale:
 		p.Why = fmt.Sprintf("the load is spiky enough that billing each hour at its highest RU/s (%.2f %s a month) costs less than holding %d RU/s all month (%.2f)",
 			p.modeCost(Autoscale), cur, p.Manual.RUs, p.modeCost(Manual))

@@ -114,11 +114,22 @@ func systemProperty(name string) bool {
 	return false
 }
 
-// indexedTerms counts the leaf values of doc whose paths c's indexing policy indexes.
+// indexedTerms counts the leaf values of doc whose paths c's indexing policy indexes. Each distinct
+// path is decided once (an array's scalar elements share one path), so a large array (a vector
+// embedding) costs one policy lookup, not one per element.
 func indexedTerms(c *container, doc map[string]any) int {
 	ip, _ := c.props["indexingPolicy"].(map[string]any)
 	if mode, _ := ip["indexingMode"].(string); strings.EqualFold(mode, "none") {
 		return 0
+	}
+	decided := map[string]bool{}
+	isIndexed := func(path string) bool {
+		v, ok := decided[path]
+		if !ok {
+			v = indexed(ip, path)
+			decided[path] = v
+		}
+		return v
 	}
 	n := 0
 	var walk func(path string, v any)
@@ -129,11 +140,19 @@ func indexedTerms(c *container, doc map[string]any) int {
 				walk(path+"/"+k, x)
 			}
 		case []any:
+			elem := path + "/[]"
 			for _, x := range v {
-				walk(path+"/[]", x)
+				switch x.(type) {
+				case map[string]any, []any:
+					walk(elem, x)
+				default:
+					if isIndexed(elem) {
+						n++
+					}
+				}
 			}
 		default:
-			if indexed(ip, path) {
+			if isIndexed(path) {
 				n++
 			}
 		}
