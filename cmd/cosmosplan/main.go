@@ -3,7 +3,7 @@
 //
 //	go run ./cmd/cosmosplan workload.example.json
 //	go run ./cmd/cosmosplan -format markdown workload.example.json > plan.md
-//	go run ./cmd/cosmosplan -format html workload.example.json > plan.html
+//	go run ./cmd/cosmosplan -format html workload.spiky.json > plan.html   # a load shape, two regions
 //
 // The file is a capacity.Workload in JSON; field names match the Go names, case-insensitively, and
 // an unknown field is an error (a typo would otherwise silently use a default):

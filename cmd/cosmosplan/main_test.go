@@ -40,6 +40,20 @@ func TestExampleWorkload(t *testing.T) {
 	}
 }
 
+// The spiky example (two hours a day at the peak, two regions, six indexed properties) is
+// planned on manual but cheaper on autoscale: the plan says so.
+func TestSpikyWorkload(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run([]string{"workload.spiky.json"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	for _, want := range []string{"Recommended:                 autoscale", "warning: mode: autoscale would cost", "100 GB + 15 GB index = 115 GB"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 func TestErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
