@@ -1,59 +1,80 @@
-// Package capacity turns a declared workload (access patterns, data size, regions, zone redundancy,
-// throughput mode) into a capacity and cost plan: request units per operation and per pattern, peak
-// RU/s, the throughput to provision (manual and autoscale), the number of physical partitions, each
-// partition's share of the throughput, the monthly throughput and storage cost, and warnings. The
-// RU figures can be calibrated: [Measure] runs the caller's own operation through a client with
-// package diagnostics installed and reads the request charge it really costs.
+// Package capacity turns a declared workload (access patterns, data size, load shape, regions,
+// zone redundancy, multi-region writes, indexing, throughput mode, price options) into a capacity
+// and cost plan: request units per operation and per pattern, peak RU/s hour by hour, the
+// throughput to provision (manual and autoscale) and the serverless alternative, the number of
+// physical partitions and each one's share, the monthly bill of each mode, a recommended mode and
+// why, and warnings. The RU figures can be calibrated: [Measure] runs the caller's own operation
+// through a client with package diagnostics installed and reads the request charge it really
+// costs.
 //
 // # Method
 //
-// The method is seed 004's (the cosmosdb-datamodeling skill: access patterns → RU per operation →
-// RU/s → partitions → monthly bill), with these corrections:
+// The method is seed 004's (access patterns → RU per operation → RU/s → partitions → monthly bill),
+// corrected against the Azure documentation; each step below names its source and is pinned by a
+// test built from that source's own example.
 //
-//   - Throughput is priced per 100 RU/s per hour. Seed 004's "$0.008/RU per hour" read literally is
-//     100× too high; its own autoscale example prices 10,000 RU/s at about $584/month, which is
-//     $0.008 per 100 RU/s per hour over 730 hours. Source: the Azure Cosmos DB pricing page
-//     (https://azure.microsoft.com/pricing/details/cosmos-db/, "Standard provisioned throughput:
-//     $0.008/hour per 100 RU/s"; autoscale $0.012/hour per 100 RU/s).
-//   - Physical partitions = max(ceil(GB / 50), ceil(RU/s / 10,000)): a physical partition holds at
-//     most 50 GB and serves at most 10,000 RU/s (learn.microsoft.com, "Partitioning and horizontal
-//     scaling in Azure Cosmos DB"). Seed 004 counts storage only.
-//   - The manual throughput floor is max(400, GB × 1 RU/s, highest RU/s ever provisioned / 100)
-//     (learn.microsoft.com, "Provision standard (manual) throughput on a container": "the minimum
-//     RU/s"). The provisioned figure is the larger of the peak and the floor, rounded up to 100.
-//   - Each extra region multiplies the throughput bill (and the storage bill: each region stores a
-//     copy) (pricing page: "provisioned throughput ... multiplied by the number of regions").
-//   - Zone redundancy adds 25% to the throughput of a single-region-write account; the plan adds
-//     none with MultiRegionWrites (learn.microsoft.com, "Availability zones in Azure Cosmos DB";
-//     check the pricing page for your account, and set Prices.ManualPer100RUsHour to the
-//     multi-region-write price if yours differs).
-//   - Autoscale's maximum is at least max(1,000, GB × 10 RU/s) and is billed per hour at the highest
-//     RU/s reached, never below 10% of the maximum (learn.microsoft.com, "Provision autoscale
-//     throughput"); the plan bills the average RU/s.
-//   - Strong and Bounded Staleness reads cost 2× (they read from two replicas of the quorum)
-//     (learn.microsoft.com, "Consistency levels ... and request units"; seed 000's consistency rule).
-//   - Cross-partition queries pay about 2.5 RU per physical partition on top of the query's own
-//     cost (seed 004, "Cross-partition query overhead").
-//   - More than 10,000 writes/s calls for binning (grouping records into chunks) (seed 004,
-//     "MASSIVE SCALE WARNING").
+// Operation charges (internal/rucharge, which cosmostest bills with too):
 //
-// The per-operation model (RU for a 1 KB item, growing linearly with size in whole KB) uses seed
-// 004's constants: point read 1 RU, create/upsert 5 RU, replace/patch 7 RU, delete 5 RU, query
-// 3 RU (seed: "~2-5 RUs") for a page of up to 1 KB of results plus 1 RU per further KB. Declare a
-// pattern's RU yourself, or measure it, when you know better: the plan uses measured figures first,
-// then declared ones, then the model.
+//   - Point reads and inserts follow the size table of learn.microsoft.com, "Understand request
+//     unit consumption" (1 KB: read 1.00, write 4.95 RU; 128 KB: 9.95 and 48.19; 2 MB: 291.80 and
+//     1,250), linear between rows: reads grow far slower than size ("Optimize request cost": a
+//     100 KB read is about 10 RU).
+//   - Writes grow with the number of indexed properties and fall with a selective indexing policy
+//     ("Request units": "Item indexing", "Indexed properties"): [Workload.IndexedProperties],
+//     [Workload.Indexing]. The docs give no figure per property: 0.2 RU each beyond the two the
+//     table's items are taken to have is an assumption. A replace or patch costs 2× an insert (an
+//     assumption from the service's observed charges). A delete costs an insert.
+//   - Strong and Bounded Staleness reads cost 2× ("Request units": "approximately two times more").
+//   - A query page costs 2.8 RU per physical partition it reads, 0.1 per document it loads
+//     ([Pattern.LoadedDocuments]) and 0.1 per KB it returns (cosmostest's figures; the service's
+//     depend on index lookups and are not documented as numbers).
 //
-// Monthly figures use 720 hours (seed 004's 2,592,000 seconds). Prices are data: [Prices] holds
-// list prices in USD that the caller replaces with their own (region, currency, reservations,
-// discounts); the defaults and their sources are documented on its fields.
+// Throughput and bill (prices: https://azure.microsoft.com/pricing/details/cosmos-db/, US list
+// prices in USD; [Prices] documents each default):
+//
+//   - Storage is data plus index: [Workload.IndexOverhead] (default [DefaultIndexOverhead], an
+//     assumption) times DataGB; "Service quotas": "Storage refers to the combined amount of data
+//     and index storage", for the 50 GB per partition and the 1 RU/s per GB minimum.
+//   - Physical partitions at creation = max(ceil(GB / 50), ceil(RU/s / 6,000)) ("Best practices for
+//     scaling provisioned throughput": a new container gets one partition per 6,000 RU/s; 25,000
+//     RU/s starts with 5). The docs state it for manual throughput; the plan applies it to the
+//     autoscale maximum too (not confirmed). Serverless: ceil(GB / 50).
+//   - Manual = max(peak, 400, GB × 1, highest ever / 100), in hundreds ("Provision standard
+//     (manual) throughput": the minimum RU/s). Billed every hour:
+//     RU/s / 100 × ManualPer100RUsHour × hours a month × regions × zone factor.
+//   - Autoscale max = max(peak, 1,000, GB × 10, highest ever / 10), in thousands ("Provision
+//     autoscale throughput": the minimum max RU/s). Billed hour by hour at the highest RU/s the
+//     hour reached, never below 10% of the max ("Autoscale FAQ"): each hour of
+//     [Workload.LoadShape] bills min(max, max(10% of max, level × peak)) / 100 ×
+//     AutoscalePer100RUsHour, scaled from the shape's hours to a month. Without a shape every hour
+//     reaches the peak (the conservative reading: a peak of five minutes bills the whole hour).
+//   - Multi-region writes bill at MultiRegionWritePer100RUsHour (twice the single-write rate),
+//     manual and autoscale alike ("Autoscale FAQ"), with no zone surcharge. Zone redundancy adds
+//     25% with single-region writes ("Availability zones in Azure Cosmos DB").
+//   - Every region multiplies the throughput and the storage ("Optimize multi-region cost": T × N).
+//   - Serverless bills the RU consumed: average RU/s × 3,600 × hours a month / 10⁶ ×
+//     ServerlessPerMillionRU. It is offered only in one region, up to 1 TB and 5,000 RU/s per
+//     physical partition ("Azure Cosmos DB serverless account performance"); otherwise the plan
+//     says why not.
+//   - Price options: [Workload.FreeTier] takes the first 1,000 RU/s and 25 GB off the provisioned
+//     modes ("Azure Cosmos DB free tier"; taken once for the account, not per region: a
+//     conservative reading); [Prices.ReservedDiscount] a share of provisioned throughput
+//     ("Reserved capacity": up to 63%).
+//   - Seed 004's "$0.008/RU per hour" read literally is 100× too high: the price is per 100 RU/s
+//     per hour (its own autoscale example prices 10,000 RU/s at about $584/month over 730 hours).
+//   - Warnings: more than 10,000 writes/s calls for binning (seed 004); cross-partition queries;
+//     the manual floor above the peak; large items; measured figures far from the model; a cheaper
+//     mode; serverless limits; more than the default 1,000,000 RU/s per container ("Service
+//     quotas").
+//
+// Monthly figures use 720 hours (seed 004's 2,592,000 seconds; the pricing page uses 730). Prices
+// are data: the caller replaces them with their own (region, currency, negotiated prices).
 //
 // # Limits
 //
 // cosmostest validates the arithmetic and the closed loop (a plan's throughput admits its peak mix;
-// half of it does not), not the service's prices or its exact charges: the RU model of cosmostest
-// (cosmostest/ru.go) is calibrated against the documented charges but is not the service's. Not
-// modelled: serverless, reserved capacity, free tier, analytical store, backup storage,
-// egress, dedicated gateway, hot logical partitions (a single key is capped at 10,000 RU/s
-// whatever the plan), index size in storage, and the autoscale bill of load that varies within an
-// hour (the estimate uses the average RU/s).
+// half of it does not), not the service's prices or its exact charges: its charges follow the same
+// documented table, but its queries have no filter index. Not modelled: analytical store, backup
+// storage, egress, dedicated gateway, per-region or per-partition (dynamic) autoscale, hot logical
+// partitions (a single key is capped at 10,000 RU/s whatever the plan).
 package capacity

@@ -27,7 +27,7 @@ func Example() {
 		fmt.Println(w.Code, w.Pattern)
 	}
 	// Output:
-	// peak 1845 RU/s, 4 partitions, manual 1900 RU/s: 109.44 + 50.00 storage = 159.44 USD/month
+	// peak 1157 RU/s, 5 partitions, manual 1200 RU/s: 69.12 + 60.00 storage = 129.12 USD/month
 	// cross-partition-query orders-by-status
 }
 
@@ -46,17 +46,20 @@ func ExamplePlan_Table() {
 	// Output:
 	// pattern  kind    RU/op  source    model  declared  measured  peak RU/s  avg RU/s
 	// read     read    1.00   model     1.00   -         -         100.00     100.00
-	// write    upsert  11.42  measured  10.00  -         11.42     228.40     228.40
+	// write    upsert  11.42  measured  5.62   -         11.42     228.40     228.40
 	// total                                                        328.40     328.40
 	//
-	// Data:                        0 GB
-	// Regions:                     1 (zone redundant: no)
+	// Data:                        0 GB + 0 GB index = 0 GB
+	// Regions:                     1 (zone redundant: no, single-region writes)
 	// Physical partitions:         1 (storage 1, throughput 1)
 	// Manual throughput:           400 RU/s (floor 400), 23.04 USD/month
-	// Autoscale throughput:        max 1000 RU/s (floor 1000), 28.37 USD/month at the average, 86.40 at peak
+	// Autoscale throughput:        max 1000 RU/s (floor 1000), 28.37 USD/month hour by hour, 86.40 at peak
+	// Serverless:                  up to 5000 RU/s, 851.2 M RU, 212.80 USD/month
 	// Mode:                        manual: 400 RU/s, 400.00 RU/s per partition
 	// Throughput cost:             23.04 USD/month
 	// Storage cost:                0.00 USD/month
 	// Total:                       23.04 USD/month
-	// warning: throughput-floor: the manual minimum of 400 RU/s (400, 1 RU/s per GB, a hundredth of the highest ever) exceeds the peak of 328 RU/s
+	// Recommended:                 manual: the load is steady enough that paying for 400 RU/s every hour (23.04 USD a month) costs less than autoscale's rate (1.5× manual's) on each hour's highest RU/s (28.37)
+	// warning: measured-differs (write): measured 11.42 RU per operation against 5.62 declared or modelled; the plan uses the measured figure
+	// warning: throughput-floor: the manual minimum of 400 RU/s (400, 1 RU/s per GB of data and index, a hundredth of the highest ever) exceeds the peak of 328 RU/s
 }

@@ -47,7 +47,11 @@ func (p *Plan) Markdown() string {
 	if len(p.Warnings) > 0 {
 		b.WriteString("\nWarnings:\n\n")
 		for _, w := range p.Warnings {
-			fmt.Fprintf(&b, "- **%s**: %s\n", w.Code, mdEscape(strings.TrimPrefix(w.String(), w.Code+": ")))
+			msg := w.Message
+			if w.Pattern != "" {
+				msg = "(" + w.Pattern + ") " + msg
+			}
+			fmt.Fprintf(&b, "- **%s** %s\n", w.Code, mdEscape(msg))
 		}
 	}
 	return b.String()
@@ -60,16 +64,26 @@ func (p *Plan) summary() [][2]string {
 	if w.ZoneRedundant {
 		zone = "yes"
 	}
+	writes := "single-region"
+	if w.MultiRegionWrites {
+		writes = "multi-region"
+	}
+	serverless := fmt.Sprintf("up to %d RU/s, %.1f M RU, %.2f %s/month", p.Serverless.MaxRUs, p.Serverless.MonthlyRU/1e6, p.Serverless.MonthlyCost, cur)
+	if !p.Serverless.Available {
+		serverless += " (not available: " + strings.Join(p.Serverless.Reasons, "; ") + ")"
+	}
 	return [][2]string{
-		{"Data", fmt.Sprintf("%g GB", w.DataGB)},
-		{"Regions", fmt.Sprintf("%d (zone redundant: %s)", w.Regions, zone)},
+		{"Data", fmt.Sprintf("%g GB + %g GB index = %g GB", w.DataGB, round2(p.IndexGB), round2(p.StorageGB))},
+		{"Regions", fmt.Sprintf("%d (zone redundant: %s, %s writes)", w.Regions, zone, writes)},
 		{"Physical partitions", fmt.Sprintf("%d (storage %d, throughput %d)", p.Partitions, p.PartitionsForStorage, p.PartitionsForThroughput)},
 		{"Manual throughput", fmt.Sprintf("%d RU/s (floor %d), %.2f %s/month", p.Manual.RUs, p.Manual.FloorRUs, p.Manual.MonthlyCost, cur)},
-		{"Autoscale throughput", fmt.Sprintf("max %d RU/s (floor %d), %.2f %s/month at the average, %.2f at peak", p.Autoscale.MaxRUs, p.Autoscale.FloorRUs, p.Autoscale.MonthlyCost, cur, p.Autoscale.MonthlyCostAtPeak)},
+		{"Autoscale throughput", fmt.Sprintf("max %d RU/s (floor %d), %.2f %s/month hour by hour, %.2f at peak", p.Autoscale.MaxRUs, p.Autoscale.FloorRUs, p.Autoscale.MonthlyCost, cur, p.Autoscale.MonthlyCostAtPeak)},
+		{"Serverless", serverless},
 		{"Mode", fmt.Sprintf("%s: %d RU/s, %.2f RU/s per partition", w.Mode, p.ProvisionedRUs, p.PerPartitionRUs)},
 		{"Throughput cost", fmt.Sprintf("%.2f %s/month", p.ThroughputMonthly, cur)},
 		{"Storage cost", fmt.Sprintf("%.2f %s/month", p.StorageMonthly, cur)},
 		{"Total", fmt.Sprintf("%.2f %s/month", p.TotalMonthly, cur)},
+		{"Recommended", fmt.Sprintf("%s: %s", p.Recommended, p.Why)},
 	}
 }
 

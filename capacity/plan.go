@@ -3,18 +3,21 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"strings"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/rucharge"
 )
 
-// Model constants: RU of one operation on a 1 KB item (seed 004's "Constants for Reference").
+// Model constants. The point read and write charges by size come from the documented table
+// (internal/rucharge, which cosmostest bills with too); the query constants from seed 004.
 const (
-	ModelReadRU       = 1.0 // point read, per KB
-	ModelCreateRU     = 5.0 // create or upsert, per KB
-	ModelReplaceRU    = 7.0 // replace or patch, per KB
-	ModelDeleteRU     = 5.0 // delete, per KB
-	ModelQueryRU      = 3.0 // a query page of up to 1 KB of results (seed: "~2-5 RUs")
-	ModelQueryPerKBRU = 1.0 // each further KB of a query page's results
+	ModelQueryRU      = 2.8 // a query page's charge per physical partition it reads (cosmostest's)
+	ModelQueryPerDoc  = 0.1 // each document a query page loads
+	ModelQueryPerKBRU = 0.1 // each KB of a query page's results
 	// ModelStrongReadFactor multiplies reads and queries at Strong and Bounded Staleness.
-	ModelStrongReadFactor = 2.0
+	ModelStrongReadFactor = rucharge.StrongReadFactor
+	// ModelReplaceFactor multiplies a replace's (and a patch's) write charge against an insert.
+	ModelReplaceFactor = rucharge.ReplaceFactor
 )
 
 // Source says where a pattern's RU figure comes from.
@@ -48,9 +51,16 @@ type PatternPlan struct {
 type ManualPlan struct {
 	// RUs is the RU/s to provision: max(peak, floor) rounded up to a multiple of 100.
 	RUs int
-	// FloorRUs is the smallest RU/s the container may have: max(400, GB × 1, highest ever / 100).
+	// FloorRUs is the smallest RU/s the container may have: max(400, GB × 1, highest ever / 100),
+	// GB counting data and index.
 	FloorRUs int
-	// MonthlyCost is the throughput bill, every region included.
+	// MonthlyCost is the throughput bill, every region included, after the free tier and the
+	// reserved discount:
+	//
+	//	(RUs − free tier's 1,000) / 100 × rate × hours × regions × zone factor × (1 − reserved)
+	//
+	// rate: Prices.ManualPer100RUsHour, or MultiRegionWritePer100RUsHour with multi-region
+	// writes; zone factor: ZoneRedundancyFactor for zone-redundant single-write regions, else 1.
 	MonthlyCost float64
 }
 
@@ -58,16 +68,40 @@ type ManualPlan struct {
 type AutoscalePlan struct {
 	// MaxRUs is the autoscale maximum: max(peak, floor) rounded up to a multiple of 1000.
 	MaxRUs int
-	// FloorRUs is the smallest maximum allowed: max(1000, GB × 10).
+	// FloorRUs is the smallest maximum allowed: max(1000, GB × 10, highest ever / 10), GB counting
+	// data and index.
 	FloorRUs int
-	// MonthlyCost is the bill when each hour scales to the average RU/s (never below 10% of
-	// MaxRUs); MonthlyCostAtPeak when every hour reaches MaxRUs. Every region included.
+	// HourlyBilledRUs is the RU/s billed in each hour of the load shape: the hour's highest
+	// RU/s (its level × the peak), never below 10% of MaxRUs nor above it.
+	HourlyBilledRUs []float64
+	// MonthlyCost is the bill hour by hour over the load shape, scaled to a month:
+	//
+	//	Σ hours (billed RU/s − free tier's 1,000) / 100 × rate × (hours a month / hours in the shape)
+	//	  × regions × zone factor × (1 − reserved)
+	//
+	// rate: Prices.AutoscalePer100RUsHour, or MultiRegionWritePer100RUsHour with multi-region
+	// writes. MonthlyCostAtPeak is the same with every hour at MaxRUs.
 	MonthlyCost, MonthlyCostAtPeak float64
 }
 
+// ServerlessPlan is the serverless alternative.
+type ServerlessPlan struct {
+	// Available is false when serverless cannot serve the workload; Reasons says why (the data
+	// and index over 1 TB, more than one region, multi-region writes, a peak over 5,000 RU/s per
+	// physical partition).
+	Available bool
+	Reasons   []string
+	// MaxRUs is the most the container serves: 5,000 RU/s per physical partition.
+	MaxRUs int
+	// MonthlyRU is the request units consumed a month: the average RU/s × 3,600 × hours a month.
+	// MonthlyCost is MonthlyRU / 1,000,000 × Prices.ServerlessPerMillionRU (no free tier, no
+	// reservation: neither applies to serverless).
+	MonthlyRU, MonthlyCost float64
+}
+
 // Warning is one finding of a plan. Code is stable ("binning", "cross-partition-query",
-// "throughput-floor", "large-document", "measured-differs", "mode"); Pattern names the pattern
-// it is about ("" for the workload).
+// "throughput-floor", "large-document", "measured-differs", "mode", "container-limit",
+// "serverless"); Pattern names the pattern it is about ("" for the workload).
 type Warning struct {
 	Code, Pattern, Message string
 }
@@ -86,19 +120,31 @@ type Plan struct {
 	Patterns []PatternPlan
 	// PeakRUs and AverageRUs are the sums over the patterns.
 	PeakRUs, AverageRUs float64
-	// Partitions is the number of physical partitions: max(PartitionsForStorage,
-	// PartitionsForThroughput).
+	// HourlyRUs is the highest RU/s of each hour of the load shape (its level × PeakRUs); 24
+	// hours at the peak without a LoadShape.
+	HourlyRUs []float64
+	// IndexGB is the index's size (DataGB × IndexOverhead), StorageGB data and index.
+	IndexGB, StorageGB float64
+	// Partitions is the number of physical partitions at creation: max(PartitionsForStorage,
+	// PartitionsForThroughput), where PartitionsForStorage = ceil(StorageGB / 50) and
+	// PartitionsForThroughput = ceil(provisioned RU/s / 6,000) (serverless: none).
 	Partitions, PartitionsForStorage, PartitionsForThroughput int
 	Manual                                                    ManualPlan
 	Autoscale                                                 AutoscalePlan
-	// ProvisionedRUs is the throughput of Workload.Mode (Manual.RUs or Autoscale.MaxRUs), and
-	// PerPartitionRUs its even share per physical partition.
+	Serverless                                                ServerlessPlan
+	// ProvisionedRUs is the throughput of Workload.Mode (Manual.RUs or Autoscale.MaxRUs; for
+	// serverless Serverless.MaxRUs), and PerPartitionRUs its even share per physical partition.
 	ProvisionedRUs  int
 	PerPartitionRUs float64
 	// ThroughputMonthly is the throughput bill of Workload.Mode, StorageMonthly the storage bill
-	// (every region stores a copy), TotalMonthly their sum; in Workload.Prices.Currency.
+	// (data and index; every region stores a copy; the free tier's 25 GB off in provisioned
+	// modes), TotalMonthly their sum; in Workload.Prices.Currency.
 	ThroughputMonthly, StorageMonthly, TotalMonthly float64
-	Warnings                                        []Warning
+	// Recommended is the mode of the lowest total monthly cost that can serve the workload, and
+	// Why the reason in one sentence.
+	Recommended Mode
+	Why         string
+	Warnings    []Warning
 }
 
 // New returns the plan of w, or a *cosmoserr.ValidationError naming the first bad field of w
@@ -109,17 +155,24 @@ func New(w Workload) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Workload: w}
-	p.PartitionsForStorage = max(1, ceilInt(w.DataGB/PartitionMaxGB))
+	p.IndexGB = w.DataGB * w.IndexOverhead
+	p.StorageGB = w.DataGB + p.IndexGB
+	p.PartitionsForStorage = max(1, ceilInt(p.StorageGB/PartitionMaxGB))
 	parts := p.PartitionsForStorage
 	// The cross-partition charge depends on the partition count, which depends on the RU/s: grow
 	// the count until it is stable (it only grows, so a few rounds suffice).
+	tooMuch := bad("Workload.Patterns", "need more than 2,147,483,647 RU/s, more than a container's throughput can be set to (an int32 in the API); split the workload")
 	for range 8 {
 		p.compute(parts)
+		if p.PeakRUs > math.MaxInt32 || max(p.Manual.RUs, p.Autoscale.MaxRUs) > math.MaxInt32 {
+			return nil, tooMuch
+		}
 		if p.Partitions == parts {
 			break
 		}
 		parts = p.Partitions
 	}
+	p.recommend()
 	p.warn()
 	return p, nil
 }
@@ -130,7 +183,7 @@ func (p *Plan) compute(parts int) {
 	p.Patterns = p.Patterns[:0]
 	p.PeakRUs, p.AverageRUs = 0, 0
 	for _, pt := range w.Patterns {
-		pp := PatternPlan{Name: pt.Name, Kind: pt.Kind, ModelRU: round2(modelRU(pt, parts)), DeclaredRU: pt.RU, MeasuredRU: pt.MeasuredRU}
+		pp := PatternPlan{Name: pt.Name, Kind: pt.Kind, ModelRU: round2(modelRU(pt, w, parts)), DeclaredRU: pt.RU, MeasuredRU: pt.MeasuredRU}
 		switch {
 		case pt.MeasuredRU > 0:
 			pp.RU, pp.Source = pt.MeasuredRU, SourceMeasured
@@ -146,62 +199,188 @@ func (p *Plan) compute(parts int) {
 		p.Patterns = append(p.Patterns, pp)
 	}
 	p.PeakRUs, p.AverageRUs = round2(p.PeakRUs), round2(p.AverageRUs)
+	shape := w.LoadShape
+	if shape == nil {
+		shape = PeakHours(24, 1)
+	}
+	p.HourlyRUs = make([]float64, len(shape))
+	for i, level := range shape {
+		p.HourlyRUs[i] = round2(level * p.PeakRUs)
+	}
 
+	gb := p.StorageGB
 	// Manual: max(400, GB × 1 RU/s, highest ever / 100), and the peak, in hundreds.
-	floor := math.Max(MinManualRUs, math.Max(math.Ceil(w.DataGB), math.Ceil(w.HighestProvisionedRUs/100)))
+	floor := math.Max(MinManualRUs, math.Max(math.Ceil(gb), math.Ceil(w.HighestProvisionedRUs/100)))
 	p.Manual.FloorRUs = roundUp(floor, 100)
 	p.Manual.RUs = roundUp(math.Max(p.PeakRUs, floor), 100)
-	// Autoscale: max(1000, GB × 10 RU/s), and the peak, in thousands.
-	afloor := math.Max(MinAutoscaleMaxRUs, math.Ceil(w.DataGB*10))
+	// Autoscale: max(1000, GB × 10 RU/s, highest ever / 10), and the peak, in thousands.
+	afloor := math.Max(MinAutoscaleMaxRUs, math.Max(math.Ceil(gb*10), math.Ceil(w.HighestProvisionedRUs/10)))
 	p.Autoscale.FloorRUs = roundUp(afloor, 1000)
 	p.Autoscale.MaxRUs = roundUp(math.Max(p.PeakRUs, afloor), 1000)
 
+	// Throughput prices: per 100 RU/s per hour, every region, the zone factor with single-region
+	// writes; multi-region writes at their own rate, the same for manual and autoscale.
 	regions := float64(w.Regions)
 	zone := 1.0
 	if w.ZoneRedundant && !w.MultiRegionWrites {
 		zone = pr.ZoneRedundancyFactor
 	}
-	perRUsMonth := func(price float64) float64 { return price / 100 * pr.HoursPerMonth * regions * zone }
-	p.Manual.MonthlyCost = round2(float64(p.Manual.RUs) * perRUsMonth(pr.ManualPer100RUsHour))
-	scaled := math.Min(float64(p.Autoscale.MaxRUs), math.Max(0.1*float64(p.Autoscale.MaxRUs), p.AverageRUs))
-	p.Autoscale.MonthlyCost = round2(scaled * perRUsMonth(pr.AutoscalePer100RUsHour))
-	p.Autoscale.MonthlyCostAtPeak = round2(float64(p.Autoscale.MaxRUs) * perRUsMonth(pr.AutoscalePer100RUsHour))
+	manualRate, autoRate := pr.ManualPer100RUsHour, pr.AutoscalePer100RUsHour
+	if w.MultiRegionWrites {
+		manualRate, autoRate = pr.MultiRegionWritePer100RUsHour, pr.MultiRegionWritePer100RUsHour
+	}
+	free := 0.0
+	if w.FreeTier {
+		free = FreeTierRUs
+	}
+	discount := 1 - pr.ReservedDiscount
+	// hourCost is one hour at rus RU/s: the free tier's 1,000 RU/s off once (one region's worth),
+	// the rest in every region.
+	hourCost := func(rus, rate float64) float64 {
+		return math.Max(0, rus*regions*zone-free) / 100 * rate * discount
+	}
+	p.Manual.MonthlyCost = round2(hourCost(float64(p.Manual.RUs), manualRate) * pr.HoursPerMonth)
+	tmax := float64(p.Autoscale.MaxRUs)
+	p.Autoscale.HourlyBilledRUs = make([]float64, len(shape))
+	sum := 0.0
+	for i, rus := range p.HourlyRUs {
+		billed := math.Min(tmax, math.Max(0.1*tmax, rus))
+		p.Autoscale.HourlyBilledRUs[i] = billed
+		sum += hourCost(billed, autoRate)
+	}
+	p.Autoscale.MonthlyCost = round2(sum * pr.HoursPerMonth / float64(len(shape)))
+	p.Autoscale.MonthlyCostAtPeak = round2(hourCost(tmax, autoRate) * pr.HoursPerMonth)
 
-	if w.Mode == Autoscale {
+	p.computeServerless()
+
+	switch w.Mode {
+	case Autoscale:
 		p.ProvisionedRUs, p.ThroughputMonthly = p.Autoscale.MaxRUs, p.Autoscale.MonthlyCost
-	} else {
+	case Serverless:
+		p.ProvisionedRUs, p.ThroughputMonthly = p.Serverless.MaxRUs, p.Serverless.MonthlyCost
+	default:
 		p.ProvisionedRUs, p.ThroughputMonthly = p.Manual.RUs, p.Manual.MonthlyCost
 	}
-	p.PartitionsForThroughput = max(1, ceilInt(float64(p.ProvisionedRUs)/PartitionMaxRUs))
+	p.PartitionsForThroughput = 1
+	if w.Mode != Serverless {
+		p.PartitionsForThroughput = max(1, ceilInt(float64(p.ProvisionedRUs)/InitialPartitionRUs))
+	}
 	p.Partitions = max(p.PartitionsForStorage, p.PartitionsForThroughput)
+	if w.Mode == Serverless {
+		p.ProvisionedRUs = ServerlessPartitionRUs * p.Partitions
+		p.Serverless.MaxRUs = p.ProvisionedRUs
+	}
 	p.PerPartitionRUs = round2(float64(p.ProvisionedRUs) / float64(p.Partitions))
-	p.StorageMonthly = round2(w.DataGB * pr.StoragePerGBMonth * regions)
+	p.StorageMonthly = p.storageCost(w.Mode)
 	p.TotalMonthly = round2(p.ThroughputMonthly + p.StorageMonthly)
 }
 
+// storageCost is the storage bill in mode m: data and index in every region, the free tier's
+// 25 GB off in the provisioned modes.
+func (p *Plan) storageCost(m Mode) float64 {
+	w := p.Workload
+	gb := p.StorageGB * float64(w.Regions)
+	if w.FreeTier && m != Serverless {
+		gb = math.Max(0, gb-FreeTierGB)
+	}
+	return round2(gb * w.Prices.StoragePerGBMonth)
+}
+
+// computeServerless fills p.Serverless: the RU consumed at the average rate, and whether the
+// serverless limits admit the workload.
+func (p *Plan) computeServerless() {
+	w := p.Workload
+	s := ServerlessPlan{Available: true}
+	parts := p.PartitionsForStorage
+	s.MaxRUs = ServerlessPartitionRUs * parts
+	if p.StorageGB > ServerlessMaxGB {
+		s.Reasons = append(s.Reasons, fmt.Sprintf("%.0f GB of data and index is over serverless's %d GB per container", p.StorageGB, ServerlessMaxGB))
+	}
+	if w.Regions > 1 || w.MultiRegionWrites {
+		s.Reasons = append(s.Reasons, "a serverless account runs in one region only")
+	}
+	if p.PeakRUs > float64(s.MaxRUs) {
+		s.Reasons = append(s.Reasons, fmt.Sprintf("the peak of %.0f RU/s is over serverless's %d RU/s (%d per physical partition × %d)", p.PeakRUs, s.MaxRUs, ServerlessPartitionRUs, parts))
+	}
+	s.Available = len(s.Reasons) == 0
+	s.MonthlyRU = round2(p.AverageRUs * 3600 * w.Prices.HoursPerMonth)
+	s.MonthlyCost = round2(s.MonthlyRU / 1e6 * w.Prices.ServerlessPerMillionRU)
+	p.Serverless = s
+}
+
 // modelRU is the model's RU for one operation of pt over parts physical partitions.
-func modelRU(pt Pattern, parts int) float64 {
-	kb := math.Max(1, math.Ceil(pt.DocumentKB))
+func modelRU(pt Pattern, w Workload, parts int) float64 {
+	kb := math.Max(1, pt.DocumentKB)
+	write := rucharge.WriteRU(kb, w.IndexedProperties)
 	var ru float64
 	switch pt.Kind {
 	case Read:
-		ru = ModelReadRU * kb
-	case Create, Upsert:
-		ru = ModelCreateRU * kb
+		ru = rucharge.ReadRU(kb)
+	case Create, Upsert, Delete:
+		ru = write
 	case Replace, Patch:
-		ru = ModelReplaceRU * kb
-	case Delete:
-		ru = ModelDeleteRU * kb
+		ru = ModelReplaceFactor * write
 	case Query:
-		ru = ModelQueryRU + ModelQueryPerKBRU*(math.Max(1, math.Ceil(pt.ResultKB))-1)
+		fan := 1
 		if pt.CrossPartition {
-			ru += CrossPartitionRUPerPartition * float64(parts)
+			fan = parts
 		}
+		ru = ModelQueryRU*float64(fan) + ModelQueryPerDoc*pt.LoadedDocuments + ModelQueryPerKBRU*math.Ceil(pt.ResultKB)
 	}
 	if (pt.Kind == Read || pt.Kind == Query) && (pt.Consistency == Strong || pt.Consistency == BoundedStaleness) {
 		ru *= ModelStrongReadFactor
 	}
 	return ru
+}
+
+// modeCost is a mode's total monthly cost (throughput and storage).
+func (p *Plan) modeCost(m Mode) float64 {
+	switch m {
+	case Autoscale:
+		return round2(p.Autoscale.MonthlyCost + p.storageCost(m))
+	case Serverless:
+		return round2(p.Serverless.MonthlyCost + p.storageCost(m))
+	}
+	return round2(p.Manual.MonthlyCost + p.storageCost(m))
+}
+
+// autoscaleRatio is autoscale's rate over manual's: 1.5 with single-region writes, 1 with
+// multi-region writes (both at the multi-region-write rate).
+func (p *Plan) autoscaleRatio() float64 {
+	pr := p.Workload.Prices
+	if p.Workload.MultiRegionWrites || pr.ManualPer100RUsHour == 0 {
+		return 1
+	}
+	return pr.AutoscalePer100RUsHour / pr.ManualPer100RUsHour
+}
+
+// recommend picks the cheapest mode that can serve the workload.
+func (p *Plan) recommend() {
+	best := Manual
+	for _, m := range []Mode{Autoscale, Serverless} {
+		if m == Serverless && !p.Serverless.Available {
+			continue
+		}
+		if p.modeCost(m) < p.modeCost(best) {
+			best = m
+		}
+	}
+	p.Recommended = best
+	cur := p.Workload.Prices.Currency
+	switch best {
+	case Manual:
+		p.Why = fmt.Sprintf("the load is steady enough that paying for %d RU/s every hour (%.2f %s a month) costs less than autoscale's rate (%g× manual's) on each hour's highest RU/s (%.2f)",
+			p.Manual.RUs, p.modeCost(Manual), cur, round2(p.autoscaleRatio()), p.modeCost(Autoscale))
+	case Autoscale:
+		p.Why = fmt.Sprintf("the load is spiky enough that billing each hour at its highest RU/s (%.2f %s a month) costs less than holding %d RU/s all month (%.2f)",
+			p.modeCost(Autoscale), cur, p.Manual.RUs, p.modeCost(Manual))
+	case Serverless:
+		p.Why = fmt.Sprintf("the load is light enough that paying per request unit consumed (%.2f %s a month) costs less than any provisioned floor (manual %.2f, autoscale %.2f); serverless offers no throughput guarantee",
+			p.modeCost(Serverless), cur, p.modeCost(Manual), p.modeCost(Autoscale))
+	}
+	if !p.Serverless.Available {
+		p.Why += "; serverless is out: " + strings.Join(p.Serverless.Reasons, "; ")
+	}
 }
 
 func (p *Plan) warn() {
@@ -214,9 +393,10 @@ func (p *Plan) warn() {
 			writes += pt.PeakRPS
 		}
 		if pt.CrossPartition {
+			over := ModelQueryRU * float64(p.Partitions-1)
 			p.Warnings = append(p.Warnings, Warning{"cross-partition-query", pt.Name, fmt.Sprintf(
 				"fans out to %d physical partitions: %.1f RU of overhead per query (%.2f RU/s at peak), growing with the data; give the query its partition key if the pattern allows",
-				p.Partitions, CrossPartitionRUPerPartition*float64(p.Partitions), CrossPartitionRUPerPartition*float64(p.Partitions)*pt.PeakRPS)})
+				p.Partitions, over, over*pt.PeakRPS)})
 		}
 		if pt.DocumentKB > 10 {
 			p.Warnings = append(p.Warnings, Warning{"large-document", pt.Name, fmt.Sprintf(
@@ -237,26 +417,32 @@ func (p *Plan) warn() {
 		p.Warnings = append(p.Warnings, Warning{"binning", "", fmt.Sprintf(
 			"%.0f writes/s at peak (more than %d): group records into chunks (binning) or batch them to cut the number of writes", writes, BinningWritesPerSecond)})
 	}
-	if float64(p.Manual.FloorRUs) > p.PeakRUs {
+	if float64(p.Manual.FloorRUs) > p.PeakRUs && w.Mode == Manual {
 		p.Warnings = append(p.Warnings, Warning{"throughput-floor", "", fmt.Sprintf(
-			"the manual minimum of %d RU/s (400, 1 RU/s per GB, a hundredth of the highest ever) exceeds the peak of %.0f RU/s", p.Manual.FloorRUs, p.PeakRUs)})
+			"the manual minimum of %d RU/s (400, 1 RU/s per GB of data and index, a hundredth of the highest ever) exceeds the peak of %.0f RU/s", p.Manual.FloorRUs, p.PeakRUs)})
 	}
-	switch {
-	case w.Mode == Manual && p.Autoscale.MonthlyCost < p.Manual.MonthlyCost:
-		p.Warnings = append(p.Warnings, Warning{"mode", "", fmt.Sprintf(
-			"autoscale would cost about %.2f %s a month at the average load, against %.2f manual: the load is variable enough for autoscale",
-			p.Autoscale.MonthlyCost, w.Prices.Currency, p.Manual.MonthlyCost)})
-	case w.Mode == Autoscale && p.Manual.MonthlyCost < p.Autoscale.MonthlyCost:
-		p.Warnings = append(p.Warnings, Warning{"mode", "", fmt.Sprintf(
-			"manual throughput would cost %.2f %s a month against about %.2f autoscale: the load is steady enough for manual",
-			p.Manual.MonthlyCost, w.Prices.Currency, p.Autoscale.MonthlyCost)})
+	if w.Mode != Serverless && p.ProvisionedRUs > MaxContainerRUs {
+		p.Warnings = append(p.Warnings, Warning{"container-limit", "", fmt.Sprintf(
+			"%d RU/s is over the default limit of %d RU/s per container: file a support request to raise it, or split the workload", p.ProvisionedRUs, MaxContainerRUs)})
+	}
+	if w.Mode == Serverless && !p.Serverless.Available {
+		p.Warnings = append(p.Warnings, Warning{"serverless", "", "serverless cannot serve this workload: " + strings.Join(p.Serverless.Reasons, "; ")})
+	}
+	if w.Mode != p.Recommended {
+		p.Warnings = append(p.Warnings, Warning{"mode", "", fmt.Sprintf("%s would cost %.2f %s a month against %.2f %s: %s",
+			p.Recommended, p.modeCost(p.Recommended), w.Prices.Currency, p.modeCost(w.Mode), w.Mode, p.Why)})
 	}
 }
 
-func ceilInt(v float64) int { return int(math.Ceil(v)) }
+// maxExact bounds the float-to-int conversions: past it (2^53) a float64 holds no exact integer and
+// a conversion past an int's range is undefined; New refuses such workloads anyway (the int32
+// check), so saturating here only keeps the arithmetic defined until it does.
+const maxExact = 1 << 53
+
+func ceilInt(v float64) int { return int(math.Min(math.Ceil(v), maxExact)) }
 
 func roundUp(v float64, step int) int {
-	return int(math.Ceil(v/float64(step))) * step
+	return int(math.Min(math.Ceil(v/float64(step)), maxExact/float64(step))) * step
 }
 
 func round2(v float64) float64 { return math.Round(v*100) / 100 }

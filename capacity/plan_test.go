@@ -37,28 +37,32 @@ func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
 
 func TestWorkedExample(t *testing.T) {
 	p := mustPlan(t, workedExample())
-	wantRU := map[string]float64{"get-order": 2, "create-order": 10, "update-order": 14, "orders-by-status": 13}
+	// The documented table: a 2 KB read 1.04 RU, a 2 KB write 6.29 (the replace 2×); the query 2.8
+	// per partition (5) + 0.1 per document loaded + 0.1 per KB returned.
+	wantRU := map[string]float64{"get-order": 1.04, "create-order": 6.29, "update-order": 12.58, "orders-by-status": 14.2}
 	for _, pp := range p.Patterns {
 		if !near(pp.RU, wantRU[pp.Name]) || pp.Source != capacity.SourceModel {
 			t.Errorf("%s: RU %v (%s), want %v (model)", pp.Name, pp.RU, pp.Source, wantRU[pp.Name])
 		}
 	}
-	if !near(p.PeakRUs, 1845) {
-		t.Errorf("PeakRUs = %v, want 1845", p.PeakRUs)
+	// 520 + 314.5 + 251.6 + 71.
+	if !near(p.PeakRUs, 1157.1) {
+		t.Errorf("PeakRUs = %v, want 1157.1", p.PeakRUs)
 	}
-	if p.Partitions != 4 || p.PartitionsForStorage != 4 || p.PartitionsForThroughput != 1 {
-		t.Errorf("partitions = %d (storage %d, throughput %d), want 4 (4, 1)", p.Partitions, p.PartitionsForStorage, p.PartitionsForThroughput)
+	// 200 GB + 20% index = 240 GB: 5 partitions of 50 GB.
+	if !near(p.StorageGB, 240) || p.Partitions != 5 || p.PartitionsForStorage != 5 || p.PartitionsForThroughput != 1 {
+		t.Errorf("storage %v GB, partitions = %d (storage %d, throughput %d), want 240, 5 (5, 1)", p.StorageGB, p.Partitions, p.PartitionsForStorage, p.PartitionsForThroughput)
 	}
-	if p.Manual.RUs != 1900 || p.ProvisionedRUs != 1900 || !near(p.PerPartitionRUs, 475) {
-		t.Errorf("manual = %d, provisioned %d, per partition %v; want 1900, 1900, 475", p.Manual.RUs, p.ProvisionedRUs, p.PerPartitionRUs)
+	if p.Manual.RUs != 1200 || p.ProvisionedRUs != 1200 || !near(p.PerPartitionRUs, 240) {
+		t.Errorf("manual = %d, provisioned %d, per partition %v; want 1200, 1200, 240", p.Manual.RUs, p.ProvisionedRUs, p.PerPartitionRUs)
 	}
-	// 19 × $0.008 × 720 h = $109.44; 200 GB × $0.25 = $50.
-	if !near(p.Manual.MonthlyCost, 109.44) || !near(p.ThroughputMonthly, 109.44) || !near(p.StorageMonthly, 50) || !near(p.TotalMonthly, 159.44) {
-		t.Errorf("cost = %v throughput + %v storage = %v, want 109.44 + 50 = 159.44", p.ThroughputMonthly, p.StorageMonthly, p.TotalMonthly)
+	// 12 × $0.008 × 720 h = $69.12; 240 GB × $0.25 = $60.
+	if !near(p.Manual.MonthlyCost, 69.12) || !near(p.ThroughputMonthly, 69.12) || !near(p.StorageMonthly, 60) || !near(p.TotalMonthly, 129.12) {
+		t.Errorf("cost = %v throughput + %v storage = %v, want 69.12 + 60 = 129.12", p.ThroughputMonthly, p.StorageMonthly, p.TotalMonthly)
 	}
-	// Autoscale: max(peak, 10 × 200 GB) = 2000 RU/s; at peak all month 20 × $0.012 × 720.
-	if p.Autoscale.MaxRUs != 2000 || !near(p.Autoscale.MonthlyCostAtPeak, 172.8) {
-		t.Errorf("autoscale = %d, %v at peak; want 2000, 172.8", p.Autoscale.MaxRUs, p.Autoscale.MonthlyCostAtPeak)
+	// Autoscale: max(peak, 10 × 240 GB) = 3000 RU/s; at peak all month 30 × $0.012 × 720.
+	if p.Autoscale.MaxRUs != 3000 || !near(p.Autoscale.MonthlyCostAtPeak, 259.2) {
+		t.Errorf("autoscale = %d, %v at peak; want 3000, 259.2", p.Autoscale.MaxRUs, p.Autoscale.MonthlyCostAtPeak)
 	}
 	if !hasWarning(p, "cross-partition-query", "orders-by-status") {
 		t.Errorf("no cross-partition warning: %v", p.Warnings)
@@ -89,16 +93,19 @@ func TestPricePer100RUsHour(t *testing.T) {
 	}
 }
 
-// partitions = max(ceil(GB/50), ceil(RU/s / 10,000)).
+// Partitions at creation = max(ceil(GB/50), ceil(RU/s / 6,000)) ("Best practices for scaling
+// provisioned throughput": 25,000 RU/s starts with 5 physical partitions), GB counting the index.
 func TestPartitions(t *testing.T) {
 	for _, tc := range []struct {
-		gb, rps float64
-		want    int
+		gb, index, rps float64
+		want           int
 	}{
-		{0, 100, 1}, {50, 100, 1}, {50.5, 100, 2}, {0, 10_000, 1}, {0, 10_001, 2}, {120, 25_000, 3}, {400, 25_000, 8},
+		{0, 0, 100, 1}, {50, 0, 100, 1}, {50.5, 0, 100, 2}, {0, 0, 6000, 1}, {0, 0, 6001, 2},
+		{0, 0, 25_000, 5}, {120, 0, 25_000, 5}, {400, 0, 25_000, 8},
+		{45, 0.2, 100, 2}, // 45 GB of data + 9 GB of index = 54 GB: two partitions, not one
 	} {
 		w := one(capacity.Read, tc.rps)
-		w.DataGB = tc.gb
+		w.DataGB, w.IndexOverhead, w.DisableIndexOverhead = tc.gb, tc.index, tc.index == 0
 		if p := mustPlan(t, w); p.Partitions != tc.want {
 			t.Errorf("%v GB, %v RU/s: %d partitions, want %d", tc.gb, tc.rps, p.Partitions, tc.want)
 		}
@@ -112,9 +119,9 @@ func TestCrossPartitionGrowsPartitions(t *testing.T) {
 		{Name: "scan", Kind: capacity.Query, PeakRPS: 10, CrossPartition: true},
 	}}
 	p := mustPlan(t, w)
-	// 19,990 + 10 × (3 + 2.5 × 2) = 20,070 RU/s → 3 partitions → 10 × (3 + 7.5) = 105 → 20,095.
-	if p.Partitions != 3 || !near(p.Patterns[1].RU, 10.5) || !near(p.PeakRUs, 20_095) {
-		t.Errorf("partitions %d, query RU %v, peak %v; want 3, 10.5, 20095", p.Partitions, p.Patterns[1].RU, p.PeakRUs)
+	// 19,990 + 10 × (2.8 + 0.2) = 20,020 RU/s → 4 partitions → 10 × (2.8 × 4 + 0.2) = 114 → 20,104.
+	if p.Partitions != 4 || !near(p.Patterns[1].RU, 11.4) || !near(p.PeakRUs, 20_104) {
+		t.Errorf("partitions %d, query RU %v, peak %v; want 4, 11.4, 20104", p.Partitions, p.Patterns[1].RU, p.PeakRUs)
 	}
 }
 
@@ -124,7 +131,7 @@ func TestManualFloor(t *testing.T) {
 		gb, highest float64
 		want        int
 	}{
-		{0, 0, 400}, {350, 0, 400}, {1234, 0, 1300}, {10, 90_000, 900},
+		{0, 0, 400}, {350, 0, 500}, {1234, 0, 1500}, {10, 90_000, 900}, // 1 RU/s per GB of data + 20% index
 	} {
 		w := one(capacity.Read, 10)
 		w.DataGB, w.HighestProvisionedRUs = tc.gb, tc.highest
@@ -145,18 +152,19 @@ func TestRegionsAndZones(t *testing.T) {
 	w := workedExample()
 	w.Regions = 3
 	p := mustPlan(t, w)
-	if !near(p.ThroughputMonthly, 3*base.ThroughputMonthly) || !near(p.StorageMonthly, 150) {
-		t.Errorf("3 regions: %v + %v, want %v + 150", p.ThroughputMonthly, p.StorageMonthly, 3*base.ThroughputMonthly)
+	if !near(p.ThroughputMonthly, 3*base.ThroughputMonthly) || !near(p.StorageMonthly, 180) {
+		t.Errorf("3 regions: %v + %v, want %v + 180", p.ThroughputMonthly, p.StorageMonthly, 3*base.ThroughputMonthly)
 	}
 	w.ZoneRedundant = true
 	p = mustPlan(t, w)
 	if !near(p.ThroughputMonthly, 3*1.25*base.ThroughputMonthly) {
 		t.Errorf("zone redundant: %v, want %v", p.ThroughputMonthly, 3*1.25*base.ThroughputMonthly)
 	}
+	// Multi-region writes: twice the rate, no zone surcharge.
 	w.MultiRegionWrites = true
 	p = mustPlan(t, w)
-	if !near(p.ThroughputMonthly, 3*base.ThroughputMonthly) {
-		t.Errorf("zone redundant, multi-write: %v, want %v", p.ThroughputMonthly, 3*base.ThroughputMonthly)
+	if !near(p.ThroughputMonthly, 6*base.ThroughputMonthly) {
+		t.Errorf("zone redundant, multi-write: %v, want %v", p.ThroughputMonthly, 6*base.ThroughputMonthly)
 	}
 }
 
@@ -171,7 +179,8 @@ func TestStrongReadsCostDouble(t *testing.T) {
 		}}
 		p := mustPlan(t, w)
 		got := []float64{p.Patterns[0].RU, p.Patterns[1].RU, p.Patterns[2].RU, p.Patterns[3].RU}
-		if want := []float64{6, 6, 5, 1}; !slicesNear(got, want) {
+		// 3 KB read 1.09 × 2; query (2.8 + 0.1 + 0.1) × 2; 1 KB write 4.95; eventual read 1.
+		if want := []float64{2.18, 6, 4.95, 1}; !slicesNear(got, want) {
 			t.Errorf("%s: RU %v, want %v", c, got, want)
 		}
 	}
@@ -233,7 +242,11 @@ func TestValidationNamesTheField(t *testing.T) {
 		{"Workload.Patterns", func(w *capacity.Workload) { w.Patterns = nil }},
 		{"Workload.DataGB", func(w *capacity.Workload) { w.DataGB = -1 }},
 		{"Workload.Regions", func(w *capacity.Workload) { w.Regions = -2 }},
-		{"Workload.Mode", func(w *capacity.Workload) { w.Mode = "serverless" }},
+		{"Workload.Mode", func(w *capacity.Workload) { w.Mode = "provisioned-ish" }},
+		{"Workload.LoadShape", func(w *capacity.Workload) { w.LoadShape = make([]float64, 23) }},
+		{"Workload.LoadShape[3]", func(w *capacity.Workload) { w.LoadShape = capacity.PeakHours(2, 0.1); w.LoadShape[3] = 1.5 }},
+		{"Workload.Prices.ReservedDiscount", func(w *capacity.Workload) { w.Prices.ReservedDiscount = 0.9 }},
+		{"Workload.IndexedProperties", func(w *capacity.Workload) { w.Indexing = capacity.IndexingNone; w.IndexedProperties = 3 }},
 		{"Workload.Consistency", func(w *capacity.Workload) { w.Consistency = "strong-ish" }},
 		{"Workload.Prices.StoragePerGBMonth", func(w *capacity.Workload) { w.Prices.StoragePerGBMonth = nan }},
 		{"Workload.Patterns[2].PeakRPS", func(w *capacity.Workload) { w.Patterns[2].PeakRPS = 0 }},
@@ -252,7 +265,7 @@ func TestValidationNamesTheField(t *testing.T) {
 			t.Errorf("%s: got %v", tc.field, err)
 			continue
 		}
-		if strings.Contains(err.Error(), "4096") || strings.Contains(err.Error(), "serverless") || strings.Contains(err.Error(), "strong-ish") {
+		if strings.Contains(err.Error(), "4096") || strings.Contains(err.Error(), "provisioned-ish") || strings.Contains(err.Error(), "strong-ish") {
 			t.Errorf("%s: error echoes the value: %v", tc.field, err)
 		}
 	}
@@ -264,7 +277,8 @@ func TestOptionsReadBack(t *testing.T) {
 		t.Errorf("workload defaults: %+v", w)
 	}
 	if pr := w.Prices; pr != (capacity.Prices{Currency: "USD", ManualPer100RUsHour: 0.008, AutoscalePer100RUsHour: 0.012,
-		StoragePerGBMonth: 0.25, HoursPerMonth: 720, ZoneRedundancyFactor: 1.25}) {
+		StoragePerGBMonth: 0.25, HoursPerMonth: 720, ZoneRedundancyFactor: 1.25, MultiRegionWritePer100RUsHour: 0.016,
+		ServerlessPerMillionRU: 0.25}) {
 		t.Errorf("price defaults: %+v", pr)
 	}
 	if pt := w.Patterns[0]; pt.AverageRPS != 2 || pt.DocumentKB != 1 || pt.ResultKB != 1 || pt.Consistency != capacity.Session {
@@ -276,19 +290,138 @@ func TestOptionsReadBack(t *testing.T) {
 	}
 }
 
-// Autoscale bills the hour's highest RU/s, at least 10% of the maximum.
-func TestAutoscale(t *testing.T) {
+// Autoscale bills each hour at its highest RU/s, at least 10% of the maximum ("Autoscale FAQ":
+// "billed hourly for the highest throughput T the system scaled to within the hour"), whatever
+// the average: a load that peaks every hour pays the peak every hour.
+func TestAutoscaleHourlyBilling(t *testing.T) {
 	w := capacity.Workload{Mode: capacity.Autoscale, Patterns: []capacity.Pattern{{Name: "r", Kind: capacity.Read, PeakRPS: 5000, AverageRPS: 200}}}
 	p := mustPlan(t, w)
-	// max 5000 RU/s; average 200 RU/s is below 10% (500): 5 × 0.012 × 720 = 43.2.
-	if p.Autoscale.MaxRUs != 5000 || p.ProvisionedRUs != 5000 || !near(p.ThroughputMonthly, 43.2) || !near(p.Autoscale.MonthlyCostAtPeak, 432) {
+	// No load shape: every hour reaches 5,000 RU/s: 50 × $0.012 × 720 = $432, the average notwithstanding.
+	if p.Autoscale.MaxRUs != 5000 || p.ProvisionedRUs != 5000 || !near(p.ThroughputMonthly, 432) || !near(p.Autoscale.MonthlyCostAtPeak, 432) {
 		t.Errorf("autoscale %+v, throughput %v", p.Autoscale, p.ThroughputMonthly)
 	}
-	if hasWarning(p, "mode", "") {
-		t.Errorf("spiky load: autoscale is cheaper, yet warned: %v", p.Warnings)
+	// Two hours a day at the peak, 22 at 5% (250 RU/s, billed at the 10% floor of 500):
+	// (2 × 5,000 + 22 × 500) / 100 × $0.012 × 720 / 24 = $75.60.
+	w.LoadShape = capacity.PeakHours(2, 0.05)
+	p = mustPlan(t, w)
+	if !near(p.Autoscale.MonthlyCost, 75.6) || p.Autoscale.HourlyBilledRUs[0] != 5000 || p.Autoscale.HourlyBilledRUs[5] != 500 {
+		t.Errorf("shaped autoscale %v (hours %v), want 75.60", p.Autoscale.MonthlyCost, p.Autoscale.HourlyBilledRUs)
 	}
-	w.Mode = capacity.Manual
-	if p := mustPlan(t, w); !hasWarning(p, "mode", "") {
-		t.Errorf("spiky load on manual: no mode warning")
+	// The docs' example ("Autoscale FAQ"): an hour whose highest is 6,000 RU/s bills 60 × 1.5 =
+	// 90 units of the manual rate: $0.72 at $0.008.
+	one := capacity.Workload{Mode: capacity.Autoscale, Patterns: []capacity.Pattern{{Name: "r", Kind: capacity.Read, PeakRPS: 6000}}}
+	one.Prices.HoursPerMonth = 1
+	if p := mustPlan(t, one); !near(p.Autoscale.MonthlyCost, 0.72) {
+		t.Errorf("one hour at 6,000 RU/s: %v, want 0.72", p.Autoscale.MonthlyCost)
+	}
+	// A steady load is cheaper manual, a spiky one autoscale; the advice says so.
+	steady := capacity.Workload{Regions: 2, Mode: capacity.Autoscale, Patterns: []capacity.Pattern{{Name: "r", Kind: capacity.Read, PeakRPS: 5000}}}
+	if p := mustPlan(t, steady); p.Recommended != capacity.Manual || !hasWarning(p, "mode", "") {
+		t.Errorf("steady: recommended %s, warnings %v", p.Recommended, p.Warnings)
+	}
+	spiky := steady
+	spiky.LoadShape = capacity.PeakHours(2, 0.05)
+	if p := mustPlan(t, spiky); p.Recommended != capacity.Autoscale || hasWarning(p, "mode", "") {
+		t.Errorf("spiky: recommended %s, warnings %v", p.Recommended, p.Warnings)
+	}
+}
+
+// Multi-region writes are billed at twice the single-write rate, manual and autoscale alike
+// (pricing page; "Autoscale FAQ"): 2 regions at 1,000 RU/s: 10 × $0.016 × 720 × 2 = $230.40, not $115.20.
+func TestMultiRegionWritePricing(t *testing.T) {
+	w := capacity.Workload{Regions: 2, MultiRegionWrites: true, Patterns: []capacity.Pattern{{Name: "r", Kind: capacity.Read, PeakRPS: 1000}}}
+	p := mustPlan(t, w)
+	if p.Manual.RUs != 1000 || !near(p.Manual.MonthlyCost, 230.4) {
+		t.Errorf("manual %d RU/s: %v, want 230.40", p.Manual.RUs, p.Manual.MonthlyCost)
+	}
+	// Autoscale at the same rate: max 1,000, every hour at 1,000.
+	if !near(p.Autoscale.MonthlyCost, 230.4) {
+		t.Errorf("autoscale: %v, want 230.40", p.Autoscale.MonthlyCost)
+	}
+	w.MultiRegionWrites = false
+	if p := mustPlan(t, w); !near(p.Manual.MonthlyCost, 115.2) {
+		t.Errorf("single write: %v, want 115.20", p.Manual.MonthlyCost)
+	}
+}
+
+// Serverless: per million RU consumed; 5,000 RU/s per physical partition; 1 TB per container;
+// one region ("Azure Cosmos DB serverless account performance").
+func TestServerless(t *testing.T) {
+	// 100 reads/s of 1 KB on average: 100 × 3,600 × 720 = 259.2 M RU × $0.25 = $64.80.
+	w := capacity.Workload{Mode: capacity.Serverless, DataGB: 10, DisableIndexOverhead: true,
+		Patterns: []capacity.Pattern{{Name: "r", Kind: capacity.Read, PeakRPS: 4000, AverageRPS: 100}}}
+	p := mustPlan(t, w)
+	if !p.Serverless.Available || !near(p.Serverless.MonthlyRU, 259.2e6) || !near(p.Serverless.MonthlyCost, 64.8) || p.ProvisionedRUs != 5000 || !near(p.ThroughputMonthly, 64.8) {
+		t.Errorf("serverless %+v, provisioned %d, throughput %v", p.Serverless, p.ProvisionedRUs, p.ThroughputMonthly)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*capacity.Workload)
+	}{
+		{"over 5,000 RU/s on one partition", func(w *capacity.Workload) { w.Patterns[0].PeakRPS = 5001 }},
+		{"over 1 TB", func(w *capacity.Workload) { w.DataGB = 1001 }},
+		{"two regions", func(w *capacity.Workload) { w.Regions = 2 }},
+	} {
+		w2 := w
+		w2.Patterns = append([]capacity.Pattern(nil), w.Patterns...)
+		tc.edit(&w2)
+		p := mustPlan(t, w2)
+		if p.Serverless.Available || len(p.Serverless.Reasons) == 0 || !hasWarning(p, "serverless", "") || p.Recommended == capacity.Serverless {
+			t.Errorf("%s: %+v, recommended %s", tc.name, p.Serverless, p.Recommended)
+		}
+	}
+	// 5,000 RU/s per partition: 150 GB is 3 partitions, 15,000 RU/s.
+	w.DataGB, w.Patterns[0].PeakRPS = 150, 14_000
+	if p := mustPlan(t, w); !p.Serverless.Available || p.Serverless.MaxRUs != 15_000 {
+		t.Errorf("150 GB: %+v", p.Serverless)
+	}
+}
+
+// The free tier takes the first 1,000 RU/s and 25 GB off; reserved capacity a share of the
+// provisioned throughput.
+func TestPriceOptions(t *testing.T) {
+	w := capacity.Workload{DataGB: 30, DisableIndexOverhead: true, FreeTier: true, Patterns: []capacity.Pattern{{Name: "r", Kind: capacity.Read, PeakRPS: 1000}}}
+	p := mustPlan(t, w)
+	if p.Manual.MonthlyCost != 0 || !near(p.StorageMonthly, 1.25) {
+		t.Errorf("free tier: %v + %v, want 0 + 1.25 (5 GB)", p.Manual.MonthlyCost, p.StorageMonthly)
+	}
+	w.FreeTier = false
+	w.Prices.ReservedDiscount = 0.2
+	if p := mustPlan(t, w); !near(p.Manual.MonthlyCost, 46.08) { // 57.60 × 0.8
+		t.Errorf("reserved 20%%: %v, want 46.08", p.Manual.MonthlyCost)
+	}
+}
+
+// Beyond the default 1,000,000 RU/s per container the plan warns.
+func TestContainerLimitWarning(t *testing.T) {
+	if p := mustPlan(t, one(capacity.Read, 1_000_000)); hasWarning(p, "container-limit", "") {
+		t.Error("1,000,000 RU/s warned")
+	}
+	if p := mustPlan(t, one(capacity.Read, 1_000_100)); !hasWarning(p, "container-limit", "") {
+		t.Error("1,000,100 RU/s not warned")
+	}
+}
+
+// Operation charges follow the documented table: a 100 KB read about 10 RU (not 100), a replace
+// twice an insert, fewer indexed properties a cheaper write.
+func TestOperationCharges(t *testing.T) {
+	w := capacity.Workload{Patterns: []capacity.Pattern{
+		{Name: "read", Kind: capacity.Read, PeakRPS: 1, DocumentKB: 100},
+		{Name: "insert", Kind: capacity.Create, PeakRPS: 1},
+		{Name: "replace", Kind: capacity.Replace, PeakRPS: 1},
+	}}
+	p := mustPlan(t, w)
+	if r := p.Patterns[0].RU; r < 7 || r > 10.5 {
+		t.Errorf("100 KB read %v RU, want about 10", r)
+	}
+	if !near(p.Patterns[2].RU, 2*p.Patterns[1].RU) || !near(p.Patterns[1].RU, 4.95) {
+		t.Errorf("insert %v, replace %v; want 4.95 and twice that", p.Patterns[1].RU, p.Patterns[2].RU)
+	}
+	w.IndexedProperties = 20
+	many := mustPlan(t, w)
+	w.IndexedProperties, w.Indexing = 0, capacity.IndexingNone
+	none := mustPlan(t, w)
+	if !(none.Patterns[1].RU < p.Patterns[1].RU && p.Patterns[1].RU < many.Patterns[1].RU) {
+		t.Errorf("insert RU none %v, default %v, 20 indexed %v: want increasing", none.Patterns[1].RU, p.Patterns[1].RU, many.Patterns[1].RU)
 	}
 }

@@ -3,8 +3,10 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/rucharge"
 )
 
 // Kind is the operation an access pattern performs.
@@ -38,8 +40,18 @@ type Mode string
 
 // The throughput modes.
 const (
-	Manual    Mode = "manual"    // standard (manual) provisioned throughput
-	Autoscale Mode = "autoscale" // autoscale between 10% and 100% of a maximum
+	Manual     Mode = "manual"     // standard (manual) provisioned throughput
+	Autoscale  Mode = "autoscale"  // autoscale between 10% and 100% of a maximum
+	Serverless Mode = "serverless" // billed per request unit consumed; a serverless account
+)
+
+// IndexingMode is the container's indexing mode.
+type IndexingMode string
+
+// The indexing modes.
+const (
+	IndexingConsistent IndexingMode = "consistent" // the index is updated with every write
+	IndexingNone       IndexingMode = "none"       // nothing is indexed (point operations only)
 )
 
 // Limits and defaults of the model.
@@ -52,9 +64,29 @@ const (
 	MinManualRUs = 400
 	// MinAutoscaleMaxRUs is the smallest autoscale maximum.
 	MinAutoscaleMaxRUs = 1000
-	// CrossPartitionRUPerPartition is the extra charge of a cross-partition query per physical
-	// partition (seed 004).
-	CrossPartitionRUPerPartition = 2.5
+	// InitialPartitionRUs is the throughput per physical partition at creation: a new container
+	// starts with ceil(RU/s / 6,000) physical partitions (learn.microsoft.com, "Best practices for
+	// scaling provisioned throughput (RU/s)"; 25,000 RU/s starts with 5), growing to 10,000 RU/s
+	// each before it splits.
+	InitialPartitionRUs = 6000
+	// MaxContainerRUs is the default per-container throughput limit (learn.microsoft.com, "Azure
+	// Cosmos DB service quotas": 1,000,000 RU/s, raised by a support ticket).
+	MaxContainerRUs = 1_000_000
+	// ServerlessMaxGB is the most a serverless container stores (data and index; learn.microsoft.com,
+	// "Azure Cosmos DB serverless account performance": up to 1 TB, 20 partitions of 50 GB).
+	ServerlessMaxGB = 1000
+	// ServerlessPartitionRUs is the most RU/s a serverless container serves per physical partition
+	// (same page: "Throughput (RU/s) = Number of partitions × 5,000").
+	ServerlessPartitionRUs = 5000
+	// FreeTierRUs and FreeTierGB are what the free tier takes off an account's bill: the first
+	// 1,000 RU/s and 25 GB (learn.microsoft.com, "Azure Cosmos DB free tier"); provisioned
+	// throughput only, one account per subscription.
+	FreeTierRUs = 1000
+	FreeTierGB  = 25
+	// DefaultIndexOverhead is the index size as a share of the data when none is declared: an
+	// assumption (the docs give no figure; measure yours with the container's index size in the
+	// portal's metrics, or on cosmostest with the container's indexing policy).
+	DefaultIndexOverhead = 0.2
 	// BinningWritesPerSecond is the write rate above which the plan warns to bin (seed 004).
 	BinningWritesPerSecond = 10_000
 	// MaxDocumentKB is the item size limit (2 MB).
@@ -75,6 +107,10 @@ type Pattern struct {
 	DocumentKB float64
 	// ResultKB is, for a query, the size of one page of results in KB. Default (0): 1.
 	ResultKB float64
+	// LoadedDocuments is, for a query, the number of documents it loads (reads from the store)
+	// per page: the documents its filter matches through the index, or every document in scope
+	// without a usable index. Default (0): as many as ResultKB of DocumentKB items.
+	LoadedDocuments float64
 	// CrossPartition marks a query that does not name its partition key (it fans out to every
 	// physical partition). Only for Query.
 	CrossPartition bool
@@ -102,13 +138,33 @@ type Workload struct {
 	ZoneRedundant bool
 	// MultiRegionWrites marks an account that writes in every region. Default: false.
 	MultiRegionWrites bool
-	// Mode is the throughput mode the plan's cost is given in (both are always computed).
+	// Mode is the throughput mode the plan's cost is given in (all three are always computed).
 	// Default (""): Manual.
 	Mode Mode
+	// LoadShape is the highest load of each hour of a day (24 levels) or a week (168), each a
+	// share of the peak from 0 to 1, as the capacity calculator takes it: autoscale bills each
+	// hour at its highest RU/s, so a workload that peaks for five minutes an hour pays that hour's
+	// peak. [PeakHours] builds one from hours at peak. Default (nil): every hour reaches the peak.
+	LoadShape []float64
+	// Indexing is the container's indexing mode. Default (""): IndexingConsistent.
+	Indexing IndexingMode
+	// IndexedProperties is the number of property values of an item its indexing policy indexes
+	// (each array element counts), for the write charge. Default (0): 2, the documented charges'
+	// own (see internal/rucharge); 0 with IndexingNone.
+	IndexedProperties int
+	// IndexOverhead is the index size as a share of DataGB (0.2: the index is a fifth of the data);
+	// the 50 GB per partition and the 1 RU/s per GB floor count data and index. Default (0):
+	// DefaultIndexOverhead, or none with IndexingNone. DisableIndexOverhead counts no index.
+	IndexOverhead        float64
+	DisableIndexOverhead bool
+	// FreeTier applies the free tier (the first 1,000 RU/s and 25 GB free) to the provisioned
+	// modes. Default: false.
+	FreeTier bool
 	// Consistency is the account's default consistency. Default (""): Session.
 	Consistency Consistency
-	// HighestProvisionedRUs is the highest manual RU/s the container ever had, for the manual
-	// floor (a hundredth of it). Default: 0 (a new container).
+	// HighestProvisionedRUs is the highest throughput the container ever had (manual RU/s or
+	// autoscale max RU/s), for the floors: a hundredth of it for manual, a tenth for the autoscale
+	// maximum. Default: 0 (a new container).
 	HighestProvisionedRUs float64
 	// Prices are the unit prices. Each zero field is its default (see [Prices]).
 	Prices Prices
@@ -134,6 +190,20 @@ type Prices struct {
 	// ZoneRedundancyFactor multiplies the throughput price of zone-redundant regions in a
 	// single-region-write account. Default: 1.25.
 	ZoneRedundancyFactor float64
+	// MultiRegionWritePer100RUsHour is provisioned throughput per 100 RU/s per hour in an account
+	// with multi-region writes, manual and autoscale alike: twice the single-region-write rate
+	// (pricing page; learn.microsoft.com, "Autoscale FAQ": "in accounts with multiple write
+	// regions, the autoscale rate per 100 RU/s is the same as the rate for standard (manual)
+	// provisioned multiple write region throughput"). Default: 0.016.
+	MultiRegionWritePer100RUsHour float64
+	// ServerlessPerMillionRU is serverless request units per million consumed. Default: 0.25
+	// (pricing page, "Serverless: $0.25 per million RUs").
+	ServerlessPerMillionRU float64
+	// ReservedDiscount is the share taken off provisioned throughput (manual and autoscale) by
+	// reserved capacity, from 0 to 0.65 (learn.microsoft.com, "Reserved capacity": "up to 63%";
+	// autoscale draws on a reservation at 1.5× the manual rate, the same share of its bill).
+	// Default: 0 (pay as you go).
+	ReservedDiscount float64
 }
 
 // Default prices (see [Prices]).
@@ -144,6 +214,9 @@ const (
 	DefaultStoragePerGBMonth      = 0.25
 	DefaultHoursPerMonth          = 720
 	DefaultZoneRedundancyFactor   = 1.25
+	// DefaultMultiRegionWritePer100RUsHour is twice DefaultManualPer100RUsHour.
+	DefaultMultiRegionWritePer100RUsHour = 0.016
+	DefaultServerlessPerMillionRU        = 0.25
 )
 
 // Options returns p with every zero field set to its default.
@@ -166,6 +239,12 @@ func (p Prices) Options() Prices {
 	if p.ZoneRedundancyFactor == 0 {
 		p.ZoneRedundancyFactor = DefaultZoneRedundancyFactor
 	}
+	if p.MultiRegionWritePer100RUsHour == 0 {
+		p.MultiRegionWritePer100RUsHour = DefaultMultiRegionWritePer100RUsHour
+	}
+	if p.ServerlessPerMillionRU == 0 {
+		p.ServerlessPerMillionRU = DefaultServerlessPerMillionRU
+	}
 	return p
 }
 
@@ -180,6 +259,18 @@ func (w Workload) Options() Workload {
 	if w.Consistency == "" {
 		w.Consistency = Session
 	}
+	if w.Indexing == "" {
+		w.Indexing = IndexingConsistent
+	}
+	if w.IndexedProperties == 0 && w.Indexing == IndexingConsistent {
+		w.IndexedProperties = rucharge.TableIndexedTerms
+	}
+	if w.IndexOverhead == 0 && !w.DisableIndexOverhead && w.Indexing == IndexingConsistent {
+		w.IndexOverhead = DefaultIndexOverhead
+	}
+	if w.LoadShape != nil {
+		w.LoadShape = slices.Clone(w.LoadShape)
+	}
 	w.Prices = w.Prices.Options()
 	ps := make([]Pattern, len(w.Patterns))
 	for i, p := range w.Patterns {
@@ -191,6 +282,9 @@ func (w Workload) Options() Workload {
 		}
 		if p.Kind == Query && p.ResultKB == 0 {
 			p.ResultKB = 1
+		}
+		if p.Kind == Query && p.LoadedDocuments == 0 {
+			p.LoadedDocuments = math.Max(1, math.Floor(p.ResultKB/p.DocumentKB))
 		}
 		if p.Consistency == "" {
 			p.Consistency = w.Consistency
@@ -217,14 +311,36 @@ func (w Workload) WithMeasurements(ms ...Measurement) Workload {
 	return w
 }
 
-// Sanity bounds of a workload (far beyond any real account), so that no product overflows.
+// Sanity bounds of a workload (far beyond any real account). They keep every product finite and
+// within an int64, not within an int32: a workload inside them can still need more RU/s than a
+// container's throughput can be set to, and New refuses it (see the check after compute).
 const (
 	maxDataGB   = 1e7
 	maxRegions  = 100
 	maxRPS      = 1e8
 	maxResultKB = 4096
 	maxRU       = 1e6
+	maxLoaded   = 1e6
+
+	maxIndexedProperties = 100_000
+	maxIndexOverhead     = 10
+	maxReservedDiscount  = 0.65
 )
+
+// PeakHours returns a daily LoadShape with hours hours at the peak (the first ones of the day)
+// and the rest at offPeak (a share of the peak, 0 to 1): the capacity calculator's "hours at
+// peak" input. hours is clamped to 0..24.
+func PeakHours(hours int, offPeak float64) []float64 {
+	s := make([]float64, 24)
+	for i := range s {
+		if i < hours {
+			s[i] = 1
+		} else {
+			s[i] = offPeak
+		}
+	}
+	return s
+}
 
 func bad(field, reason string) error {
 	return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: field, Reason: reason}
@@ -244,15 +360,34 @@ func (w Workload) validate() error {
 		return bad("Workload.Regions", "must be from 1 to 100")
 	}
 	switch w.Mode {
-	case Manual, Autoscale:
+	case Manual, Autoscale, Serverless:
 	default:
-		return bad("Workload.Mode", `must be "manual" or "autoscale"`)
+		return bad("Workload.Mode", `must be "manual", "autoscale" or "serverless"`)
+	}
+	switch w.Indexing {
+	case IndexingConsistent, IndexingNone:
+	default:
+		return bad("Workload.Indexing", `must be "consistent" or "none"`)
+	}
+	if w.IndexedProperties < 0 || w.IndexedProperties > maxIndexedProperties || (w.Indexing == IndexingNone && w.IndexedProperties != 0) {
+		return bad("Workload.IndexedProperties", "must be from 0 to 100,000, and 0 with indexing mode none")
+	}
+	if !finite(w.IndexOverhead) || w.IndexOverhead < 0 || w.IndexOverhead > maxIndexOverhead {
+		return bad("Workload.IndexOverhead", "must be a share of the data from 0 to 10")
+	}
+	if n := len(w.LoadShape); n != 0 && n != 24 && n != 168 {
+		return bad("Workload.LoadShape", "must have 24 hourly levels (a day) or 168 (a week)")
+	}
+	for i, v := range w.LoadShape {
+		if !finite(v) || v < 0 || v > 1 {
+			return bad(fmt.Sprintf("Workload.LoadShape[%d]", i), "must be a share of the peak from 0 to 1")
+		}
 	}
 	if !validConsistency(w.Consistency) {
 		return bad("Workload.Consistency", "is not a consistency level (Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual)")
 	}
-	if !finite(w.HighestProvisionedRUs) || w.HighestProvisionedRUs < 0 {
-		return bad("Workload.HighestProvisionedRUs", "must be a finite number, 0 or more")
+	if !finite(w.HighestProvisionedRUs) || w.HighestProvisionedRUs < 0 || w.HighestProvisionedRUs > math.MaxInt32 {
+		return bad("Workload.HighestProvisionedRUs", "must be a number of RU/s from 0 to 2,147,483,647")
 	}
 	pr := w.Prices
 	for _, f := range []struct {
@@ -264,10 +399,16 @@ func (w Workload) validate() error {
 		{"StoragePerGBMonth", pr.StoragePerGBMonth},
 		{"HoursPerMonth", pr.HoursPerMonth},
 		{"ZoneRedundancyFactor", pr.ZoneRedundancyFactor},
+		{"MultiRegionWritePer100RUsHour", pr.MultiRegionWritePer100RUsHour},
+		{"ServerlessPerMillionRU", pr.ServerlessPerMillionRU},
+		{"ReservedDiscount", pr.ReservedDiscount},
 	} {
 		if !finite(f.v) || f.v < 0 {
 			return bad("Workload.Prices."+f.name, "must be a finite number, 0 or more")
 		}
+	}
+	if pr.ReservedDiscount > maxReservedDiscount {
+		return bad("Workload.Prices.ReservedDiscount", "must be a share from 0 to 0.65")
 	}
 	names := map[string]int{}
 	for i, p := range w.Patterns {
@@ -298,6 +439,9 @@ func (w Workload) validate() error {
 		}
 		if p.ResultKB != 0 && p.Kind != Query {
 			return bad(field+".ResultKB", "applies to queries only")
+		}
+		if !finite(p.LoadedDocuments) || p.LoadedDocuments < 0 || p.LoadedDocuments > maxLoaded || (p.LoadedDocuments != 0 && p.Kind != Query) {
+			return bad(field+".LoadedDocuments", "applies to queries only, from 0 to 1,000,000")
 		}
 		if p.CrossPartition && p.Kind != Query {
 			return bad(field+".CrossPartition", "applies to queries only")

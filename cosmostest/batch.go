@@ -221,7 +221,7 @@ func (tx *batchTxn) run(op batchOp, withBodies bool) (batchResult, error) {
 		if old != nil {
 			status = http.StatusOK
 		}
-		return itemResult(status, ruWrite(it.size), it, withBodies), nil
+		return itemResult(status, ruUpsert(c, it, old != nil), it, withBodies), nil
 
 	case "Read", "Delete", "Patch":
 		if op.ID == "" {
@@ -245,7 +245,7 @@ func (tx *batchTxn) run(op batchOp, withBodies bool) (batchResult, error) {
 			delete(w.items, key)
 			w.nextLSN()
 			srv.logWrite(w, key, pk, op.ID, nil, old.etag)
-			return batchResult{StatusCode: http.StatusNoContent, RequestCharge: ruWrite(old.size)}, nil
+			return batchResult{StatusCode: http.StatusNoContent, RequestCharge: ruWrite(c, old)}, nil
 		}
 		return tx.patch(op, old, withBodies)
 	}
@@ -282,7 +282,7 @@ func (tx *batchTxn) patch(op batchOp, old *item, withBodies bool) (batchResult, 
 		return batchResult{}, err
 	}
 	it := srv.put(c, w, pk, op.ID, doc, patchedBytes(old, doc, pb), old)
-	return itemResult(http.StatusOK, ruPatch(it.size, len(pb.Operations)), it, withBodies), nil
+	return itemResult(http.StatusOK, ruPatch(c, it, len(pb.Operations)), it, withBodies), nil
 }
 
 func itemResult(status int, charge float64, it *item, withBody bool) batchResult {

@@ -145,7 +145,7 @@ func (srv *server) changeFeed(rq *request, c *container) error {
 		rq.reply(http.StatusNotModified, nil)
 		return nil
 	}
-	rq.charge = ruQuery(len(changed), size)
+	rq.charge = ruQuery(1, len(changed), size)
 	rq.reply(http.StatusOK, feedBody(c.rid, docs))
 	return nil
 }

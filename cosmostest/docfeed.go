@@ -92,7 +92,7 @@ func (srv *server) readDocFeed(rq *request, c *container) error {
 		rq.header.Set(hdrContinuation, docFeedPrefix+strconv.FormatUint(its[len(its)-1].seq, 10))
 	}
 	rq.header.Set(hdrItemCount, strconv.Itoa(len(its)))
-	rq.charge = ruQuery(len(its), size)
+	rq.charge = ruQuery(1, len(its), size)
 	rq.reply(http.StatusOK, feedBody(c.rid, docs))
 	return nil
 }

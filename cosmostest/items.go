@@ -281,7 +281,7 @@ func (srv *server) writeItem(rq *request, c *container, replaceID string) error 
 		return err
 	}
 	it := srv.put(c, r, pk, id, doc, userBytes(rq.body, doc), old)
-	rq.charge = ruWrite(it.size)
+	rq.charge = ruUpsert(c, it, old != nil)
 	status := http.StatusCreated
 	if old != nil {
 		status = http.StatusOK
@@ -362,7 +362,7 @@ func (srv *server) deleteItem(rq *request, c *container) error {
 	r.nextLSN()
 	srv.logWrite(r, key, pk, rq.ID, nil, it.etag)
 	rq.session = r.sessionToken()
-	rq.charge = ruWrite(it.size)
+	rq.charge = ruWrite(c, it)
 	rq.reply(http.StatusNoContent, nil)
 	return nil
 }

@@ -147,7 +147,7 @@ func (srv *server) patchItem(rq *request, c *container) error {
 		return err
 	}
 	it := srv.put(c, r, pk, rq.ID, doc, patchedBytes(old, doc, pb), old)
-	rq.charge = ruPatch(it.size, len(pb.Operations))
+	rq.charge = ruPatch(c, it, len(pb.Operations))
 	srv.replyItem(rq, r, it, http.StatusOK)
 	return nil
 }

@@ -170,6 +170,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	}
 	scope.itemByRID(sc.ranges, "")                     // builds the lookup now, under mu; it is read-only afterwards
 	byRID, docs, rid := scope.byRID, scope.docs, c.rid // c may be a region's view, rewritten under mu
+	nRanges := len(sc.ranges)                          // each physical partition the request covers adds to its charge
 	// The query itself runs without mu (serveHTTP), so that a heavy query (a JOIN over a large
 	// partition, until its row budget ends it) holds up no other request: what it reads is
 	// immutable once taken here (the scope's document slice, the stored documents, the index and
@@ -196,7 +197,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 		for _, r := range results {
 			size += len(r)
 		}
-		rq.charge = ruQuery(page.Scanned, size)
+		rq.charge = ruQuery(nRanges, page.Scanned, size)
 		if page.Continuation != "" {
 			rq.header.Set(hdrContinuation, page.Continuation)
 		}

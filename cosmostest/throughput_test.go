@@ -24,7 +24,7 @@ func frozenClock() cosmostest.Option {
 // noRetries makes the SDK return a 429 instead of retrying it.
 func noRetries(o *azcosmos.ClientOptions) { o.Retry.MaxRetries = -1 }
 
-// writeUntilThrottled creates small items (5.71 RU each) with the given partition keys and
+// writeUntilThrottled creates small items (4.95 RU each: 1 KB, two indexed terms) with the given partition keys and
 // returns how many were created before the first 429 (-1: none throttled) and that error.
 func writeUntilThrottled(t *testing.T, cc *azcosmos.ContainerClient, pks func(i int) string, n int) (int, error) {
 	t.Helper()
@@ -52,14 +52,14 @@ func TestThroughputBudgets(t *testing.T) {
 		dbRU      *azcosmos.ThroughputProperties
 		containRU *azcosmos.ThroughputProperties
 		sharing   int // containers sharing the database offer
-		admitted  int // writes of 5.71 RU admitted in one second; -1 unlimited
+		admitted  int // writes of 4.95 RU admitted in one second; -1 unlimited
 	}{
 		{"off by default", false, nil, &manual, 1, -1},
 		{"no offer is unlimited", true, nil, nil, 1, -1},
-		{"manual 400", true, nil, &manual, 1, 71},        // 70 × 5.71 = 399.7 < 400
-		{"autoscale max 1000", true, nil, &auto, 1, 176}, // 175 × 5.71 = 999.25 < 1000
-		{"shared 400 over two containers", true, &manual, nil, 2, 36},
-		{"container offer wins over the database's", true, &manual, &auto, 1, 176},
+		{"manual 400", true, nil, &manual, 1, 81},        // 80 × 4.95 = 396 < 400
+		{"autoscale max 1000", true, nil, &auto, 1, 203}, // 202 × 4.95 = 999.9 < 1000
+		{"shared 400 over two containers", true, &manual, nil, 2, 41},
+		{"container offer wins over the database's", true, &manual, &auto, 1, 203},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestThroughput429(t *testing.T) {
 	}
 	cc, _ := db.NewContainer("c2")
 	n, err := writeUntilThrottled(t, cc, samePK, 100)
-	if n != 71 {
+	if n != 81 {
 		t.Fatalf("admitted %d", n)
 	}
 	var re *azcore.ResponseError
@@ -127,18 +127,18 @@ func TestThroughput429(t *testing.T) {
 	}
 	// Reads of the throttled partition are throttled too, and nothing was written.
 	pk := azcosmos.NewPartitionKeyString("hot")
-	if _, err := cc.ReadItem(context.Background(), pk, "i71", nil); err == nil {
+	if _, err := cc.ReadItem(context.Background(), pk, "i81", nil); err == nil {
 		t.Fatal("read admitted in a spent second")
 	} else if st, _ := status(t, err); st != http.StatusTooManyRequests {
 		t.Fatal(err)
 	}
 	s.Advance(750 * time.Millisecond) // the next second: the budget is back
-	if _, err := cc.ReadItem(context.Background(), pk, "i71", nil); err == nil {
+	if _, err := cc.ReadItem(context.Background(), pk, "i81", nil); err == nil {
 		t.Fatal("the throttled write was applied")
 	} else if st, _ := status(t, err); st != http.StatusNotFound {
 		t.Fatal(err)
 	}
-	if _, err := cc.CreateItem(context.Background(), pk, []byte(`{"id":"i71","pk":"hot"}`), nil); err != nil {
+	if _, err := cc.CreateItem(context.Background(), pk, []byte(`{"id":"i81","pk":"hot"}`), nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -158,7 +158,7 @@ func TestThroughputOverdraft(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc, _ := db.NewContainer("c")
-	big := fmt.Sprintf(`{"id":"big","pk":"p","pad":%q}`, strings.Repeat("x", 200*1024)) // 201 KB: 1147.71 RU
+	big := fmt.Sprintf(`{"id":"big","pk":"p","pad":%q}`, strings.Repeat("x", 1900*1024)) // 1.9 MB: about 1,160 RU
 	pk := azcosmos.NewPartitionKeyString("p")
 	if _, err := cc.CreateItem(ctx, pk, []byte(big), nil); err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestThroughputOverdraft(t *testing.T) {
 	if !errors.As(err, &re) || re.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("got %v", err)
 	}
-	// Owed 747.71 beyond this second's 400: this second's end (750 ms) plus one whole second.
+	// Owed about 760 beyond this second's 400: this second's end (750 ms) plus one whole second.
 	if got := re.RawResponse.Header.Get("x-ms-retry-after-ms"); got != "1750" {
 		t.Errorf("retry-after %q, want 1750", got)
 	}
@@ -201,8 +201,8 @@ func TestThroughputHotPartition(t *testing.T) {
 	hot, _ := db.NewContainer("hot")
 	spread, _ := db.NewContainer("spread")
 	const writes = 40
-	if n, _ := writeUntilThrottled(t, hot, samePK, writes); n != 18 { // 17 × 5.71 = 97.07 < 100
-		t.Errorf("hot key: throttled after %d writes, want 18", n)
+	if n, _ := writeUntilThrottled(t, hot, samePK, writes); n != 21 { // 20 × 4.95 = 99 < 100
+		t.Errorf("hot key: throttled after %d writes, want 21", n)
 	}
 	if n, err := writeUntilThrottled(t, spread, func(i int) string { return fmt.Sprint("key-", i) }, writes); n != -1 {
 		t.Errorf("spread keys: throttled after %d writes: %v", n, err)
@@ -238,7 +238,7 @@ func TestThroughputQueryFanOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc, _ := db.NewContainer("c")
-	if n, _ := writeUntilThrottled(t, cc, samePK, 100); n != 36 {
+	if n, _ := writeUntilThrottled(t, cc, samePK, 100); n != 41 {
 		t.Fatalf("admitted %d", n)
 	}
 	query := func(pk azcosmos.PartitionKey) error {

@@ -1,8 +1,9 @@
 // Command cosmosplan reads a workload file (JSON) and prints its capacity and cost plan (package
-// capacity) as a table or as Markdown:
+// capacity) as a table, as Markdown or as one self-contained HTML page with charts:
 //
 //	go run ./cmd/cosmosplan workload.example.json
 //	go run ./cmd/cosmosplan -format markdown workload.example.json > plan.md
+//	go run ./cmd/cosmosplan -format html workload.spiky.json > plan.html   # a load shape, two regions
 //
 // The file is a capacity.Workload in JSON; field names match the Go names, case-insensitively, and
 // an unknown field is an error (a typo would otherwise silently use a default):
@@ -17,6 +18,11 @@
 //	  ],
 //	  "prices": {"manualPer100RUsHour": 0.008}
 //	}
+//
+// Modes: manual, autoscale, serverless (all three are priced whichever is chosen). "loadShape"
+// takes 24 (or 168) hourly levels, each a share of the peak, for autoscale's hour-by-hour bill;
+// "indexedProperties", "indexing" ("consistent" or "none") and "indexOverhead" shape the write
+// charge and the index storage; "freeTier" and "prices" {"reservedDiscount": 0.2, ...} the bill.
 //
 // Kinds: read, create, upsert, replace, patch, delete, query. A pattern's "ru" declares its RU per
 // operation and "measuredRU" gives a measured one (see capacity.Measure and
@@ -45,15 +51,15 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("cosmosplan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "table", "output format: table or markdown")
+	format := fs.String("format", "table", "output format: table, markdown or html")
 	fs.Usage = func() {
-		_, _ = fmt.Fprintln(stderr, "usage: cosmosplan [-format table|markdown] workload.json  (- reads standard input)")
+		_, _ = fmt.Fprintln(stderr, "usage: cosmosplan [-format table|markdown|html] workload.json  (- reads standard input)")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 1 || (*format != "table" && *format != "markdown") {
+	if fs.NArg() != 1 || (*format != "table" && *format != "markdown" && *format != "html") {
 		fs.Usage()
 		return 2
 	}
@@ -82,9 +88,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	text := plan.Table()
-	if *format == "markdown" {
+	var text string
+	switch *format {
+	case "markdown":
 		text = plan.Markdown()
+	case "html":
+		text = plan.HTML()
+	default:
+		text = plan.Table()
 	}
 	if _, err := io.WriteString(stdout, text); err != nil {
 		_, _ = fmt.Fprintln(stderr, "cosmosplan:", err)
@@ -93,16 +104,44 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// parseWorkload decodes a workload file, refusing unknown fields and trailing data.
+// parseWorkload decodes a workload file, refusing unknown fields and trailing data. A syntax or
+// type error names its line and column; an empty file says so.
 func parseWorkload(data []byte) (capacity.Workload, error) {
 	var w capacity.Workload
+	if len(bytes.TrimSpace(data)) == 0 {
+		return w, errors.New("workload file: empty; expected a JSON object such as {\"patterns\": [...]}")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			line, col := position(data, se.Offset)
+			return w, fmt.Errorf("workload file: line %d, column %d: %w", line, col, err)
+		case errors.As(err, &te):
+			line, col := position(data, te.Offset)
+			return w, fmt.Errorf("workload file: line %d, column %d: %s must be %s", line, col, te.Field, te.Type)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			line, col := position(data, int64(len(data)))
+			return w, fmt.Errorf("workload file: line %d, column %d: the JSON ends before the workload object does", line, col)
+		}
 		return w, fmt.Errorf("workload file: %w", err)
 	}
 	if dec.More() {
-		return w, errors.New("workload file: data after the workload object")
+		line, col := position(data, dec.InputOffset())
+		return w, fmt.Errorf("workload file: line %d, column %d: data after the workload object", line, col)
 	}
 	return w, nil
+}
+
+// position returns the 1-based line and column (in bytes) of offset in data; the decoder's
+// offsets point just past the offending byte, so the column is that byte's.
+func position(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = len(before) - bytes.LastIndexByte(before, '\n') - 1
+	return line, max(col, 1)
 }
