@@ -65,7 +65,7 @@ func parseFloat(s string, f *float64) bool {
 }
 
 // FuzzSpatial: any JSON value given to the spatial functions answers a boolean, a number, an
-// object or undefined, never a panic.
+// object or undefined, never a panic, in either geospatial configuration.
 func FuzzSpatial(f *testing.F) {
 	for _, s := range []string{`{"type":"Point","coordinates":[1,2]}`, `{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}`,
 		`{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]]]}`, `{"type":"LineString","coordinates":[[0,0],[1,1]]}`,
@@ -78,11 +78,13 @@ func FuzzSpatial(f *testing.F) {
 			return
 		}
 		x, y = normalize(x), normalize(y)
-		for _, name := range []string{"ST_DISTANCE", "ST_WITHIN", "ST_INTERSECTS"} {
-			builtins[name].call(nil, []any{x, y})
-		}
-		for _, name := range []string{"ST_ISVALID", "ST_ISVALIDDETAILED", "ST_AREA"} {
-			builtins[name].call(nil, []any{x})
+		for _, ev := range []*evaluator{newEvaluator(Options{}), newEvaluator(Options{Geospatial: Geometry})} {
+			for _, name := range []string{"ST_DISTANCE", "ST_WITHIN", "ST_INTERSECTS"} {
+				builtins[name].call(ev, []any{x, y})
+			}
+			for _, name := range []string{"ST_ISVALID", "ST_ISVALIDDETAILED", "ST_AREA"} {
+				builtins[name].call(ev, []any{x})
+			}
 		}
 	})
 }
