@@ -144,9 +144,22 @@ func TestQueryPlanBaselines(t *testing.T) {
 	if err := json.Unmarshal(b, &cases); err != nil {
 		t.Fatal(err)
 	}
-	matched := 0
+	matched, rangesExact, withRanges := 0, 0, 0
 	for _, c := range cases {
 		got, err := planOf(c)
+		// Partition targeting is checked on its own for every case with a plan, the listed
+		// differences included: only a case cosmostest cannot plan (the UDF) may miss it.
+		if c.Expect != nil {
+			withRanges++
+		}
+		if err == nil && c.Expect != nil {
+			g, w := normalizePlan(*got).QueryRanges, normalizePlan(*c.Expect).QueryRanges
+			if slices.Equal(g, w) {
+				rangesExact++
+			} else if _, listed := baselineDifferences[c.Name]; listed {
+				t.Errorf("%s: queryRanges %v, want %v", c.Name, g, w)
+			}
+		}
 		var diff string
 		switch {
 		case c.Error != "" && err == nil:
@@ -176,7 +189,11 @@ func TestQueryPlanBaselines(t *testing.T) {
 			matched++
 		}
 	}
-	t.Logf("%d of %d baseline plans match exactly; %d differ (baselineDifferences)", matched, len(cases), len(cases)-matched)
+	t.Logf("%d of %d baseline plans match exactly; %d differ (baselineDifferences); queryRanges exact on %d of the %d with a plan",
+		matched, len(cases), len(cases)-matched, rangesExact, withRanges)
+	if rangesExact < withRanges-1 {
+		t.Errorf("queryRanges exact on %d of %d (all but the UDF case expected)", rangesExact, withRanges)
+	}
 }
 
 // normalizePlan makes empty and nil lists and maps compare equal, and sorts the query ranges (the
