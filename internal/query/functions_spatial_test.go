@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -87,4 +88,30 @@ func FuzzSpatial(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSpatialPointLimit: a geometry of more than 256 positions (the account's
+// spatialMaxGeometryPointCount) fails the query with 400 naming cosmostest, instead of costing a
+// quadratic comparison per document; 256 positions are served.
+func TestSpatialPointLimit(t *testing.T) {
+	ring := func(n int) []any {
+		var pts []any
+		for i := range n - 1 {
+			a := 2 * math.Pi * float64(i) / float64(n-1)
+			pts = append(pts, []any{math.Cos(a), math.Sin(a)})
+		}
+		return append(pts, pts[0])
+	}
+	point := map[string]any{"type": "Point", "coordinates": []any{0.0, 0.0}}
+	for _, n := range []int{256, 257} {
+		poly := map[string]any{"type": "Polygon", "coordinates": []any{ring(n)}}
+		q := mustParse(t, "SELECT VALUE ST_WITHIN(@p, @poly)")
+		page, err := q.Execute(nil, Options{Params: map[string]any{"@p": point, "@poly": poly}})
+		switch {
+		case n <= maxGeometryPoints && (err != nil || len(page.Results) != 1 || string(page.Results[0]) != "true"):
+			t.Errorf("%d positions: %v %v, want [true]", n, page, err)
+		case n > maxGeometryPoints && (err == nil || !strings.Contains(err.Error(), "cosmostest")):
+			t.Errorf("%d positions: %v, want a 400 naming cosmostest", n, err)
+		}
+	}
 }
