@@ -57,7 +57,10 @@
 //   - Databases and containers: create, read (If-None-Match → 304), replace, delete, query/list.
 //     Partition keys Hash and MultiHash v2 with up to 3 paths; indexingPolicy (the service's
 //     default when absent), vectorEmbeddingPolicy, fullTextPolicy, uniqueKeyPolicy (enforced per
-//     logical partition), defaultTtl are stored and returned. Vector
+//     logical partition), defaultTtl, geospatialConfig (Geography by default, returned on every
+//     container; Geometry makes the spatial functions planar) are stored and returned; spatial
+//     indexes are checked (types Point, Polygon, LineString, MultiPolygon; under Geometry a
+//     boundingBox) and kept, and change no answer. Vector
 //     indexes are checked at create as the service does (400): flat ≤ 505 dimensions,
 //     quantizedFlat and diskANN ≤ 4,096, the path in the embedding policy and excluded from the
 //     range index. Stable,
@@ -197,7 +200,8 @@
 // Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
 //
 //   - The all-versions-and-deletes change feed mode.
-//   - Stored procedures, triggers, UDFs, users, permissions, attachments,
+//   - Stored procedures, triggers, UDFs (a udf. call in a query), the DOCUMENTID query function,
+//     users, permissions, attachments,
 //     client encryption keys; custom conflict resolution's merge procedures; AAD token
 //     signatures and role-based access control (a well-formed token within its lifetime may do
 //     anything); the emulator's compute gateway (its own endpoint with other id rules). Full-text functions tokenize without the service's language analyzers

@@ -166,7 +166,7 @@ func (srv *server) queryItems(rq *request, c *container) error {
 	scope := srv.cachedScope(c, sc)
 	opts := queryOptions{
 		Params: params, MaxItemCount: limit, Continuation: rq.hdr(hdrContinuation), Now: srv.now(),
-		Vector: vec, Index: scope.orderIndex(c, q.info(vec)),
+		Vector: vec, Geospatial: c.geospatial(), Index: scope.orderIndex(c, q.info(vec)),
 	}
 	scope.itemByRID(sc.ranges, "")                     // builds the lookup now, under mu; it is read-only afterwards
 	byRID, docs, rid := scope.byRID, scope.docs, c.rid // c may be a region's view, rewritten under mu

@@ -30,7 +30,7 @@ type parsedQuery interface {
 	partitionKeyFilter(paths []string, params map[string]any) (values []any, ok bool)
 	// partitionKeyPoints returns the logical partitions (or key prefixes) the WHERE clause limits
 	// the query to, for a plan's queryRanges (query.PartitionKeyPoints).
-	partitionKeyPoints(paths []string, params map[string]any) (points [][]any, ok bool)
+	partitionKeyPoints(paths []string, params map[string]any, geo query.Geospatial) (points [][]any, ok bool)
 	// plan is the partitioned query execution info JSON (query.Plan).
 	plan(opts query.PlanOptions) (json.RawMessage, error)
 	// features lists the query features a client must implement to run it across partitions.
@@ -185,8 +185,8 @@ func (s *sqlQuery) partitionKeyFilter(paths []string, params map[string]any) ([]
 	return s.q.PartitionKeyFilter(paths, params)
 }
 
-func (s *sqlQuery) partitionKeyPoints(paths []string, params map[string]any) ([][]any, bool) {
-	return s.q.PartitionKeyPoints(paths, params)
+func (s *sqlQuery) partitionKeyPoints(paths []string, params map[string]any, geo query.Geospatial) ([][]any, bool) {
+	return s.q.PartitionKeyPoints(paths, params, geo)
 }
 
 func (s *sqlQuery) plan(opts query.PlanOptions) (json.RawMessage, error) { return s.q.Plan(opts) }

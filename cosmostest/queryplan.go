@@ -76,7 +76,7 @@ func (c *container) planOptions(q parsedQuery, params map[string]any, pk []any) 
 	points := [][]any{pk}
 	if pk == nil {
 		var ok bool
-		if points, ok = q.partitionKeyPoints(c.pk.Paths, params); !ok {
+		if points, ok = q.partitionKeyPoints(c.pk.Paths, params, c.geospatial()); !ok {
 			return opts
 		}
 	}

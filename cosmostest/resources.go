@@ -326,6 +326,9 @@ func parseContainerBody(body []byte) (map[string]any, string, partitionKeyDef, e
 	if err := validateVectorPolicy(props); err != nil {
 		return nil, "", def, err
 	}
+	if err := validateSpatialPolicy(props); err != nil {
+		return nil, "", def, err
+	}
 	cp, err := parseResolutionPolicy(props["conflictResolutionPolicy"])
 	if err != nil {
 		return nil, "", def, err

@@ -25,6 +25,7 @@ type baselineCase struct {
 	PartitionKeyType string         `json:"partitionKeyType"`
 	Params           map[string]any `json:"params"`
 	DistanceFunction string         `json:"distanceFunction"`
+	GeospatialType   string         `json:"geospatialType"`
 	Error            string         `json:"error"`
 	Expect           *baselinePlan  `json:"expect"`
 }
@@ -57,7 +58,6 @@ var baselineDifferences = map[string]string{
 	"OffsetLimit/LIMIT value beyond upper range (client) - hybrid search":  clientInt32,
 	"Top/TOP value beyond upper range (client)":                            clientInt32,
 	"Top/TOP value beyond upper range (client) - hybrid search":            clientInt32,
-	"Subqueries/Subquery as Filter":                                        "the service reports no query range for a filter comparing with a SELECT * subquery; cosmostest routes by the c.key = 32 conjunct",
 }
 
 // Reasons shared by several baseline differences.
@@ -76,7 +76,7 @@ func planOf(c baselineCase) (*baselinePlan, error) {
 		vec.ByPath = map[string]VectorSpec{"/embedding": {DistanceFunction: c.DistanceFunction, DataType: "float32", Dimensions: 8}}
 	}
 	opts := PlanOptions{Vector: vec, Params: c.Params}
-	points, pinned := q.PartitionKeyPoints(c.PartitionKeys, c.Params)
+	points, pinned := q.PartitionKeyPoints(c.PartitionKeys, c.Params, geospatialOf(c.GeospatialType))
 	readsNothing := pinned && len(points) == 1 && len(points[0]) == 0
 	if pinned && !readsNothing && len(points[0]) < len(c.PartitionKeys) && c.PartitionKeyType != "MultiHash" {
 		pinned = false // a prefix narrows only hierarchical (MultiHash) keys
@@ -108,6 +108,14 @@ func planOf(c baselineCase) (*baselinePlan, error) {
 	}, nil
 }
 
+// geospatialOf is the Geospatial of a baseline's GeospatialType (Geography when absent).
+func geospatialOf(t string) Geospatial {
+	if t == "Geometry" {
+		return Geometry
+	}
+	return Geography
+}
+
 // baselineKey renders partition key values as the SDK's baselines do ([1.0], ["a"]).
 func baselineKey(vals []any) string {
 	parts := make([]string, len(vals))
@@ -136,9 +144,22 @@ func TestQueryPlanBaselines(t *testing.T) {
 	if err := json.Unmarshal(b, &cases); err != nil {
 		t.Fatal(err)
 	}
-	matched := 0
+	matched, rangesExact, withRanges := 0, 0, 0
 	for _, c := range cases {
 		got, err := planOf(c)
+		// Partition targeting is checked on its own for every case with a plan, the listed
+		// differences included: only a case cosmostest cannot plan (the UDF) may miss it.
+		if c.Expect != nil {
+			withRanges++
+		}
+		if err == nil && c.Expect != nil {
+			g, w := normalizePlan(*got).QueryRanges, normalizePlan(*c.Expect).QueryRanges
+			if slices.Equal(g, w) {
+				rangesExact++
+			} else if _, listed := baselineDifferences[c.Name]; listed {
+				t.Errorf("%s: queryRanges %v, want %v", c.Name, g, w)
+			}
+		}
 		var diff string
 		switch {
 		case c.Error != "" && err == nil:
@@ -168,7 +189,11 @@ func TestQueryPlanBaselines(t *testing.T) {
 			matched++
 		}
 	}
-	t.Logf("%d of %d baseline plans match exactly; %d differ (baselineDifferences)", matched, len(cases), len(cases)-matched)
+	t.Logf("%d of %d baseline plans match exactly; %d differ (baselineDifferences); queryRanges exact on %d of the %d with a plan",
+		matched, len(cases), len(cases)-matched, rangesExact, withRanges)
+	if rangesExact < withRanges-1 {
+		t.Errorf("queryRanges exact on %d of %d (all but the UDF case expected)", rangesExact, withRanges)
+	}
 }
 
 // normalizePlan makes empty and nil lists and maps compare equal, and sorts the query ranges (the
@@ -241,17 +266,9 @@ func TestRewrittenQueriesParse(t *testing.T) {
 }
 
 // TestQueryPlanRangeBaselines checks the queryRanges of the .NET SDK's PointRange, MultipleKeys and
-// ManyRanges baselines (testdata/queryplan_range_baselines.json), among them contradictions
-// (c.key = 1 AND c.key = 2: the empty point [[],[]]) and IN lists of arrays and objects (the
-// undefined key's point [[{}],[{}]]). Where the service narrows further than cosmostest
-// (rangeBaselinesWider), cosmostest answers the whole key space: wider, which costs a client
-// requests to ranges that return nothing, never rows. Any other difference fails.
-// rangeBaselinesWider lists the range baselines where cosmostest answers the whole key space and
-// the service a narrower set, with the reason.
-var rangeBaselinesWider = map[string]string{
-	"ManyRanges/ABS #8": "the service inverts ABS(c.key) = 1 into c.key IN (-1, 1); cosmostest narrows by key paths only",
-}
-
+// ManyRanges baselines (testdata/queryplan_range_baselines.json) exactly, among them contradictions
+// (c.key = 1 AND c.key = 2: the empty point [[],[]]), IN lists of arrays and objects (the undefined
+// key's point [[{}],[{}]]) and ABS(c.key) = 1 (the points -1 and 1).
 func TestQueryPlanRangeBaselines(t *testing.T) {
 	b, err := os.ReadFile("testdata/queryplan_range_baselines.json")
 	if err != nil {
@@ -266,22 +283,20 @@ func TestQueryPlanRangeBaselines(t *testing.T) {
 	if err := json.Unmarshal(b, &cases); err != nil {
 		t.Fatal(err)
 	}
-	exact, wider, unparsed := 0, 0, 0
+	exact := 0
 	for _, c := range cases {
 		got, err := planOf(baselineCase{Query: c.Query, PartitionKeys: c.PartitionKeys})
 		if err != nil {
-			unparsed++ // none since the spatial functions landed; kept for baselines added later
+			t.Errorf("%s: %s\n%v", c.Name, c.Query, err)
 			continue
 		}
 		g, w := slices.Sorted(slices.Values(got.QueryRanges)), slices.Sorted(slices.Values(c.QueryRanges))
 		switch {
 		case slices.Equal(g, w):
 			exact++
-		case slices.Equal(g, []string{`[[],"Infinity")`}) && rangeBaselinesWider[c.Name] != "":
-			wider++
 		default:
 			t.Errorf("%s: %s\nranges %v, want %v", c.Name, c.Query, g, w)
 		}
 	}
-	t.Logf("query ranges of %d baselines: %d exact, %d wider (whole key space), %d not parsed", len(cases), exact, wider, unparsed)
+	t.Logf("query ranges of %d baselines: %d exact", len(cases), exact)
 }

@@ -18,10 +18,12 @@ type env struct {
 
 // evaluator holds per-execution state: parameters, caches and the clock.
 type evaluator struct {
-	params  map[string]any
-	now     time.Time
-	vector  VectorDefaults
-	regexps map[string]*regexp.Regexp
+	params map[string]any
+	now    time.Time
+	vector VectorDefaults
+	// geometry is set for a container whose geospatial configuration is Geometry (planar).
+	geometry bool
+	regexps  map[string]*regexp.Regexp
 	// corpus is the documents of this execution: FullTextScore's BM25 statistics (rank.go).
 	corpus  []Document
 	ftStats map[string]*bm25Stats

@@ -35,12 +35,17 @@ func (f exprFormat) expr(x expr) string {
 	case *identExpr:
 		return e.name
 	case propExpr:
-		if isPlainName(e.name) && !e.quoted {
-			return formatExpr(e.obj) + "." + e.name
+		if isPlainName(e.name) && (!e.quoted || !f.keepQuoted) {
+			return f.expr(e.obj) + "." + e.name
 		}
-		return formatExpr(e.obj) + "[" + string(appendString(nil, e.name)) + "]"
+		return f.expr(e.obj) + "[" + string(appendString(nil, e.name)) + "]"
 	case indexExpr:
-		return formatExpr(e.obj) + "[" + formatExpr(e.index) + "]"
+		if l, isLit := e.index.(litExpr); isLit && !f.keepQuoted {
+			if name, isStr := l.v.(string); isStr && isPlainName(name) {
+				return f.expr(e.obj) + "." + name // c["pk"] written with a literal index is c.pk
+			}
+		}
+		return f.expr(e.obj) + "[" + formatExpr(e.index) + "]"
 	case arrayExpr:
 		return "[" + formatList(e.elems) + "]"
 	case objectExpr:

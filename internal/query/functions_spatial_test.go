@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -65,7 +66,7 @@ func parseFloat(s string, f *float64) bool {
 }
 
 // FuzzSpatial: any JSON value given to the spatial functions answers a boolean, a number, an
-// object or undefined, never a panic.
+// object or undefined, never a panic, in either geospatial configuration.
 func FuzzSpatial(f *testing.F) {
 	for _, s := range []string{`{"type":"Point","coordinates":[1,2]}`, `{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}`,
 		`{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]]]}`, `{"type":"LineString","coordinates":[[0,0],[1,1]]}`,
@@ -78,11 +79,39 @@ func FuzzSpatial(f *testing.F) {
 			return
 		}
 		x, y = normalize(x), normalize(y)
-		for _, name := range []string{"ST_DISTANCE", "ST_WITHIN", "ST_INTERSECTS"} {
-			builtins[name].call(nil, []any{x, y})
-		}
-		for _, name := range []string{"ST_ISVALID", "ST_ISVALIDDETAILED", "ST_AREA"} {
-			builtins[name].call(nil, []any{x})
+		for _, ev := range []*evaluator{newEvaluator(Options{}), newEvaluator(Options{Geospatial: Geometry})} {
+			for _, name := range []string{"ST_DISTANCE", "ST_WITHIN", "ST_INTERSECTS"} {
+				builtins[name].call(ev, []any{x, y})
+			}
+			for _, name := range []string{"ST_ISVALID", "ST_ISVALIDDETAILED", "ST_AREA"} {
+				builtins[name].call(ev, []any{x})
+			}
 		}
 	})
+}
+
+// TestSpatialPointLimit: a geometry of more than 256 positions (the account's
+// spatialMaxGeometryPointCount) fails the query with 400 naming cosmostest, instead of costing a
+// quadratic comparison per document; 256 positions are served.
+func TestSpatialPointLimit(t *testing.T) {
+	ring := func(n int) []any {
+		var pts []any
+		for i := range n - 1 {
+			a := 2 * math.Pi * float64(i) / float64(n-1)
+			pts = append(pts, []any{math.Cos(a), math.Sin(a)})
+		}
+		return append(pts, pts[0])
+	}
+	point := map[string]any{"type": "Point", "coordinates": []any{0.0, 0.0}}
+	for _, n := range []int{256, 257} {
+		poly := map[string]any{"type": "Polygon", "coordinates": []any{ring(n)}}
+		q := mustParse(t, "SELECT VALUE ST_WITHIN(@p, @poly)")
+		page, err := q.Execute(nil, Options{Params: map[string]any{"@p": point, "@poly": poly}})
+		switch {
+		case n <= maxGeometryPoints && (err != nil || len(page.Results) != 1 || string(page.Results[0]) != "true"):
+			t.Errorf("%d positions: %v %v, want [true]", n, page, err)
+		case n > maxGeometryPoints && (err == nil || !strings.Contains(err.Error(), "cosmostest")):
+			t.Errorf("%d positions: %v, want a 400 naming cosmostest", n, err)
+		}
+	}
 }

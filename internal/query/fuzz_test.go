@@ -41,7 +41,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q): invalid plan %s", text, info.Plan)
 		}
 		q.PartitionKeyFilter([]string{"/pk", "/a/b"}, map[string]any{"@p": "x"})
-		q.PartitionKeyPoints([]string{"/pk", "/a/b"}, map[string]any{"@p": "x"})
+		q.PartitionKeyPoints([]string{"/pk", "/a/b"}, map[string]any{"@p": "x"}, Geography)
 		checkPlan(t, q, map[string]any{"@n": 2.0, "@o": 1.0, "@l": 3.0})
 	})
 }

@@ -3,6 +3,7 @@ package query
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -362,22 +363,38 @@ func TestGroupByKeyProperty(t *testing.T) {
 
 func TestPartitionKeyPoints(t *testing.T) {
 	for q, want := range map[string]string{
-		"SELECT * FROM c WHERE c.pk = 'a'":                            "[[a]] true",
-		"SELECT * FROM c WHERE c.pk = 'a' OR c.pk = 'b'":              "[[a] [b]] true",
-		"SELECT * FROM c WHERE c.pk = 'a' OR c.n = 1":                 "[] false",
-		"SELECT * FROM c WHERE c.pk = 'a' AND c.pk = 'b'":             "[[]] true",
-		"SELECT * FROM c WHERE false":                                 "[[]] true",
-		"SELECT 5":                                                    "[[]] true",
-		"SELECT * FROM c WHERE c.pk IN ([], [1], {})":                 "[[{}]] true",
-		"SELECT * FROM c WHERE c.pk = @arr":                           "[[{}]] true",
-		"SELECT * FROM c WHERE c.pk IN ('a', 'b') AND c.pk = 'b'":     "[[b]] true",
-		"SELECT * FROM c WHERE (c.pk = 'a' AND c.n > 1) OR c.pk = @p": "[[a] [z]] true",
-		"SELECT * FROM c WHERE ARRAY_CONTAINS(['a', 'b'], c.pk)":      "[[a] [b]] true",
-		"SELECT * FROM c WHERE ARRAY_CONTAINS(['a', c.x], c.pk)":      "[] false",
-		"SELECT * FROM c WHERE IS_NULL(c.pk)":                         "[[<nil>]] true",
-		"SELECT * FROM c WHERE NOT (c.pk = 'a')":                      "[] false",
-		"SELECT * FROM c WHERE c.pk != 'a'":                           "[] false",
-		"SELECT * FROM c WHERE c.pk IN ()":                            "[[]] true",
+		"SELECT * FROM c WHERE c.pk = 'a'":                                               "[[a]] true",
+		"SELECT * FROM c WHERE c.pk = 'a' OR c.pk = 'b'":                                 "[[a] [b]] true",
+		"SELECT * FROM c WHERE c.pk = 'a' OR c.n = 1":                                    "[] false",
+		"SELECT * FROM c WHERE c.pk = 'a' AND c.pk = 'b'":                                "[[]] true",
+		"SELECT * FROM c WHERE false":                                                    "[[]] true",
+		"SELECT 5":                                                                       "[[]] true",
+		"SELECT * FROM c WHERE c.pk IN ([], [1], {})":                                    "[[{}]] true",
+		"SELECT * FROM c WHERE c.pk = @arr":                                              "[[{}]] true",
+		"SELECT * FROM c WHERE c.pk IN ('a', 'b') AND c.pk = 'b'":                        "[[b]] true",
+		"SELECT * FROM c WHERE (c.pk = 'a' AND c.n > 1) OR c.pk = @p":                    "[[a] [z]] true",
+		"SELECT * FROM c WHERE ARRAY_CONTAINS(['a', 'b'], c.pk)":                         "[[a] [b]] true",
+		"SELECT * FROM c WHERE ARRAY_CONTAINS(['a', c.x], c.pk)":                         "[] false",
+		"SELECT * FROM c WHERE IS_NULL(c.pk)":                                            "[[<nil>]] true",
+		"SELECT * FROM c WHERE NOT (c.pk = 'a')":                                         "[] false",
+		"SELECT * FROM c WHERE c.pk != 'a'":                                              "[] false",
+		"SELECT * FROM c WHERE c.pk IN ()":                                               "[[]] true",
+		"SELECT * FROM c WHERE c.pk LIKE 'a!%' ESCAPE '!'":                               "[[a%]] true",
+		"SELECT * FROM c WHERE c.pk LIKE 'ab'":                                           "[[ab]] true",
+		"SELECT * FROM c WHERE c.pk LIKE 'a_'":                                           "[] false",
+		"SELECT * FROM c WHERE c.pk LIKE @p":                                             "[[z]] true",
+		"SELECT * FROM c WHERE c.pk NOT LIKE 'ab'":                                       "[] false",
+		"SELECT * FROM c WHERE ABS(c.pk) = 2":                                            "[[-2] [2]] true",
+		"SELECT * FROM c WHERE 0 = ABS(c.pk)":                                            "[[0]] true",
+		"SELECT * FROM c WHERE ABS(c.pk) = -1":                                           "[[]] true",
+		"SELECT * FROM c WHERE c.x = (SELECT VALUE c.y FROM c WHERE c.pk = 'a')":         "[[a]] true",
+		"SELECT * FROM c WHERE c.x = (SELECT VALUE COUNT(1) FROM c WHERE c.pk = 'a')":    "[] false",
+		"SELECT * FROM c WHERE c.x = (SELECT VALUE t FROM t IN c.tags WHERE c.pk = 'a')": "[] false",
+		"SELECT * FROM c WHERE 1 = 2":                                                    "[[]] true",
+		"SELECT * FROM c WHERE @p = 'z'":                                                 "[] false",
+		"SELECT * FROM c WHERE ST_ISVALID({'type':'Point','coordinates':[1000, 0]})":     "[[]] true",
+		"SELECT * FROM c WHERE ST_ISVALID({'type':'Point','coordinates':[10, 0]})":       "[] false",
+		"SELECT * FROM c WHERE GetCurrentTimestamp() < 0":                                "[] false",
 	} {
 		q2, err := Parse(q)
 		if err != nil {
@@ -386,9 +403,46 @@ func TestPartitionKeyPoints(t *testing.T) {
 			}
 			t.Fatal(err)
 		}
-		pts, ok := q2.PartitionKeyPoints([]string{"/pk"}, map[string]any{"@p": "z", "@arr": []any{1.0}})
+		pts, ok := q2.PartitionKeyPoints([]string{"/pk"}, map[string]any{"@p": "z", "@arr": []any{1.0}}, Geography)
 		if got := fmt.Sprint(pts, " ", ok); strings.ReplaceAll(got, "  ", " ") != want && fmt.Sprintf("%v %v", pts, ok) != want {
 			t.Errorf("%s: %v %v, want %s", q, pts, ok, want)
+		}
+	}
+}
+
+// TestPartitionKeyPointsSound: every row a query returns lies in the logical partitions its plan
+// narrows to (LIKE without wildcards, ABS, a subquery filter over the same document).
+func TestPartitionKeyPointsSound(t *testing.T) {
+	var docs []Document
+	for i, pk := range []any{"a", "a%", "ab", "b", -2.0, 2.0, 0.0, 1.0, nil, true} {
+		docs = append(docs, Document{Key: fmt.Sprintf("%02d", i), Value: map[string]any{"id": fmt.Sprint(i), "pk": pk, "x": 1.0, "y": 1.0}})
+	}
+	for _, text := range []string{
+		"SELECT * FROM c WHERE c.pk LIKE 'a!%' ESCAPE '!'", "SELECT * FROM c WHERE c.pk LIKE 'ab'",
+		"SELECT * FROM c WHERE ABS(c.pk) = 2", "SELECT * FROM c WHERE ABS(c.pk) = 0",
+		"SELECT * FROM c WHERE c.x = (SELECT VALUE c.y FROM c WHERE c.pk = 'b')",
+		"SELECT * FROM c WHERE c.x >= (SELECT VALUE c.y FROM c WHERE c.pk IN ('a', 'ab'))",
+	} {
+		q := mustParse(t, text)
+		pts, ok := q.PartitionKeyPoints([]string{"/pk"}, nil, Geography)
+		if !ok {
+			t.Fatalf("%s: not narrowed", text)
+		}
+		page, err := q.Execute(docs, Options{MaxItemCount: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Results) == 0 {
+			t.Fatalf("%s: no rows (the check would be empty)", text)
+		}
+		for _, r := range page.Results {
+			var row map[string]any
+			if err := json.Unmarshal(r, &row); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(pts, func(p []any) bool { return len(p) == 1 && sameKeyValue(p[0], row["pk"]) }) {
+				t.Errorf("%s: row with key %v outside the plan's points %v", text, row["pk"], pts)
+			}
 		}
 	}
 }
@@ -409,7 +463,7 @@ func TestPlanConcurrent(t *testing.T) {
 					t.Errorf("plan %s, %v; want %s", got, err, want)
 					return
 				}
-				q.PartitionKeyPoints([]string{"/pk"}, nil)
+				q.PartitionKeyPoints([]string{"/pk"}, nil, Geography)
 				q.Features(PlanOptions{})
 			}
 		})

@@ -665,7 +665,7 @@ func (p *parser) parsePrimary() (expr, error) {
 		if strings.EqualFold(t.text, "udf") && p.isOp(".") {
 			p.next()
 			n := p.next()
-			return nil, badRequest("'%s' is not a recognized user-defined function.", "udf."+n.text)
+			return nil, badRequest("'%s' is not a recognized user-defined function: cosmostest does not support user-defined functions.", "udf."+n.text)
 		}
 		return &identExpr{name: t.text, depth: -1}, nil
 	case tOp:
@@ -776,6 +776,9 @@ func (p *parser) parseCall(name token) (expr, error) {
 	}
 	fn, ok := builtins[up]
 	if !ok {
+		if reason, known := unsupportedFunctions[up]; known {
+			return nil, badRequest("cosmostest does not support %s (%s).", up, reason)
+		}
 		return nil, badRequest("'%s' is not a recognized built-in function name.", name.text)
 	}
 	if len(c.args) < fn.min || fn.max >= 0 && len(c.args) > fn.max {
@@ -783,4 +786,11 @@ func (p *parser) parseCall(name token) (expr, error) {
 	}
 	c.fn = fn
 	return c, nil
+}
+
+// unsupportedFunctions are the service's built-in functions cosmostest does not implement, with the
+// reason: a query naming one is refused with an error naming cosmostest, never answered as if the
+// function did not exist.
+var unsupportedFunctions = map[string]string{
+	"DOCUMENTID": "the number the service gives a document within its physical partition, which cosmostest does not keep",
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math"
 	"slices"
 	"strings"
 )
@@ -126,14 +127,21 @@ const maxPlanPoints = 1000
 // A query that reads no document (no FROM, WHERE false, contradictory pins such as c.pk = 1 AND
 // c.pk = 2) has ok true and the one empty point: the service's plan then has the single EPK point
 // ["",""], which a client sends to the range holding the start of the key space, once.
-func (q *Query) PartitionKeyPoints(paths []string, params map[string]any) (points [][]any, ok bool) {
+//
+// A WHERE that reads no document property (ST_WITHIN of two literals, a parameter compared with a
+// literal) is evaluated once, in the container's geospatial configuration geo, as the service
+// folds it: anything but true reads nothing.
+func (q *Query) PartitionKeyPoints(paths []string, params map[string]any, geo Geospatial) (points [][]any, ok bool) {
 	s := q.sel
 	readsNothing := [][]any{{}}
 	if len(s.sources) == 0 {
 		return readsNothing, true
 	}
-	if l, isLit := s.where.(litExpr); isLit && l.v == false {
-		return readsNothing, true
+	if constantFilter(s.where) {
+		ev := newEvaluator(Options{Params: params, Geospatial: geo})
+		if v, isBool := ev.eval(s.where, nil).(bool); ev.err == nil && (!isBool || !v) {
+			return readsNothing, true
+		}
 	}
 	if len(paths) == 0 || s.where == nil || s.sources[0].in || s.sources[0].sub != nil {
 		return nil, false
@@ -209,6 +217,13 @@ func keyPins(x expr, params map[string]any) map[string][]any {
 				return one(rootPath(e.args[1]), vals...)
 			}
 		}
+	case likeExpr:
+		// A pattern without wildcards is an equality: c.a LIKE 'a!%' ESCAPE '!' pins "a%".
+		if !e.not {
+			if v, ok := likeLiteral(e, params); ok {
+				return one(rootPath(e.x), v)
+			}
+		}
 	case inExpr:
 		if !e.not {
 			if vals, ok := pinValues(e.list, params); ok {
@@ -247,13 +262,40 @@ func keyPins(x expr, params map[string]any) map[string][]any {
 				}
 			}
 			return pins
-		case "=":
+		case "=", "!=", "<", "<=", ">", ">=":
+			// A comparison with a scalar subquery over the same document is true only where the
+			// subquery's WHERE holds (else it is undefined): its pins apply.
+			for _, side := range []expr{e.l, e.r} {
+				if w := sameDocumentFilter(side); w != nil {
+					return keyPins(w, params)
+				}
+			}
+			if e.op != "=" {
+				break
+			}
 			l, r := e.l, e.r
 			if rootPath(l) == "" {
 				l, r = r, l
 			}
-			if v, ok := keyValue(r, params); ok {
+			if v, ok := keyValue(r, params); ok && rootPath(l) != "" {
 				return one(rootPath(l), v)
+			}
+			// ABS(c.key) = n pins -n and n, as the service inverts it.
+			if _, isCall := l.(*callExpr); !isCall {
+				l, r = r, l
+			}
+			if c, isCall := l.(*callExpr); isCall && c.name == "ABS" && len(c.args) == 1 {
+				if v, ok := pinValue(r, params); ok {
+					if n, isNum := v.(float64); isNum && !math.IsNaN(n) {
+						switch {
+						case n < 0:
+							return one(rootPath(c.args[0]))
+						case n == 0:
+							return one(rootPath(c.args[0]), 0.0)
+						}
+						return one(rootPath(c.args[0]), -n, n)
+					}
+				}
 			}
 		}
 	}
@@ -302,4 +344,78 @@ func pinValues(xs []expr, params map[string]any) ([]any, bool) {
 		vals = append(vals, v)
 	}
 	return vals, true
+}
+
+// likeLiteral is the string a LIKE pattern (literal or parameter, with its escape character)
+// matches when it holds no wildcard; ok is false when it holds one.
+func likeLiteral(e likeExpr, params map[string]any) (string, bool) {
+	pv, ok := pinValue(e.pattern, params)
+	pat, isStr := pv.(string)
+	if !ok || !isStr {
+		return "", false
+	}
+	escR := rune(-1)
+	if e.escape != nil {
+		ev, ok := pinValue(e.escape, params)
+		esc, isStr := ev.(string)
+		if !ok || !isStr || esc == "" {
+			return "", false
+		}
+		escR = []rune(esc)[0]
+	}
+	var b strings.Builder
+	rs := []rune(pat)
+	for i := 0; i < len(rs); i++ {
+		switch r := rs[i]; {
+		case r == escR && i+1 < len(rs):
+			i++
+			b.WriteRune(rs[i])
+		case r == '%' || r == '_' || r == '[' || r == escR:
+			return "", false
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String(), true
+}
+
+// sameDocumentFilter is the WHERE of a scalar subquery that reads the outer query's document itself
+// ((SELECT ... FROM c WHERE ...) with no JOIN, aggregate, GROUP BY or paging): such a subquery
+// is undefined where its WHERE does not hold. nil for any other expression.
+func sameDocumentFilter(x expr) expr {
+	sq, ok := x.(subqueryExpr)
+	if !ok || sq.kind != subScalar || sq.q == nil {
+		return nil
+	}
+	s := sq.q
+	if s.where == nil || len(s.sources) != 1 || s.sources[0].in || s.sources[0].sub != nil || s.hasAgg ||
+		len(s.groupBy) > 0 || s.top != nil || s.offset != nil || s.limit != nil {
+		return nil
+	}
+	id, isIdent := s.sources[0].x.(*identExpr)
+	if !isIdent || id.depth != 1 || id.slot != 0 {
+		return nil
+	}
+	return s.where
+}
+
+// constantFilter reports whether a WHERE condition reads nothing of the document and has the same
+// value for every document and every run: no binding, subquery, aggregate or clock.
+func constantFilter(x expr) bool {
+	if x == nil {
+		return false
+	}
+	constant := true
+	walk(x, func(e expr) bool {
+		switch n := e.(type) {
+		case *identExpr, subqueryExpr:
+			constant = false
+		case *callExpr:
+			if n.fn == nil || n.agg != aggNone || strings.HasPrefix(n.name, "GETCURRENT") || n.name == "RAND" {
+				constant = false
+			}
+		}
+		return constant
+	})
+	return constant
 }

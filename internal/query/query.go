@@ -63,12 +63,26 @@ type Options struct {
 	Continuation string
 	// Vector holds the container's vector embedding policy, the defaults of VectorDistance.
 	Vector VectorDefaults
+	// Geospatial is the container's geospatial configuration (Geography, the default, or
+	// Geometry), the coordinate system of the spatial functions.
+	Geospatial Geospatial
 	// Now is the time GetCurrentDateTime and friends return; zero means time.Now().
 	Now time.Time
 	// Index, if not nil, is a composite index built by NewIndex over the same docs. ORDER BY queries
 	// whose items are exactly its paths and directions use it; others ignore it. nil means no index.
 	Index *Index
 }
+
+// Geospatial is a container's geospatial configuration type (geospatialConfig.type).
+type Geospatial int
+
+const (
+	// Geography (the default) reads GeoJSON coordinates as WGS-84 longitude and latitude: distances
+	// in meters, edges along great circles.
+	Geography Geospatial = iota
+	// Geometry reads them as planar x and y: distances in coordinate units, straight edges.
+	Geometry
+)
 
 // VectorDefaults is a container's vector embedding policy, by path ("/embedding").
 type VectorDefaults struct{ ByPath map[string]VectorSpec }
@@ -173,7 +187,7 @@ func newEvaluator(opts Options) *evaluator {
 		}
 		params[k] = normalize(v)
 	}
-	return &evaluator{params: params, now: now.UTC(), vector: opts.Vector, maxRows: defaultMaxRows}
+	return &evaluator{params: params, now: now.UTC(), vector: opts.Vector, geometry: opts.Geospatial == Geometry, maxRows: defaultMaxRows}
 }
 
 type execMode int
