@@ -302,30 +302,30 @@ func TestBulkThrottling(t *testing.T) {
 		}
 		return n
 	}
-	// 400 RU/s, 5.71 RU per upsert: 71 run (the 71st starts at 399.7 RU spent), 29 are throttled.
+	// 400 RU/s: operations run while less than 400 RU are spent (each charged by its size and
+	// indexed terms, internal/rucharge); the rest are throttled.
 	rep := rawBulk(t, s, "c", "0", batch("a"), nil)
-	if rep.status != http.StatusMultiStatus || count(rep.results, 201) != 71 || count(rep.results, 429) != 29 {
-		t.Fatalf("status %d, %d created, %d throttled", rep.status, count(rep.results, 201), count(rep.results, 429))
+	ran, spent := admitted(t, rep.results, 0, 400)
+	if rep.status != http.StatusMultiStatus || ran == 0 || count(rep.results, 429) != 100-ran {
+		t.Fatalf("status %d, %d created, %d throttled", rep.status, ran, count(rep.results, 429))
 	}
 	last := rep.results[99]
 	if last.SubStatusCode != 3200 || last.RetryAfterMilliseconds != 750 || last.RequestCharge != 0 {
 		t.Errorf("throttled result %+v, want 3200, 750 ms (the clock is 250 ms into its second), 0 RU", last)
 	}
 	cc, _ := db.NewContainer("c")
-	if _, err := cc.ReadItem(ctx, azcosmos.NewPartitionKeyString("p"), "a71", nil); err == nil {
+	if _, err := cc.ReadItem(ctx, azcosmos.NewPartitionKeyString("p"), fmt.Sprint("a", ran), nil); err == nil {
 		t.Error("a throttled operation was applied")
 	}
 	rep = rawBulk(t, s, "c", "0", batch("b"), nil)
 	if rep.status != http.StatusTooManyRequests || rep.header.Get(wire.HeaderRetryAfterMs) == "" || rep.header.Get(wire.HeaderSubStatus) != "3200" {
 		t.Fatalf("spent range: %d %v", rep.status, rep.header)
 	}
-	s.Advance(time.Second) // the overdraft (5.41 RU) is paid off; a new second's budget
+	s.Advance(time.Second) // a new second's budget, less the overdraft of the last operation run
 	low := func(h http.Header) { h.Set(wire.HeaderPriorityLevel, wire.PriorityLow) }
 	rep = rawBulk(t, s, "c", "0", batch("c"), low)
-	// Low: throttled once 320 RU are spent: 56 run (55 × 5.71 = 314.05 < 320).
-	if got := count(rep.results, 201); got != 56 {
-		t.Errorf("Low priority: %d ran, want 56", got)
-	}
+	// Low: throttled once 80% of the second's budget (320 RU) is spent.
+	admitted(t, rep.results, spent-400, 320)
 	if rep = rawBulk(t, s, "c", "0", batch("d"), low); rep.status != http.StatusTooManyRequests {
 		t.Errorf("Low priority over 80%%: %d, want 429", rep.status)
 	}
@@ -386,18 +386,21 @@ func TestThroughputBuckets(t *testing.T) {
 		_, err := cc.UpsertItem(ctx, pk, fmt.Appendf(nil, `{"id":"i%d","pk":"p"}`, i), &azcosmos.ItemOptions{ThroughputBucket: bucket})
 		return err
 	}
-	n := 0
+	n, spent, last := 0, 0.0, 0.0
 	for ; n < 100; n++ {
-		if err := write(n, &one); err != nil {
-			if st, sub := status(t, err); st != http.StatusTooManyRequests || sub != "3200" {
-				t.Fatalf("write %d: %v", n, err)
-			}
-			break
+		resp, err := cc.UpsertItem(ctx, pk, fmt.Appendf(nil, `{"id":"i%d","pk":"p"}`, n), &azcosmos.ItemOptions{ThroughputBucket: &one})
+		if err == nil {
+			spent, last = spent+float64(resp.RequestCharge), float64(resp.RequestCharge)
+			continue
 		}
+		if st, sub := status(t, err); st != http.StatusTooManyRequests || sub != "3200" {
+			t.Fatalf("write %d: %v", n, err)
+		}
+		break
 	}
-	// 200 RU for bucket 1: 36 writes of 5.71 RU (35 × 5.71 = 199.85 < 200).
-	if n != 36 {
-		t.Errorf("bucket 1 admitted %d writes, want 36", n)
+	// 200 RU for bucket 1: writes are admitted while less than 200 RU are spent.
+	if n == 0 || spent-last >= 200 || spent < 200 {
+		t.Errorf("bucket 1 admitted %d writes (%.2f RU, the last %.2f), want writes while under 200 RU", n, spent, last)
 	}
 	if err := write(1000, nil); err != nil {
 		t.Errorf("a write naming no bucket: %v", err)
@@ -406,4 +409,26 @@ func TestThroughputBuckets(t *testing.T) {
 	if err := write(1001, &one); err != nil {
 		t.Errorf("bucket 1 in the next second: %v", err)
 	}
+}
+
+// admitted checks that the operations run (201, the first results) are exactly those that started
+// while less than budget RU were spent, counting from start RU, and returns how many ran and the RU
+// spent after them.
+func admitted(t *testing.T, rs []wire.BatchResult, start, budget float64) (ran int, spent float64) {
+	t.Helper()
+	spent = start
+	for _, r := range rs {
+		if r.StatusCode != http.StatusCreated {
+			break
+		}
+		if spent >= budget {
+			t.Errorf("operation %d ran with %.2f RU of %.0f spent", ran, spent, budget)
+		}
+		spent += r.RequestCharge
+		ran++
+	}
+	if ran < len(rs) && spent < budget {
+		t.Errorf("throttled after %d operations with only %.2f RU of %.0f spent", ran, spent, budget)
+	}
+	return ran, spent
 }
