@@ -54,5 +54,5 @@ func ExampleNewGroup() {
 	st := g.Stats()
 	fmt.Printf("budget %.0f RU/s; %d requests charged %.2f RU\n", g.Target(), st.Requests, st.RequestCharge)
 	// Output:
-	// budget 300 RU/s; 3 requests charged 17.13 RU
+	// budget 300 RU/s; 3 requests charged 14.85 RU
 }
