@@ -14,7 +14,8 @@ import (
 
 // conformanceCase is one example of the query reference: the items it reads, the query and the
 // documented result (or the service's error), with the page it comes from. Skip says why an
-// example is not reproduced (the runner still parses it).
+// example is not reproduced (the runner still parses it). IndexingPolicy is the container's
+// policy where the example needs one (a composite index for an ORDER BY on two paths).
 type conformanceCase struct {
 	Page      string            `json:"page"`
 	Name      string            `json:"name"`
@@ -24,6 +25,8 @@ type conformanceCase struct {
 	Error     *struct{ Status, Substatus int }
 	Skip      string `json:"skip"`
 	Unordered bool   `json:"unordered"`
+
+	IndexingPolicy *azcosmos.IndexingPolicy `json:"indexingPolicy"`
 }
 
 // conformancePK is the partition key path of the corpus's containers; the runner writes it into
@@ -65,7 +68,8 @@ func TestQueryConformance(t *testing.T) {
 			}
 			ran++
 			cc := newContainer(t, c, "conf-"+strconv.Itoa(ran), &azcosmos.ContainerProperties{
-				PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/" + conformancePK}}})
+				PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/" + conformancePK}},
+				IndexingPolicy:         tc.IndexingPolicy})
 			for _, it := range tc.Items {
 				var m map[string]any
 				if err := json.Unmarshal(it, &m); err != nil {
