@@ -161,25 +161,9 @@ func failedOp(err error) wire.BatchResult {
 	return res
 }
 
-// bulkKey parses an operation's partitionKey: the key's JSON array, as text in a string.
-func bulkKey(c *container, s string) ([]any, error) {
-	if s == "" {
-		return nil, badRequest("PartitionKey value must be supplied for this operation.")
-	}
-	pk, err := parsePartitionKeyHeader(s)
-	if err != nil {
-		return nil, err
-	}
-	if len(pk) != len(c.pk.Paths) {
-		return nil, badRequest("Partition key provided either doesn't correspond to definition in the collection or doesn't match partition key field values specified in the document.")
-	}
-	for _, v := range pk {
-		if s, ok := v.(string); ok && len(s) > maxPKValueBytes {
-			return nil, badRequest("Partition key value is too large: a partition key component may have at most %d bytes.", maxPKValueBytes)
-		}
-	}
-	return pk, nil
-}
+// bulkKey parses an operation's partitionKey: the key's JSON array, as text in a string, read
+// and checked as the partition key header is (container.parseKey).
+func bulkKey(c *container, s string) ([]any, error) { return c.parseKey(s) }
 
 // bulkLimiter tells when a range's budget for the current second is spent mid-request.
 type bulkLimiter struct {

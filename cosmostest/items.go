@@ -87,7 +87,13 @@ func (srv *server) lookup(c *container, r *pkRange, key string) *item {
 // pointKey parses the partition key header of a point operation: every container is
 // partitioned, so it is required and must have one value per path.
 func (c *container) pointKey(rq *request) ([]any, error) {
-	h := rq.hdr(hdrPK)
+	return c.parseKey(rq.hdr(hdrPK))
+}
+
+// parseKey reads a partition key as the gateway takes it (the key's JSON array, from the
+// partition key header or a bulk operation's partitionKey) and checks it against the container's
+// definition: one value per path, each string component within the service's size limit.
+func (c *container) parseKey(h string) ([]any, error) {
 	if h == "" {
 		return nil, badRequest("PartitionKey value must be supplied for this operation.")
 	}
