@@ -63,5 +63,5 @@ func ExampleExecutor_Execute() {
 	fmt.Printf("%d upserted (%.0f RU), %d refused\n", ok, ru, refused)
 	// Output:
 	// refused: Operation.PartitionKey
-	// 1000 upserted (5710 RU), 1 refused
+	// 1000 upserted (5150 RU), 1 refused
 }
