@@ -76,14 +76,14 @@ type params struct {
 
 // report is what a run measured.
 type report struct {
-	Patched, Failed            int64
+	Patched, Failed             int64
 	ItemsPerSecond, RUPerSecond float64
-	BackfillThrottled          int64 // bulk requests answered 429 (whole or in part)
-	Requests                   int64 // bulk requests sent
-	Passes                     int
-	OnlineOps, OnlineThrottled int64
-	OnlineP50, OnlineP99       time.Duration
-	Missing                    int // profiles without their tier after the backfill
+	BackfillThrottled           int64 // bulk requests answered 429 (whole or in part)
+	Requests                    int64 // bulk requests sent
+	Passes                      int
+	OnlineOps, OnlineThrottled  int64
+	OnlineP50, OnlineP99        time.Duration
+	Missing                     int // profiles without their tier after the backfill
 }
 
 // profile is the item type: one per user, partitioned by user id. Tier is the new property.
