@@ -230,8 +230,9 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config, p params) (re
 	}
 	start = time.Now()
 	var charge float64
-	// Passes until one finds no profile without a tier: a profile created or changed while a
-	// pass's query runs can be missed by it, and an interrupted run resumes the same way.
+	// Passes until one finds no profile without a tier: a pass's query reads the rows the pass
+	// is changing (the filter is NOT IS_DEFINED(c.tier)), so a profile it passes over, or one
+	// written while it runs, is found by the next pass; an interrupted run resumes the same way.
 	for pass := 1; ; pass++ {
 		found, failed, err := backfillPass(bctx, bx, profiles)
 		if err != nil {
@@ -245,6 +246,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config, p params) (re
 		rep.BackfillThrottled += last.ThrottledRequests
 		rep.Requests += last.Requests
 		rep.Passes = pass
+		say("pass %d: %d profiles found without a tier\n", pass, found)
 		if found == 0 || pass == 10 {
 			rep.Missing = int(found)
 			break
