@@ -94,6 +94,9 @@ func (j *job) read(ops iter.Seq[Operation]) {
 		}
 		x := input{idx: idx, op: op}
 		x.p, x.err = j.info.prepare(op)
+		if x.err == nil && op.container != "" && op.container != j.e.coll {
+			x.err = invalid(cosmoserr.ErrValidation, "Operation", "comes from a repository of another container than the executor's")
+		}
 		x.op.Document, x.op.Patch = nil, nil // encoded in x.p; the result does not hold them
 		select {
 		case j.in <- x:

@@ -62,6 +62,12 @@ type Operation struct {
 	// IfMatch, when set, makes Replace, Upsert, Delete and Patch conditional on the document's
 	// current ETag (412 otherwise).
 	IfMatch azcore.ETag
+
+	// err is a refusal made before the operation was built (by Upserts, Creates and Replaces for
+	// an item its repository refuses): the operation's result, nothing is sent.
+	err error
+	// container is the container of the repository that built the operation ("" for any).
+	container string
 }
 
 // Convenience constructors.
@@ -114,6 +120,9 @@ func invalid(kind error, field, reason string) error {
 // a *cosmoserr.ValidationError naming the field. It never echoes a value.
 func (c *containerInfo) prepare(op Operation) (prepared, error) {
 	var p prepared
+	if op.err != nil {
+		return p, op.err
+	}
 	if op.Kind < Create || op.Kind > Patch {
 		return p, invalid(cosmoserr.ErrValidation, "Operation.Kind", "is not one of Create, Upsert, Replace, Delete, Read, Patch")
 	}
