@@ -68,9 +68,12 @@
 // any request is sent. It is not encrypted: it carries backend continuations, ORDER BY values,
 // a _rid and row hashes, no documents.
 //
-// A plain query's token holds each range's backend continuation and the rows of its page already
-// used (a page re-read from its start); it resumes with the PageSizeHint it was returned with or a
-// larger one (a smaller one may not hold its position: cosmoserr.ErrInvalidToken). An ORDER BY token holds no backend continuation: the last
+// A plain query's token holds each range's backend continuation and the hashes of the rows of its
+// page already used (a page re-read from its start, those rows dropped by content, not by count:
+// rows that left the page in between — deleted, or updated out of the filter — cost no unseen row;
+// a used row changed since comes again with its new values); it resumes with the PageSizeHint it
+// was returned with or a larger one (a smaller one may not hold its position:
+// cosmoserr.ErrInvalidToken). An ORDER BY token holds no backend continuation: the last
 // row returned, by its ORDER BY values and _rid, and its range's EPK bounds, as the .NET SDK's
 // OrderByContinuationToken (orderByItems, rid, skipCount). Each range is then queried afresh with
 // the plan's resume filter (the {documentdb-formattableorderbyquery-filter} placeholder): the

@@ -417,9 +417,7 @@ func (ex *execution) fetch(ctx context.Context, s *source) error {
 			s.next = *resp.ContinuationToken
 		}
 		if s.skipN > 0 {
-			s.pos = min(s.skipN, len(s.buf))
-			s.skipN, s.seen = 0, nil
-			if err := ex.discard(s.pos); err != nil {
+			if err := ex.discard(s.dropConsumed()); err != nil {
 				return err
 			}
 		}

@@ -120,3 +120,29 @@ func mapOntoCurrent(trs []tokenRange, all []pkRange) error {
 	}
 	return nil
 }
+
+// dropConsumed removes from a resumed range's re-read page the rows the caller had consumed before
+// the token was issued, and returns how many it removed. The consumed rows were the first skipN
+// rows of that page; the service returns a range's rows in _rid order, so those of them still in
+// the page come first now too, followed by the rows not yet returned. Skipping skipN rows by count
+// would lose one unseen row for each consumed row that left the page in between (deleted, or
+// updated out of the filter, as a backfill does), so a row among the first skipN is dropped only
+// when its hash is one of the consumed rows' (each hash once). A consumed row changed since is not
+// recognised and comes again, with its new values; a row equal in every returned value to a
+// consumed one that left cannot be told from it (rows are compared by content: a plain query's
+// rows carry no _rid unless its projection has one).
+func (s *source) dropConsumed() int {
+	n := min(s.skipN, len(s.buf))
+	kept := s.buf[:0]
+	dropped := 0
+	for i, r := range s.buf {
+		if i < n && s.seen.take(r.hash) {
+			dropped++
+			continue
+		}
+		kept = append(kept, r)
+	}
+	s.buf, s.pos = kept, 0
+	s.skipN, s.seen = 0, nil
+	return dropped
+}
