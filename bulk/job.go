@@ -210,7 +210,7 @@ func (j *job) dispatch(now time.Time) time.Time {
 				later(r.nextSend)
 				break
 			}
-			items, full := r.take(j.opts.MaxOperationsPerRequest, j.opts.MaxRequestBytes)
+			items, full := r.take(r.maxOps(j.opts.MaxOperationsPerRequest), j.opts.MaxRequestBytes)
 			if len(items) == 0 {
 				break // every queued key has a request in flight
 			}
@@ -301,10 +301,14 @@ func (j *job) complete(b *batch) {
 		}
 	} else {
 		var charge float64
+		charged := 0 // operations that ran: a throttled or not-run one is free and says nothing of the rest's charge
 		for i, res := range rep.results {
 			it := b.items[i]
 			it.charge += res.RequestCharge
 			charge += res.RequestCharge
+			if res.RequestCharge > 0 {
+				charged++
+			}
 			st := res.StatusCode
 			switch {
 			case st < 300 || st == http.StatusNotModified:
@@ -326,7 +330,7 @@ func (j *job) complete(b *batch) {
 			it.last = j.opError(it, res, rep.activityID)
 			again = append(again, it)
 		}
-		r.observeCharge(now, charge, len(b.items))
+		r.observeCharge(now, charge, charged)
 	}
 	if throttled {
 		j.st.throttled++

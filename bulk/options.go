@@ -13,8 +13,9 @@ import (
 // Options configure an Executor. The zero value of each field is its documented default;
 // Executor.Options returns the options in effect.
 type Options struct {
-	// MaxOperationsPerRequest is the most operations packed into one request, 1 to 100.
-	// Default: 100, the service's limit.
+	// MaxOperationsPerRequest is the most operations packed into one request, 1 to 100 (a paced
+	// partition's requests carry fewer when that many would cost over 5% of a second at its
+	// rate). Default: 100, the service's limit.
 	MaxOperationsPerRequest int
 	// MaxRequestBytes is the most operation JSON packed into one request (an operation larger
 	// than this travels alone), 1 KB to 2 MB. Default: 220,201 bytes, what the Java and .NET
