@@ -274,18 +274,8 @@ func keyInRange(t *testing.T, n, i int) string {
 // answer 429/3200 each with retryAfterMilliseconds and are not applied; the next request is
 // refused whole with x-ms-retry-after-ms; a Low priority request sees the budget end at 80%.
 func TestBulkThrottling(t *testing.T) {
-	s := cosmostest.NewServer(t, frozenClock(), cosmostest.WithThroughputLimits())
-	c := newClient(t, s, noRetries)
+	s, cc := limitedContainer(t, 400)
 	ctx := context.Background()
-	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db, _ := c.NewDatabase("db")
-	tp := azcosmos.NewManualThroughputProperties(400)
-	props := azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
-	if _, err := db.CreateContainer(ctx, props, &azcosmos.CreateContainerOptions{ThroughputProperties: &tp}); err != nil {
-		t.Fatal(err)
-	}
 	batch := func(prefix string) []wire.BatchOperation {
 		ops := make([]wire.BatchOperation, 100)
 		for i := range ops {
@@ -313,7 +303,6 @@ func TestBulkThrottling(t *testing.T) {
 	if last.SubStatusCode != 3200 || last.RetryAfterMilliseconds != 750 || last.RequestCharge != 0 {
 		t.Errorf("throttled result %+v, want 3200, 750 ms (the clock is 250 ms into its second), 0 RU", last)
 	}
-	cc, _ := db.NewContainer("c")
 	if _, err := cc.ReadItem(ctx, azcosmos.NewPartitionKeyString("p"), fmt.Sprint("a", ran), nil); err == nil {
 		t.Error("a throttled operation was applied")
 	}
@@ -361,25 +350,14 @@ func TestBulkResponseLimit(t *testing.T) {
 // TestThroughputBuckets: requests naming a bucket the offer limits to 20% are throttled once
 // the bucket spent 20% of the partition's second; requests naming no bucket are not.
 func TestThroughputBuckets(t *testing.T) {
-	s := cosmostest.NewServer(t, frozenClock(), cosmostest.WithThroughputLimits())
-	c := newClient(t, s, noRetries)
+	s, cc := limitedContainer(t, 1000)
 	ctx := context.Background()
-	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db, _ := c.NewDatabase("db")
-	tp := azcosmos.NewManualThroughputProperties(1000)
-	props := azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
-	if _, err := db.CreateContainer(ctx, props, &azcosmos.CreateContainerOptions{ThroughputProperties: &tp}); err != nil {
-		t.Fatal(err)
-	}
 	if err := s.SetThroughputBuckets("db", "c", map[int]int{1: 20}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SetThroughputBuckets("db", "c", map[int]int{7: 20}); err == nil {
 		t.Error("bucket 7 accepted")
 	}
-	cc, _ := db.NewContainer("c")
 	pk := azcosmos.NewPartitionKeyString("p")
 	one := int32(1)
 	write := func(i int, bucket *int32) error {
@@ -431,4 +409,24 @@ func admitted(t *testing.T, rs []wire.BatchResult, start, budget float64) (ran i
 		t.Errorf("throttled after %d operations with only %.2f RU of %.0f spent", ran, spent, budget)
 	}
 	return ran, spent
+}
+
+// limitedContainer is a cosmostest server with throughput limits on a frozen clock, and its
+// container db/c (partition key /pk) provisioned at ru RU/s, through a client that never retries.
+func limitedContainer(t *testing.T, ru int32) (*cosmostest.Server, *azcosmos.ContainerClient) {
+	t.Helper()
+	s := cosmostest.NewServer(t, frozenClock(), cosmostest.WithThroughputLimits())
+	c := newClient(t, s, noRetries)
+	ctx := context.Background()
+	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	tp := azcosmos.NewManualThroughputProperties(ru)
+	props := azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
+	if _, err := db.CreateContainer(ctx, props, &azcosmos.CreateContainerOptions{ThroughputProperties: &tp}); err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := db.NewContainer("c")
+	return s, cc
 }
