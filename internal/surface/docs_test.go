@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"go/ast"
 	"go/doc"
 	"go/doc/comment"
@@ -113,10 +112,31 @@ func TestPackageDocOpening(t *testing.T) {
 	}
 }
 
-// longSynopsisAllowed lists today's exported identifiers whose doc's first sentence is longer than
-// maxSymbolSynopsisWords, in packages being edited elsewhere when the check was added. Shorten one
-// and delete its line; the test fails on a line that is no longer needed.
-var longSynopsisAllowed = map[string]bool{}
+// longSynopsisAllowed lists the exported identifiers whose doc's first sentence was longer than
+// maxSymbolSynopsisWords when the check was added (2026-12-04, issue 37), in packages then being
+// edited on other branches. It only shrinks: shorten one and delete its line; the test fails on a
+// line that is no longer needed.
+var longSynopsisAllowed = map[string]bool{
+	"bulk.Upserts":                                      true,
+	"changefeed.Dispatcher":                             true,
+	"changefeed.Estimator":                              true,
+	"changefeed.MigrateHandler":                         true,
+	"changefeed.Processor":                              true,
+	"cosmoskit.NewIndependent":                          true,
+	"crosspartition.Container.NewPrefixQueryItemsPager": true,
+	"repository.Mixed":                                  true,
+	"repository.OpError.Is":                             true,
+	"repository.Repository.Condition":                   true,
+	"repository.Repository.Count":                       true,
+	"repository.Repository.Migrate":                     true,
+	"retry.Hedge":                                       true,
+	"retry.PipelinePolicy":                              true,
+	"retry.PipelinePolicy.Install":                      true,
+	"retry.PipelinePolicy.Options":                      true,
+	"retry.WithPartitionKeyRange":                       true,
+	"throughput.GlobalGroup":                            true,
+	"throughput.Policy":                                 true,
+}
 
 // TestSymbolDocSynopsis checks the first sentence of the doc of every exported identifier of the
 // public packages (types, functions, methods of exported types, constants and variables; a group
@@ -186,5 +206,3 @@ func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
-
-var _ = fmt.Sprint
