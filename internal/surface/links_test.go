@@ -84,7 +84,8 @@ func anchor(title string) string {
 	return b.String()
 }
 
-// TestDocLinks checks every relative link of README.md and docs/*.md: the file it names exists,
+// TestDocLinks checks every relative link of README.md, docs/*.md and the project's CHANGELOG,
+// CONTRIBUTING and SECURITY pages: the file it names exists,
 // and a #fragment into a Markdown file (or the same file) is one of its headings' anchors.
 func TestDocLinks(t *testing.T) {
 	root := filepath.Join("..", "..")
@@ -98,7 +99,7 @@ func TestDocLinks(t *testing.T) {
 		return d
 	}
 	checked := 0
-	for _, file := range markdownFiles(t, root) {
+	for _, file := range append(markdownFiles(t, root), "CHANGELOG.md", "CONTRIBUTING.md", "SECURITY.md") {
 		for _, l := range read(file).links {
 			checked++
 			target, frag, _ := strings.Cut(l.target, "#")
