@@ -126,7 +126,8 @@ func TestDocLinks(t *testing.T) {
 }
 
 // TestReadmeFrontDoor checks what makes the README a page a newcomer reads in five minutes: under
-// 300 lines, a Versioning section, the two set-up commands (the second the one CI runs), a link to
+// 300 lines, a Versioning section, the two set-up commands (the second the one CI runs), a
+// `go run` line for every program under examples/, a link to
 // the project's files (LICENSE, CHANGELOG, SECURITY, CONTRIBUTING), and a link to every docs/*.md,
 // so that each page moved out of the README is one click away.
 func TestReadmeFrontDoor(t *testing.T) {
@@ -145,6 +146,15 @@ func TestReadmeFrontDoor(t *testing.T) {
 	for _, cmd := range []string{"go run ./examples/quickstart", "make test"} {
 		if !strings.Contains(string(text), "\n"+cmd+" ") {
 			t.Errorf("README.md's set-up does not show %q at the start of a line", cmd)
+		}
+	}
+	examples, err := os.ReadDir(filepath.Join(root, "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range examples {
+		if e.IsDir() && !strings.Contains(string(text), "\ngo run ./examples/"+e.Name()+" ") {
+			t.Errorf("README.md's examples do not show `go run ./examples/%s`", e.Name())
 		}
 	}
 	linked := map[string]bool{}
