@@ -1,6 +1,13 @@
-// Package bulk loads and changes many items at the provisioned throughput: give an Executor a
-// stream of operations (create, upsert, replace, delete, read, patch, each with its partition key
-// and optional ETag) and it groups them by physical partition, packs them into the service's bulk
+// Package bulk loads and changes many items at the provisioned throughput, packed by physical
+// partition into the service's bulk requests.
+//
+//	x, err := bulk.New(client, "shop", "orders", bulk.Options{})
+//	for r, err := range x.Execute(ctx, bulk.Upserts(ctx, orders, slices.Values(items))) {
+//		if err != nil { ... } // operation r.Index failed; the others went on
+//	}
+//
+// Give an Executor a stream of operations (create, upsert, replace, delete, read, patch, each
+// with its partition key and optional ETag) and it groups them by physical partition, packs them into the service's bulk
 // requests (non-atomic batches to one partition key range, up to 100 operations and about 220 KB
 // each, as the Java and .NET SDKs' bulk executors do), sends them with a per-partition window and
 // request-unit rate that adapt to the 429s each partition sees (AIMD), sends throttled and split

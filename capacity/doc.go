@@ -1,6 +1,14 @@
-// Package capacity turns a declared workload (access patterns, data size, load shape, regions,
-// zone redundancy, multi-region writes, indexing, throughput mode, price options) into a capacity
-// and cost plan: request units per operation and per pattern, peak RU/s hour by hour, the
+// Package capacity turns a declared workload into a capacity and cost plan: the throughput, the
+// partitions and the monthly bill of each throughput mode.
+//
+//	plan, err := capacity.New(capacity.Workload{DataGB: 200, Patterns: []capacity.Pattern{
+//		{Name: "get-order", Kind: capacity.Read, PeakRPS: 500, DocumentKB: 2},
+//		{Name: "create-order", Kind: capacity.Create, PeakRPS: 50, DocumentKB: 2},
+//	}})
+//	fmt.Print(plan.Table()) // or plan.Markdown(), plan.HTML()
+//
+// The workload is declared as access patterns, data size, load shape, regions, zone redundancy,
+// multi-region writes, indexing, throughput mode and price options; the plan gives request units per operation and per pattern, peak RU/s hour by hour, the
 // throughput to provision (manual and autoscale) and the serverless alternative, the number of
 // physical partitions and each one's share, the monthly bill of each mode, a recommended mode and
 // why, and warnings. The RU figures can be calibrated: [Measure] runs the caller's own operation

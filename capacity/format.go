@@ -6,9 +6,9 @@ import (
 	"text/tabwriter"
 )
 
-// Table returns the plan as aligned plain text: one row per pattern (RU per operation, where it
-// comes from, the model's, declared and measured figures, RU/s at peak and on average), then the
-// totals, the throughput of both modes, the partitions, the monthly cost and the warnings.
+// Table returns the plan as aligned plain text. It has one row per pattern (RU per operation,
+// where it comes from, the model's, declared and measured figures, RU/s at peak and on average),
+// then the totals, the throughput of both modes, the partitions, the monthly cost and the warnings.
 func (p *Plan) Table() string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)

@@ -1,4 +1,5 @@
-// Package changefeed is a change feed processor for Azure Cosmos DB on top of azcosmos's pull
+// Package changefeed is the .NET and Java SDKs' change feed processor for Go, for views,
+// pipelines and migrations that follow a container's changes. It works on top of azcosmos's pull
 // model (ReadChangeFeed with composite continuation tokens), which is all the Go SDK offers:
 // the .NET and Java SDKs' processor, rebuilt with the same lease documents, intervals and
 // balancing, plus typed dispatch through package repository and a lag estimator.

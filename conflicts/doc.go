@@ -1,5 +1,5 @@
-// Package conflicts reads and deletes a container's conflicts feed: the losing versions of writes
-// that two regions of a multi-write account made to one item concurrently, kept by the service
+// Package conflicts reads and deletes a container's conflicts feed: the losing versions of
+// concurrent writes to one item in two regions of a multi-write account. The service keeps them
 // when the container's conflict resolution policy is Custom (without a merge procedure, or when
 // the procedure fails). azcosmos v1.5.0 has no API for it, so a Reader signs its own requests with
 // the credential of the *cosmoskit.Client it is built from, through that client's transport, TLS

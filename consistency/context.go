@@ -111,8 +111,8 @@ func levelFrom(ctx context.Context) (level, bool) {
 }
 
 // Session records the session tokens of every response to the requests made with a context from
-// [Capture], per container: the token to hand to another instance of the service (a cookie or a
-// header) so that its reads see this instance's writes. It is safe for concurrent use; the
+// [Capture], per container. Each is the token to hand to another instance of the service (a
+// cookie or a header) so that its reads see this instance's writes. It is safe for concurrent use; the
 // methods of a nil *Session return zero values.
 type Session struct {
 	parent *Session

@@ -1,8 +1,15 @@
-// Package consistency is the client side of session tokens and consistency levels: a session
-// container ([Policy]) that gives one azcosmos client read-your-writes in every region, as the
-// .NET and Java SDKs' session containers do (azcosmos has none: it sends a session token only
-// when the caller sets ItemOptions.SessionToken), and context options for the requests of a unit
-// of work:
+// Package consistency gives an azcosmos client read-your-writes in every region, and session
+// tokens and consistency levels chosen per request.
+//
+//	ctx, session := consistency.Capture(ctx)      // instance 1: record this request's tokens
+//	// ... writes ...
+//	token := session.Token("shop", "orders")      // hand it on in a cookie or a header
+//	ctx, err := consistency.WithSessionToken(ctx, "shop", "orders", token) // instance 2: reads see those writes
+//
+// It is the client side of session tokens and consistency levels: a session container ([Policy])
+// that gives one azcosmos client read-your-writes in every region, as the .NET and Java SDKs'
+// session containers do (azcosmos has none: it sends a session token only when the caller sets
+// ItemOptions.SessionToken), and context options for the requests of a unit of work:
 //
 //   - [Capture] records the session token of every response, per container: hand
 //     Session.Token to another instance of the service (a cookie or a header), so that its next

@@ -44,7 +44,7 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Policy is the session container of an azcosmos client, as the .NET and Java SDKs have one: a
+// Policy is the session container of an azcosmos client, as the .NET and Java SDKs have one. It is a
 // per-call azcore policy that captures x-ms-session-token from every document response and sends
 // the container's merged token with the requests that need it, so that one client reads its own
 // writes in every region. It also applies the context options of this package (WithSessionToken,

@@ -1,13 +1,3 @@
-// Package cosmoserr holds the error model every cosmoskit package returns: the typed [*Error] of a
-// failed Cosmos DB call, the sentinels it matches with errors.Is (ErrNotFound, ErrConflict, ...),
-// and [IsRetryable] and [IsTimeout], which classify any error. It imports neither OpenTelemetry
-// nor azidentity, so code that wraps a plain *azcosmos.ContainerClient can use it alone.
-//
-// It is the one home of every error value cosmoskit returns: the sentinels of service answers,
-// the Kinds of [*ValidationError] (every refusal before a request is sent, whichever package
-// refused it), the operation names and the classifiers. No other package declares or re-exports
-// them; packages keep only error types that carry their own data (repository.BatchError,
-// changefeed.HandlerError, crosspartition.UnsupportedError, ...), and those match these sentinels.
 package cosmoserr
 
 import (

@@ -76,8 +76,8 @@ func (srv *server) admitBucket(rq *request, c *container, r *pkRange, now time.T
 	return false, b.retryAfterMs(limit, now)
 }
 
-// SetThroughputBuckets configures the throughput buckets of a container with its own offer:
-// bucket id (1 to 5) → the most of the container's throughput, in percent (1 to 100), that
+// SetThroughputBuckets configures the throughput buckets of a container with its own offer. It
+// maps a bucket id (1 to 5) to the most of the container's throughput, in percent (1 to 100), that
 // requests naming the bucket may spend; an empty map removes them. Enforced with throughput
 // limits (WithThroughputLimits). Errors: unknown database or container, a container without an
 // offer of its own, an id or percentage out of range.

@@ -1,6 +1,6 @@
-// Package cosmostest is an in-process Azure Cosmos DB gateway for tests: it speaks the Cosmos DB
-// NoSQL REST protocol over real HTTP(S), so the unmodified azcosmos client (and any other gateway
-// client) runs against it. Think net/http/httptest plus miniredis for Cosmos DB.
+// Package cosmostest is an in-process Azure Cosmos DB gateway for tests, which the unmodified
+// azcosmos client runs against. It speaks the Cosmos DB NoSQL REST protocol over real HTTP(S), so
+// any other gateway client runs against it too. Think net/http/httptest plus miniredis for Cosmos DB.
 //
 //	s := cosmostest.NewServer(t)                    // started; closed by t.Cleanup
 //	client, _ := azcosmos.NewClientWithKey(s.Endpoint(), cred(s.Key()), s.ClientOptions())

@@ -63,7 +63,7 @@ func WithAdvertisedHost(hostport string) Option {
 	return func(c *config) { c.advertisedHost = hostport }
 }
 
-// WithLogger logs every request at debug level and every server error at error level, and
+// WithLogger logs every request at debug level and every server error at error level. It also
 // receives what net/http itself reports about connections ("http: TLS handshake error from ..."
 // when a client closes before its handshake at debug level, a handler's panic at error level, the
 // rest at info). Default: no logging; net/http's reports are dropped, never written to stderr.
@@ -96,7 +96,7 @@ func WithRegions(names ...string) Option {
 func WithMultiWrite() Option { return func(c *config) { c.multiWrite = true } }
 
 // WithAADTokens accepts Microsoft Entra ID (AAD) bearer tokens (Authorization:
-// type=aad&ver=1.0&sig=<jwt>) as the emulator does with AAD authentication on: a token must be a
+// type=aad&ver=1.0&sig=<jwt>) as the emulator does with AAD authentication on. A token must be a
 // JWT (base64url header naming its alg, base64url JSON claims, a signature part) and within its
 // exp and nbf (when present) on the server clock, give or take 5 minutes; anything else is 401.
 // The signature is not verified and any audience is accepted (see WithAADAudience). Default: AAD
@@ -114,8 +114,8 @@ func WithAADAudience(audiences ...string) Option {
 }
 
 // WithCertificateFile writes the server's generated TLS certificate, PEM-encoded, to path when the
-// server starts, so that another process can trust it (SSL_CERT_FILE=path for Go programs, or a
-// system trust store), as users trust the emulator's certificate from /_explorer/emulator.pem,
+// server starts, so that another process can trust it. Trust it with SSL_CERT_FILE=path for Go
+// programs, or in a system trust store, as users trust the emulator's certificate from /_explorer/emulator.pem,
 // which the server also serves. Start fails with WithHTTP. Default: no file.
 func WithCertificateFile(path string) Option { return func(c *config) { c.certFile = path } }
 
@@ -183,9 +183,9 @@ func WithBoundedStaleness(maxVersions int64, maxLag time.Duration) Option {
 // every request is admitted whatever the offers say.
 func WithThroughputLimits() Option { return func(c *config) { c.throughput = true } }
 
-// WithClockSkew sets how far a master-key request's date (the one its signature covers:
-// x-ms-date, else Date, never an unsigned one; wire.Dates) may be from the
-// machine's wall clock: outside the window the request is refused with 403 as the service refuses
+// WithClockSkew sets how far a master-key request's date may be from the machine's wall clock.
+// The date is the one its signature covers: x-ms-date, else Date, never an unsigned one
+// (wire.Dates). Outside the window the request is refused with 403 as the service refuses
 // replayed requests ("The authorization token is not valid at the current time"), and a request
 // with no date is 401. The wall clock, not the server clock of WithClock and Advance, is what
 // dates are compared with, so tests that move the server clock need nothing. A negative d turns

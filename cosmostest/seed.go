@@ -121,8 +121,8 @@ func (s *Server) Document(db, c string, pk any, id string) ([]byte, error) {
 }
 
 // Dump returns every live document of container c of database db as the write region holds it,
-// with its system properties: physical partition by physical partition (in range order), each in
-// creation (_rid) order, the order an unordered query returns them in. A missing database or
+// with its system properties. They come physical partition by physical partition (in range
+// order), each in creation (_rid) order, the order an unordered query returns them in. A missing database or
 // container is an error matching fs.ErrNotExist.
 func (s *Server) Dump(db, c string) ([]json.RawMessage, error) {
 	srv := s.s

@@ -1,6 +1,6 @@
-// Package crosspartition runs Cosmos DB NoSQL queries across physical partitions the way the
-// .NET, Java, JS, Python and Rust SDKs do, on a plain *azcosmos.ContainerClient: ORDER BY (one
-// or several keys), TOP, OFFSET/LIMIT, DISTINCT, aggregates (COUNT, SUM, MIN, MAX, AVG,
+// Package crosspartition runs Cosmos DB NoSQL queries across physical partitions on a plain
+// *azcosmos.ContainerClient, the way the other SDKs do. Like the .NET, Java, JS, Python and Rust
+// SDKs, it serves ORDER BY (one or several keys), TOP, OFFSET/LIMIT, DISTINCT, aggregates (COUNT, SUM, MIN, MAX, AVG,
 // COUNT(DISTINCT)), GROUP BY and ORDER BY VectorDistance, none of which the gateway serves across
 // partitions by itself (azcosmos v1.5.0 passes its 400/1004 through).
 //

@@ -60,8 +60,8 @@ func StatsFromContext(ctx context.Context) (Stats, bool) {
 	return snapshot(st), true
 }
 
-// NewAttemptPolicy returns the per-retry half of the diagnostics: install it in
-// azcosmos.ClientOptions.PerRetryPolicies below any policy of yours that retries by calling Next
+// NewAttemptPolicy returns the per-retry half of the diagnostics, which sees every HTTP attempt.
+// Install it in azcosmos.ClientOptions.PerRetryPolicies below any policy of yours that retries by calling Next
 // more than once (such as a throttling policy), so that it sees every HTTP attempt: those of
 // azcore's retry policy, of the Cosmos region retry and of yours; and above any policy that
 // rewrites the request's host (emulator host pinning), so that the hosts it records are the

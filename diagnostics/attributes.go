@@ -53,7 +53,7 @@ const (
 	// ContainerClient's account and database) that the linked azcosmos does not have: an
 	// unsupported azcosmos version. Attributes: cosmoskit.sdk_layout (partition_key,
 	// container_identity) and cosmoskit.azcosmos_version. Recorded on Diagnostics.MeterProvider;
-	// alert on any value above zero (the README's versioning section says what degrades).
+	// alert on any value above zero (docs/versioning.md says what degrades).
 	MetricSDKLayoutMismatches = "cosmoskit.client.sdk_layout_mismatches"
 )
 

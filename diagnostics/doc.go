@@ -1,4 +1,5 @@
-// Package diagnostics makes every Azure Cosmos DB call made through azcosmos visible: an
+// Package diagnostics makes every Azure Cosmos DB call made through azcosmos visible, as
+// OpenTelemetry spans and metrics, slog records, and a request-unit [Meter]. It gives an
 // OpenTelemetry span and metrics per operation with the current database semantic conventions
 // (request charge, status, sub-status, region included), slog records for failed, slow and
 // expensive calls carrying the SDK's diagnostics string, and a context-scoped request-unit

@@ -33,10 +33,10 @@ type Explanation struct {
 	Utilized, Potential []IndexAdvice
 }
 
-// Explain runs the first page of query with index metrics requested (x-ms-cosmos-populateindexmetrics,
-// azcosmos.QueryOptions.PopulateIndexMetrics; the service advises to ask for them only while
-// tuning, as they cost extra work) and reports the documents it retrieved and returned and the
-// indexes it used or lacked. pk scopes the query as in NewQueryItemsPager (an empty partition key
+// Explain runs the first page of query with index metrics and reports the documents it retrieved
+// and returned and the indexes it used or lacked. The metrics are requested with
+// x-ms-cosmos-populateindexmetrics (azcosmos.QueryOptions.PopulateIndexMetrics; the service
+// advises to ask for them only while tuning, as they cost extra work). pk scopes the query as in NewQueryItemsPager (an empty partition key
 // for a cross-partition query); opts may be nil. The query's parameter values are sent, never
 // reported.
 //

@@ -11,10 +11,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// StartOperation starts an internal span for a logical operation made of several Cosmos DB calls,
-// such as a repository Update (read, replace, retry on 412), a change feed batch or a retry
-// sequence, named "<name> <container>" with db.system.name, db.operation.name=name, db.namespace
-// and db.collection.name. The calls' own spans become its children. finish records err (nil for
+// StartOperation starts an internal span for a logical operation made of several Cosmos DB calls.
+// Such an operation is a repository Update (read, replace, retry on 412), a change feed batch or
+// a retry sequence; the span is named "<name> <container>" with db.system.name,
+// db.operation.name=name, db.namespace and db.collection.name. The calls' own spans become its children. finish records err (nil for
 // success) and the request units and number of calls made under the returned context
 // (azure.cosmosdb.operation.request_charge, cosmoskit.requests), then ends the span; call it once.
 //

@@ -51,11 +51,12 @@ type TrackerOptions struct {
 	MaxKeys int
 }
 
-// PartitionTracker is a per-retry azcore policy that attributes each HTTP attempt's request
-// charge, and each 429, to the physical partition that answered (the
-// x-ms-documentdb-partitionkeyrangeid response header, else the one in the request, else the range
-// of a single-range session token) and, for point operations, to the logical partition key the
-// request carried (x-ms-documentdb-partitionkey). Install it in
+// PartitionTracker is a per-retry azcore policy that finds hot partitions: it attributes each
+// HTTP attempt's request charge, and each 429, to the physical and logical partition it concerns.
+// The physical partition is the one that answered (the x-ms-documentdb-partitionkeyrangeid
+// response header, else the one in the request, else the range of a single-range session token);
+// for point operations, the logical partition is the key the request carried
+// (x-ms-documentdb-partitionkey). Install it in
 // azcosmos.ClientOptions.PerRetryPolicies, so that it also sees the attempts that were
 // throttled and retried. Safe for concurrent use; its counts cover the time since it was created
 // or last Reset. Attempts it cannot attribute to a physical partition (a query fanned out by the

@@ -10,7 +10,7 @@ import (
 )
 
 // TracingProvider returns the value for azcosmos.ClientOptions.TracingProvider that joins the SDK's
-// own spans to the trace of [Policy]: azcore's per-attempt "HTTP <METHOD>" spans (method, URL,
+// own spans to the trace of [Policy]. azcore's per-attempt "HTTP <METHOD>" spans (method, URL,
 // status, regional host) go to tp through the azotel bridge and become children of the operation
 // span the policy starts. The SDK's operation spans ("read_item c1" with the old db.system=cosmosdb
 // attributes and no status or region) are dropped, because the policy's span replaces them with the

@@ -1,5 +1,11 @@
-// Package partitionkey builds partition keys the way the Cosmos DB partitioning rules ask, without
-// hand-written string code:
+// Package partitionkey builds partition keys the way the Cosmos DB partitioning rules ask, checked
+// before any request, without hand-written string code.
+//
+//	def, err := partitionkey.ReadDefinition(ctx, container) // once: /tenantId, /userId
+//	pk, err := def.Key("contoso", userID)                   // levels, types and lengths checked; pk.SDK() for azcosmos
+//	key, err := partitionkey.Synthetic{Bucket: partitionkey.Month}.At(now, tenantID) // "contoso|2026-12"
+//
+// The builders:
 //
 //   - [Synthetic] joins fields into one key value with a documented separator ("|"), optionally
 //     followed by a UTC time bucket ("contoso|2026-12"), refusing fields that contain the separator

@@ -7,8 +7,8 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
-// The service's limits on partition key values (Cosmos DB documentation, "partition-key-length"):
-// a string value is at most 2,048 bytes with large partition keys (definition version 2, what
+// The service's limits on partition key values (Cosmos DB documentation, "partition-key-length").
+// A string value is at most 2,048 bytes with large partition keys (definition version 2, what
 // cosmoskit.EnsureContainer creates) and 101 bytes without them (version 1); a hierarchical key
 // has at most 3 levels. Package repository checks the same limits.
 const (

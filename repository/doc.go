@@ -1,6 +1,6 @@
 // Package repository gives a Go service typed access to Azure Cosmos DB documents, with the
-// modeling rules built in: point reads by id and partition key, ETag concurrency, a "type"
-// discriminator, schema versions with upgrades on read, parameterized queries and
+// modeling rules built in. The rules: point reads by id and partition key, ETag concurrency, a
+// "type" discriminator, schema versions with upgrades on read, parameterized queries and
 // continuation-token paging, and validation before any request.
 //
 //	orders, err := repository.New(container, repository.Options[Order]{

@@ -1,6 +1,8 @@
-// Package retry holds cosmoskit's resilience layer for Azure Cosmos DB. It gives the azcosmos
-// client what the .NET, Java and Python SDKs have and the Go SDK lacks, as one azcore pipeline
-// policy ([PipelinePolicy]), plus an application-level retry helper ([Do]).
+// Package retry keeps Azure Cosmos DB calls working through throttling, replication lag and
+// regional outages: 429 retries, circuit breakers, region routing and hedging. It is cosmoskit's
+// resilience layer: it gives the azcosmos client what the .NET, Java and Python SDKs have and the
+// Go SDK lacks, as one azcore pipeline policy ([PipelinePolicy]), plus an application-level retry
+// helper ([Do]).
 //
 // # The pipeline policy
 //

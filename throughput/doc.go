@@ -1,7 +1,13 @@
-// Package throughput is client-side throughput control: a named Group with a budget of request
-// units per second (absolute, or a fraction of the container's provisioned throughput read from
-// the service) that any workload joins through its context: a bulk job, a change feed processor,
-// a repository, a cross-partition query. Background groups also send the service's Low priority
+// Package throughput is client-side throughput control: a named Group with a request-unit budget
+// that any workload joins through its context.
+//
+//	g, err := throughput.NewGroup(ctx, container, throughput.GroupOptions{Name: "import", TargetFraction: 0.3})
+//	cfg.PerRetryPolicies = append(cfg.PerRetryPolicies, throughput.Policy()) // once, on the client
+//	_, err = orders.Upsert(throughput.WithGroup(ctx, g), o) // waits while the group is over 30% of the RU/s
+//
+// A Group has a budget of request units per second (absolute, or a fraction of the container's
+// provisioned throughput read from the service) that any workload joins through its context: a
+// bulk job, a change feed processor, a repository, a cross-partition query. Background groups also send the service's Low priority
 // (x-ms-cosmos-priority-level), so under pressure the service throttles them before the online
 // path, and, where configured, a throughput bucket (x-ms-cosmos-throughput-bucket).
 //

@@ -1,6 +1,6 @@
 // Package vector runs vector similarity searches (Cosmos DB's VectorDistance) on a container
-// with a vector embedding policy: typed over a repository.Repository[T] (ForRepository) or raw
-// over a plain *azcosmos.ContainerClient (New).
+// with a vector embedding policy. It searches typed over a repository.Repository[T]
+// (ForRepository) or raw over a plain *azcosmos.ContainerClient (New).
 //
 //	s, err := vector.ForRepository(products, vector.Options{}) // keep one per container
 //	q, _ := embedder.Embed(ctx, "waterproof hiking boots")

@@ -9,9 +9,9 @@ import (
 )
 
 // Method says how the service answers a search: through the container's vector index on the
-// path (its type), or by brute force (an exact search: Query.Exact, or no vector index on the
-// path, in which case every document in scope is compared: expensive, use only for small
-// containers and recall checks).
+// path (its type), or by brute force. Brute force is an exact search: Query.Exact, or no vector
+// index on the path, in which case every document in scope is compared (expensive: use it only for
+// small containers and recall checks).
 type Method string
 
 // The methods a search can rely on.

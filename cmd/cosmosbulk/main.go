@@ -1,5 +1,5 @@
 // Command cosmosbulk imports a JSON Lines file (one document per line) into a container with the
-// bulk executor, showing a progress bar, optionally capped to a throughput budget, and resumable:
+// bulk executor. It shows a progress bar, can be capped to a throughput budget, and is resumable:
 // with a checkpoint file, an interrupted import started again skips the lines already done.
 //
 //	cosmosbulk --database shop --container orders --file orders.jsonl [--checkpoint orders.ckpt]

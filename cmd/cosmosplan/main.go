@@ -1,11 +1,12 @@
-// Command cosmosplan reads a workload file (JSON) and prints its capacity and cost plan (package
-// capacity) as a table, as Markdown or as one self-contained HTML page with charts:
+// Command cosmosplan prints the capacity and cost plan of a workload file: a table, Markdown, or an
+// HTML page with charts.
 //
 //	go run ./cmd/cosmosplan workload.example.json
 //	go run ./cmd/cosmosplan -format markdown workload.example.json > plan.md
 //	go run ./cmd/cosmosplan -format html workload.spiky.json > plan.html   # a load shape, two regions
 //
-// The file is a capacity.Workload in JSON; field names match the Go names, case-insensitively, and
+// The plan is package capacity's, and the HTML is one self-contained page. The file is a
+// capacity.Workload in JSON; field names match the Go names, case-insensitively, and
 // an unknown field is an error (a typo would otherwise silently use a default):
 //
 //	{

@@ -1,6 +1,8 @@
 // Command cosmostest runs cosmoskit's in-process Cosmos DB gateway server (package cosmostest) as a
 // process: a drop-in for the vNext emulator image (mcr.microsoft.com/cosmosdb/linux/azure-cosmos-emulator:vnext-preview).
 //
+//	go run ./cmd/cosmostest --port 8081 --protocol http --partitions 4
+//
 // It honours the emulator's --port/PORT (default 8081), --protocol/PROTOCOL (http by default),
 // --gateway-endpoint/GATEWAY_PUBLIC_ENDPOINT (advertised host[:port]), --key-file/KEY_FILE and
 // --log-level/LOG_LEVEL, adds --partitions, --regions, --consistency, --replication-lag,

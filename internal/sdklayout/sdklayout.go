@@ -151,8 +151,8 @@ func SDKVersion() string {
 	return "unknown"
 }
 
-// SupportedSDK is the azcosmos version whose layouts this package reads (the README's versioning
-// section lists the versions tested).
+// SupportedSDK is the azcosmos version whose layouts this package reads (docs/versioning.md lists
+// the versions tested).
 const SupportedSDK = "v1.5.0"
 
 // Warn logs, at warning level, that layout l of the linked azcosmos cannot be read, and what the

@@ -17,7 +17,7 @@ func newClient(t *testing.T) *azcosmos.Client {
 }
 
 // TestLinkedSDKLayout fails when the linked azcosmos changes a layout the library reads: adapt this
-// package (and the README's versioning section) before supporting that version.
+// package (and docs/versioning.md) before supporting that version.
 func TestLinkedSDKLayout(t *testing.T) {
 	cases := []struct {
 		pk   azcosmos.PartitionKey

@@ -19,15 +19,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 )
 
-// graphMarker is the line of README.md right before the fenced block that lists the module's
-// import graph.
-const graphMarker = "<!-- import graph: checked by internal/surface/graph_test.go -->"
+// graphFile is the Markdown file, relative to the repository root, that holds the module's import
+// graph and the table of every package; graphMarker is its line right before the graph's fenced
+// block.
+const (
+	graphFile   = "docs/packages.md"
+	graphMarker = "<!-- import graph: checked by internal/surface/graph_test.go -->"
+)
 
-// update rewrites README.md's import graph block from go list instead of checking it.
-var update = flag.Bool("update", false, "rewrite README.md's import graph block from go list")
+// update rewrites graphFile's import graph block from go list instead of checking it.
+var update = flag.Bool("update", false, "rewrite docs/packages.md's import graph block from go list")
 
 // goTool returns the go command that runs this test.
 func goTool(t *testing.T) string {
@@ -111,14 +114,14 @@ func moduleGraph(t *testing.T, root string) map[string][]string {
 	return graph
 }
 
-// readmeGraph parses the fenced block after graphMarker in the README: one line per package,
+// readmeGraph parses the fenced block after graphMarker in graphFile: one line per package,
 // "package: import import ...", in an order where every import is listed above its importer;
 // blank lines and lines starting with # are ignored. It also returns the packages in order.
 func readmeGraph(t *testing.T, readme []byte) (map[string][]string, []string) {
 	t.Helper()
 	_, after, ok := bytes.Cut(readme, []byte(graphMarker))
 	if !ok {
-		t.Fatalf("README.md has no %q line before the import graph block", graphMarker)
+		t.Fatalf("%s has no %q line before the import graph block", graphFile, graphMarker)
 	}
 	sc := bufio.NewScanner(bytes.NewReader(after))
 	inBlock := false
@@ -138,18 +141,18 @@ func readmeGraph(t *testing.T, readme []byte) (map[string][]string, []string) {
 		}
 		name, imports, ok := strings.Cut(line, ":")
 		if !ok {
-			t.Fatalf("README import graph: line %q is not \"package: imports...\"", line)
+			t.Fatalf("%s import graph: line %q is not \"package: imports...\"", graphFile, line)
 		}
 		name = strings.TrimSpace(name)
 		if _, dup := graph[name]; dup {
-			t.Fatalf("README import graph lists %s twice", name)
+			t.Fatalf("%s import graph lists %s twice", graphFile, name)
 		}
 		list := strings.Fields(imports)
 		slices.Sort(list)
 		graph[name] = list
 		order = append(order, name)
 	}
-	t.Fatal("README import graph: the fenced block after the marker is missing or not closed")
+	t.Fatalf("%s import graph: the fenced block after the marker is missing or not closed", graphFile)
 	return nil, nil
 }
 
@@ -187,7 +190,7 @@ func layers(graph map[string][]string) [][]string {
 	return out
 }
 
-// formatGraph renders graph as the README block (without the fences), a layer per paragraph.
+// formatGraph renders graph as graphFile's block (without the fences), a layer per paragraph.
 func formatGraph(graph map[string][]string) string {
 	width := 0
 	for p := range graph {
@@ -206,13 +209,13 @@ func formatGraph(graph map[string][]string) string {
 	return b.String()
 }
 
-// TestReadmeImportGraph checks the README's import graph against `go list -deps`, in both
+// TestReadmeImportGraph checks the import graph of docs/packages.md against `go list -deps`, in both
 // directions: every package of the module is listed with exactly the module packages it imports,
 // nothing else is listed, and every import is listed above its importer (the graph points down
 // the list). On a difference it prints the block to paste.
 func TestReadmeImportGraph(t *testing.T) {
 	root := filepath.Join("..", "..")
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(graphFile)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +229,7 @@ func TestReadmeImportGraph(t *testing.T) {
 		case !ok:
 			diffs = append(diffs, fmt.Sprintf("%s is missing (it imports %v)", p, imps))
 		case !slices.Equal(listed, imps):
-			diffs = append(diffs, fmt.Sprintf("%s: README says it imports %v, go list says %v", p, listed, imps))
+			diffs = append(diffs, fmt.Sprintf("%s: %s says it imports %v, go list says %v", p, graphFile, listed, imps))
 		}
 	}
 	for p := range got {
@@ -256,19 +259,19 @@ func TestReadmeImportGraph(t *testing.T) {
 			_, rest, ok = bytes.Cut(rest, []byte("```"))
 		}
 		if !ok {
-			t.Fatal("README import graph: cannot find the ```text block after the marker to rewrite")
+			t.Fatalf("%s import graph: cannot find the ```text block after the marker to rewrite", graphFile)
 		}
 		out := slices.Concat(before, []byte(graphMarker+"\n"+block), rest)
-		if err := os.WriteFile(filepath.Join(root, "README.md"), out, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(graphFile)), out, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("rewrote README.md's import graph block:\n  %s", strings.Join(diffs, "\n  "))
+		t.Logf("rewrote %s's import graph block:\n  %s", graphFile, strings.Join(diffs, "\n  "))
 		return
 	}
 	slices.Sort(diffs)
-	t.Errorf("README.md's import graph differs from go list:\n  %s\n\n"+
+	t.Errorf("%s's import graph differs from go list:\n  %s\n\n"+
 		"Run `go test ./internal/surface -run TestReadmeImportGraph -update`, or replace the block after %s with:\n\n%s",
-		strings.Join(diffs, "\n  "), graphMarker, block)
+		graphFile, strings.Join(diffs, "\n  "), graphMarker, block)
 }
 
 // TestDependencyClaims checks what the README and package docs promise a package does not link:
@@ -299,74 +302,40 @@ func TestDependencyClaims(t *testing.T) {
 	}
 }
 
-// TestReadmeContents checks that the README's table of contents lists every section heading (## and
-// ###, outside code blocks) in order, each linked to its GitHub anchor.
-func TestReadmeContents(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// packageTable returns the packages named in the first cell of the table rows ("| `pkg` |") of the
+// section of file that starts with heading (a line such as "## Packages"), up to the next heading
+// of the same or a higher level.
+func packageTable(t *testing.T, root, file, heading string) map[string]bool {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want, got []string
-	inCode, inContents := false, false
-	for line := range strings.Lines(string(readme)) {
+	level, _, _ := strings.Cut(heading, " ")
+	var section []string
+	found, in, code := false, false, false
+	for line := range strings.Lines(string(text)) {
 		line = strings.TrimRight(line, "\n")
 		if strings.HasPrefix(line, "```") {
-			inCode = !inCode
-			continue
+			code = !code
 		}
-		if inCode {
-			continue
-		}
-		if title, ok := strings.CutPrefix(line, "## "); ok {
-			inContents = title == "Contents"
-			if !inContents {
-				want = append(want, "- ["+title+"](#"+anchor(title)+")")
+		if h, _, ok := strings.Cut(line, " "); !code && ok && h != "" && strings.Trim(h, "#") == "" && len(h) <= len(level) {
+			if in {
+				break
 			}
+			in = line == heading
+			found = found || in
 			continue
 		}
-		if title, ok := strings.CutPrefix(line, "### "); ok {
-			inContents = false
-			want = append(want, "  - ["+title+"](#"+anchor(title)+")")
-			continue
-		}
-		if inContents && strings.TrimSpace(line) != "" {
-			got = append(got, line)
+		if in {
+			section = append(section, line)
 		}
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("README.md's ## Contents differs from its headings; it should read:\n\n%s", strings.Join(want, "\n"))
+	if !found {
+		t.Fatalf("%s has no %q section", file, heading)
 	}
-}
-
-// anchor is GitHub's anchor for a heading: lower case, spaces as hyphens, other punctuation dropped.
-func anchor(title string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(title) {
-		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// TestReadmePackageTable checks that the README's package table names every package of the module
-// (in a row's first cell; `examples/...` stands for the examples) and no package that is not one.
-func TestReadmePackageTable(t *testing.T) {
-	root := filepath.Join("..", "..")
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := bytes.Cut(readme, []byte("\n## Packages\n"))
-	if !ok {
-		t.Fatal("README.md has no ## Packages section")
-	}
-	section, _, _ = bytes.Cut(section, []byte("\n## "))
 	listed := map[string]bool{}
-	for line := range strings.Lines(string(section)) {
+	for _, line := range section {
 		if !strings.HasPrefix(line, "| `") {
 			continue
 		}
@@ -377,19 +346,34 @@ func TestReadmePackageTable(t *testing.T) {
 			}
 		}
 	}
-	graph := moduleGraph(t, root)
-	for p := range graph {
-		if strings.HasPrefix(p, "examples/") && listed["examples/..."] {
-			continue
-		}
-		if !listed[p] {
-			t.Errorf("the README's package table does not list %s", p)
-		}
-	}
 	for p := range listed {
 		dir := filepath.Join(root, filepath.FromSlash(strings.TrimSuffix(p, "/...")))
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			t.Errorf("the README's package table lists %s, which is not a directory of the repository", p)
+			t.Errorf("the package table of %s lists %s, which is not a directory of the repository", file, p)
+		}
+	}
+	return listed
+}
+
+// TestReadmePackageTable checks the two package tables against the module: the table of
+// docs/packages.md names every package (in a row's first cell; `examples/...` stands for the
+// examples), and the README's short table every public package and command (not internal/ or
+// examples/); neither names a directory that does not exist.
+func TestReadmePackageTable(t *testing.T) {
+	root := filepath.Join("..", "..")
+	graph := moduleGraph(t, root)
+	all := packageTable(t, root, graphFile, "# Packages and the import graph")
+	readme := packageTable(t, root, "README.md", "## Packages")
+	for p := range graph {
+		if strings.HasPrefix(p, "examples/") && all["examples/..."] {
+			continue
+		}
+		if !all[p] {
+			t.Errorf("the package table of %s does not list %s", graphFile, p)
+		}
+		public := p != "." && p != "internal" && !strings.HasPrefix(p, "internal/") && !strings.HasPrefix(p, "examples/")
+		if public && !readme[p] {
+			t.Errorf("the README's package table does not list %s", p)
 		}
 	}
 }

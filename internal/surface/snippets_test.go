@@ -22,8 +22,9 @@ import (
 	"testing"
 )
 
-// The README's ```go blocks are compiled (go build) and vetted (go vet) by TestReadmeSnippets, so
-// that a snippet a reader copies is known to type-check against the code. The convention:
+// The ```go blocks of README.md and of every docs/*.md are compiled (go build) and vetted (go vet)
+// by TestReadmeSnippets, so that a snippet a reader copies is known to type-check against the code.
+// The convention:
 //
 //   - A block is Go as a reader would paste it into a function returning error: statements, with
 //     the names the README assumes throughout (ctx, container, client, orders, Order, ...) declared
@@ -39,7 +40,7 @@ import (
 //   - A block that is intentionally partial (pseudo-code, a signature) is preceded, on the line
 //     before its fence, by <!-- snippet not compiled: the reason -->.
 //
-// A failing block is reported at its README line (the generated files carry //line directives).
+// A failing block is reported at its file and line (the generated files carry //line directives).
 
 // snippetSkip starts the HTML comment that marks the next ```go block as intentionally partial.
 const snippetSkip = "<!-- snippet not compiled:"
@@ -66,16 +67,17 @@ var snippetImports = map[string]string{
 	"trace":      "go.opentelemetry.io/otel/trace",
 }
 
-// snippet is one ```go block of the README.
+// snippet is one ```go block of a Markdown file.
 type snippet struct {
-	line int    // README line of the block's first line of code
+	file string // the Markdown file, relative to the repository root (README.md, docs/client.md)
+	line int    // line of the block's first line of code in file
 	code string // the block's text
 	skip string // the reason given with snippetSkip, "" if compiled
 }
 
-// readmeSnippets returns the ```go blocks of readme. It fails on an unclosed block and on a skip
-// marker without a reason.
-func readmeSnippets(t *testing.T, readme []byte) []snippet {
+// readmeSnippets returns the ```go blocks of readme, the Markdown file named file. It fails on an
+// unclosed block and on a skip marker without a reason.
+func readmeSnippets(t *testing.T, file string, readme []byte) []snippet {
 	t.Helper()
 	var out []snippet
 	var cur *snippet
@@ -89,12 +91,12 @@ func readmeSnippets(t *testing.T, readme []byte) []snippet {
 		case cur == nil && fence == "" && strings.HasPrefix(trimmed, "```"):
 			fence = trimmed
 			if info := strings.Fields(strings.TrimPrefix(trimmed, "```")); len(info) > 0 && info[0] == "go" {
-				cur = &snippet{line: n + 1}
+				cur = &snippet{file: file, line: n + 1}
 				body.Reset()
 				if reason, ok := strings.CutPrefix(prev, snippetSkip); ok {
 					cur.skip = strings.TrimSpace(strings.TrimSuffix(reason, "-->"))
 					if cur.skip == "" {
-						t.Errorf("README.md:%d: %s needs a reason before -->", n-1, snippetSkip)
+						t.Errorf("%s:%d: %s needs a reason before -->", file, n-1, snippetSkip)
 						cur.skip = "no reason"
 					}
 				}
@@ -114,7 +116,7 @@ func readmeSnippets(t *testing.T, readme []byte) []snippet {
 		}
 	}
 	if fence != "" {
-		t.Fatalf("README.md: a %s block is not closed", fence)
+		t.Fatalf("%s: a %s block is not closed", file, fence)
 	}
 	return out
 }
@@ -134,13 +136,13 @@ type generated struct {
 }
 
 // generate turns a snippet into a Go file of package pkg (or the snippet's own package), with
-// //line directives pointing at the README, "..." placeholders as comments, blank uses of the
+// //line directives pointing at the Markdown file, "..." placeholders as comments, blank uses of the
 // variables it declares, and the imports it needs. The transformations keep every line where it
 // was.
 func generate(s snippet, imports map[string]string) (generated, error) {
 	code := placeholderLine.ReplaceAllString(s.code, "$1// ...")
 	code = placeholderBlock.ReplaceAllString(code, "{ /* ... */ }")
-	directive := fmt.Sprintf("//line README.md:%d:1\n", s.line)
+	directive := fmt.Sprintf("//line %s:%d:1\n", s.file, s.line)
 	g := generated{pkg: "snippets", declared: map[string]bool{}}
 
 	var head, src string
@@ -168,7 +170,7 @@ func generate(s snippet, imports map[string]string) (generated, error) {
 
 	fset = token.NewFileSet()
 	full := head + src
-	f, err := parser.ParseFile(fset, "README.md", full, parser.ParseComments)
+	f, err := parser.ParseFile(fset, s.file, full, parser.ParseComments)
 	if err != nil {
 		return g, err
 	}
@@ -396,24 +398,27 @@ func moduleImports(t *testing.T, root string) (map[string]string, string) {
 	return imports, modPath
 }
 
-// TestReadmeSnippets builds and vets every ```go block of README.md (see the convention above),
-// each in its own package of a module that requires this one, and reports a failing block at its
-// README line.
+// TestReadmeSnippets builds and vets every ```go block of README.md and docs/*.md (see the
+// convention above), each in its own package of a module that requires this one, and reports a
+// failing block at its file and line.
 func TestReadmeSnippets(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the README's snippets with the go command")
+		t.Skip("builds the snippets of README.md and docs/*.md with the go command")
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var snippets []snippet
+	for _, file := range markdownFiles(t, root) {
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		snippets = append(snippets, readmeSnippets(t, file, text)...)
 	}
-	snippets := readmeSnippets(t, readme)
 	if len(snippets) < 10 {
-		t.Fatalf("found only %d ```go blocks in README.md", len(snippets))
+		t.Fatalf("found only %d ```go blocks in README.md and docs/*.md", len(snippets))
 	}
 	imports, modPath := moduleImports(t, root)
 
@@ -443,23 +448,23 @@ func TestReadmeSnippets(t *testing.T) {
 	compiled := 0
 	for _, s := range snippets {
 		if s.skip != "" {
-			t.Logf("README.md:%d: not compiled (%s)", s.line, s.skip)
+			t.Logf("%s:%d: not compiled (%s)", s.file, s.line, s.skip)
 			continue
 		}
 		g, err := generate(s, imports)
 		if err != nil {
-			failed = append(failed, fmt.Sprintf("README.md:%d: the ```go block does not parse as statements or declarations: %v", s.line, err))
+			failed = append(failed, fmt.Sprintf("%s:%d: the ```go block does not parse as statements or declarations: %v", s.file, s.line, err))
 			continue
 		}
 		// Statement blocks share one package (each is a func _ of its own file, so their names
 		// never meet); a block of declarations gets a package of its own, whose prelude leaves out
 		// what the block declares.
 		if g.fileLevel {
-			pkg := fmt.Sprintf("decl%04d", s.line)
+			pkg := fmt.Sprintf("decl_%s_%04d", fileTag(s.file), s.line)
 			write(filepath.Join(pkg, "snippet.go"), g.src)
 			write(filepath.Join(pkg, "prelude.go"), prelude(t, g.pkg, g.declared, imports))
 		} else {
-			write(filepath.Join("statements", fmt.Sprintf("line%04d.go", s.line)), g.src)
+			write(filepath.Join("statements", fmt.Sprintf("%s_line%04d.go", fileTag(s.file), s.line)), g.src)
 		}
 		compiled++
 	}
@@ -480,7 +485,7 @@ func TestReadmeSnippets(t *testing.T) {
 		}
 		return string(out)
 	}
-	// Errors in a snippet are reported at README.md:line; the generated directory is kept in the
+	// Errors in a snippet are reported at file:line; the generated directory is kept in the
 	// message's last line for anything else.
 	if out := run("build", "-gcflags=-e", "./..."); out != "" {
 		failed = append(failed, snippetErrors(out)...)
@@ -488,14 +493,14 @@ func TestReadmeSnippets(t *testing.T) {
 		failed = append(failed, snippetErrors(out)...)
 	}
 	if len(failed) > 0 {
-		t.Errorf("README.md's Go snippets do not compile:\n  %s\n\n"+
-			"Fix the snippet, declare a name the whole README assumes in internal/surface/%s, or mark a block "+
+		t.Errorf("Go snippets of README.md and docs/*.md do not compile:\n  %s\n\n"+
+			"Fix the snippet, declare a name the docs assume throughout in internal/surface/%s, or mark a block "+
 			"that is partial on purpose with %s reason --> on the line before its fence "+
 			"(the convention is at the top of internal/surface/snippets_test.go).",
 			strings.Join(failed, "\n  "), snippetPrelude, snippetSkip)
 	}
 	if compiled == 0 {
-		t.Fatal("no README snippet was compiled")
+		t.Fatal("no snippet was compiled")
 	}
 }
 
@@ -537,7 +542,7 @@ func TestReadmeSnippetConvention(t *testing.T) {
 		"}",                              // 18
 		"```",                            // 19
 	}, "\n")
-	got := readmeSnippets(t, []byte(readme))
+	got := readmeSnippets(t, "README.md", []byte(readme))
 	if len(got) != 3 || got[0].line != 3 || got[1].skip != "a signature" || got[2].line != 14 || got[2].skip != "" {
 		t.Fatalf("snippets = %+v", got)
 	}
@@ -568,4 +573,33 @@ func TestReadmeSnippetConvention(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "README.md:40:") {
 		t.Errorf("a parse error in a snippet: %v, want it at README.md:40", err)
 	}
+}
+
+// markdownFiles returns README.md and every docs/*.md, relative to root with forward slashes: the
+// documentation whose snippets are compiled and whose links are checked.
+func markdownFiles(t *testing.T, root string) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) == 0 {
+		t.Fatal("no docs/*.md files")
+	}
+	files := []string{"README.md"}
+	for _, d := range docs {
+		files = append(files, "docs/"+filepath.Base(d))
+	}
+	return files
+}
+
+// fileTag turns a Markdown file's name into part of a Go package or file name ("docs/client.md" →
+// "docs_client").
+func fileTag(file string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, strings.TrimSuffix(file, ".md"))
 }

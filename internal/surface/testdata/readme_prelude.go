@@ -1,6 +1,6 @@
-// The names README.md's Go snippets assume, declared once so that every snippet compiles as a
-// reader would paste it (see internal/surface/snippets_test.go). No imports: they are added from
-// the package names used. A snippet may declare any of these names itself.
+// The names the Go snippets of README.md and docs/*.md assume, declared once so that every snippet
+// compiles as a reader would paste it (see internal/surface/snippets_test.go). No imports: they are
+// added from the package names used. A snippet may declare any of these names itself.
 package snippets
 
 // The request context and the service's handles, set up as in "The client".
