@@ -37,9 +37,9 @@ type GlobalOptions struct {
 // target among the records renewed within Expiry (n of them, this one included), but never more
 // than the target less the shares the others' records name: a process that joins takes what is
 // left and waits for the others to give up theirs at their next renewal, so the shares in effect
-// never add up to more than the target (one Renew after a join at most, each process has its
-// equal share). Until Run has renewed once (WaitJoined), the process's share is 0 and requests in
-// the group wait. Requests join it like a Group: WithGroup(ctx, gg.Group).
+// never add up to more than the target; while below its equal share it renews every fifth of
+// Renew, so within 1.2 Renew of a join every process has its equal share. Until Run has renewed
+// once (WaitJoined), the process's share is 0 and requests in the group wait. Requests join it like a Group: WithGroup(ctx, gg.Group).
 type GlobalGroup struct {
 	*Group
 	gopts  GlobalOptions
@@ -124,12 +124,20 @@ func (gg *GlobalGroup) Run(ctx context.Context) (err error) {
 		gg.runErr = err
 		close(gg.ended)
 	}()
-	t := time.NewTicker(gg.gopts.Renew)
+	t := time.NewTimer(gg.gopts.Renew)
 	defer t.Stop()
 	for {
-		if err := gg.renew(ctx); errors.Is(err, cosmoserr.ErrNotFound) {
+		short, err := gg.renew(ctx)
+		if errors.Is(err, cosmoserr.ErrNotFound) {
 			return err
 		}
+		// Below its equal share (joining while others hold the budget), a process looks again
+		// every fifth of Renew, so it takes what they give up within that, not a whole Renew.
+		next := gg.gopts.Renew
+		if short {
+			next /= shortRenewDivisor
+		}
+		t.Reset(next)
 		select {
 		case <-ctx.Done():
 			del, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
@@ -141,11 +149,15 @@ func (gg *GlobalGroup) Run(ctx context.Context) (err error) {
 	}
 }
 
+// shortRenewDivisor: a process below its equal share renews every Renew/shortRenewDivisor.
+const shortRenewDivisor = 5
+
 // renew reads the group's records and takes this process's share: an equal share of the total
 // among the records renewed within Expiry (this one included), at most the total less the shares
 // the others' records name; then writes its record naming it. The first renewal first writes a
-// record naming 0, so that processes joining at the same time count each other.
-func (gg *GlobalGroup) renew(ctx context.Context) error {
+// record naming 0, so that processes joining at the same time count each other. short reports a
+// share below the equal one.
+func (gg *GlobalGroup) renew(ctx context.Context) (short bool, err error) {
 	pk := azcosmos.NewPartitionKeyString(gg.opts.Name)
 	write := func(share float64) error {
 		rec := controlRecord{ID: gg.gopts.ClientID, GroupID: gg.opts.Name, RenewedAt: time.Now().UnixMilli(),
@@ -162,7 +174,7 @@ func (gg *GlobalGroup) renew(ctx context.Context) error {
 	default:
 		first = true
 		if err := write(0); err != nil {
-			return err
+			return false, err
 		}
 	}
 	q := gg.gopts.Control.NewQueryItemsPager("SELECT c.id, c.renewedAt, c.share FROM c WHERE c.groupId = @g", pk,
@@ -172,7 +184,7 @@ func (gg *GlobalGroup) renew(ctx context.Context) error {
 	for q.More() {
 		page, err := q.NextPage(ctx)
 		if err != nil {
-			return cosmoserr.FromError(cosmoserr.OpQueryItems, err)
+			return false, cosmoserr.FromError(cosmoserr.OpQueryItems, err)
 		}
 		for _, it := range page.Items {
 			var r controlRecord
@@ -182,14 +194,15 @@ func (gg *GlobalGroup) renew(ctx context.Context) error {
 			}
 		}
 	}
-	share := max(min(gg.total/float64(live), gg.total-others), 0)
+	equal := gg.total / float64(live)
+	share := max(min(equal, gg.total-others), 0)
 	gg.setTarget(min(share, gg.Target())) // giving up budget needs no record
 	if err := write(share); err != nil {
-		return err
+		return false, err
 	}
 	gg.setTarget(share)
 	if first {
 		gg.once.Do(func() { close(gg.joined) })
 	}
-	return nil
+	return share < equal*0.999, nil
 }
