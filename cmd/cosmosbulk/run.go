@@ -344,8 +344,11 @@ func (o options) group(ctx context.Context, client *cosmoskit.Client, cc *azcosm
 		return nil, nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan error, 1)
-	go func() { done <- gg.Run(runCtx) }()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = gg.Run(runCtx) // its only error, no control container, is WaitJoined's
+	}()
 	// Take part before sending: the first renewal counts this process and sets its share.
 	if err := gg.WaitJoined(ctx); err != nil {
 		cancel()
