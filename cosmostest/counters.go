@@ -49,9 +49,37 @@ func (s *Server) Requests(filter RequestFilter) int {
 	return n
 }
 
-// ResetRequests forgets the requests counted so far.
+// account adds a served request's charge to its key's total; callers hold mu.
+func (srv *server) account(c *classification, charge float64) {
+	if charge <= 0 {
+		return
+	}
+	if srv.charged == nil {
+		srv.charged = map[requestKey]float64{}
+	}
+	srv.charged[requestKey{c.Region, c.Operation, c.ResourceType, c.Database, c.Container}] += charge
+}
+
+// RequestCharge returns the request units the server charged (x-ms-request-charge) to the
+// requests matching filter that its handlers served, since it started or since ResetRequests:
+// what a container's workloads spent, measured where the budget is enforced. Throttled requests
+// (charged 0) and injected faults add nothing.
+func (s *Server) RequestCharge(filter RequestFilter) float64 {
+	s.s.mu.Lock()
+	defer s.s.mu.Unlock()
+	ru := 0.0
+	for k, v := range s.s.charged {
+		if filter.match(k) {
+			ru += v
+		}
+	}
+	return ru
+}
+
+// ResetRequests forgets the requests counted so far and their charges (RequestCharge).
 func (s *Server) ResetRequests() {
 	s.s.mu.Lock()
 	s.s.seen = nil
+	s.s.charged = nil
 	s.s.mu.Unlock()
 }

@@ -200,6 +200,7 @@ func (r *region) serveHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	readCharge(rq)
 	srv.spend(rq)
+	srv.account(c, rq.charge)
 	srv.mu.Unlock()
 
 	srv.logf(slog.LevelDebug, "request", "region", r.name, "method", hr.Method, "path", hr.URL.EscapedPath(),

@@ -41,9 +41,10 @@ type server struct {
 	offset      time.Duration // added to cfg.clock by Advance
 	store       *store
 	closed      bool
-	seen        map[requestKey]int // authenticated requests, for Requests
-	faults      faultSet           // InjectFault (faults.go)
-	tput        throughputState    // WithThroughputLimits (throughput.go)
+	seen        map[requestKey]int     // authenticated requests, for Requests
+	charged     map[requestKey]float64 // their request charges, for RequestCharge
+	faults      faultSet               // InjectFault (faults.go)
+	tput        throughputState        // WithThroughputLimits (throughput.go)
 
 	// Replication (replication.go): the lag of writes reaching each region (by index), whether
 	// containers have per-region copies, and the region of the request being served (the origin

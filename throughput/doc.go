@@ -20,7 +20,9 @@
 //
 // A Group limits what one process spends. A GlobalGroup shares one budget among processes through
 // a small control container (the Java SDK's global throughput control): each process renews a
-// record there every 5 s and takes an equal share of the target among the records renewed within
-// 11 s. The Java SDK weighs shares by each process's recent load; equal shares are simpler and
-// leave a quiet process's share unused.
+// record there every 5 s naming its share, and takes an equal share of the target among the
+// records renewed within 11 s, but no more than the others' records leave: a process that joins
+// waits for the others to give up their part at their next renewal (renewing itself every 1 s
+// meanwhile), so the shares never add up to more than the target. The Java SDK weighs shares by each process's recent load; equal shares are
+// simpler and leave a quiet process's share unused.
 package throughput

@@ -145,6 +145,9 @@ func (g *Group) refill(now time.Time) {
 	}
 }
 
+// maxWait is the longest an attempt sleeps before looking at the budget again.
+const maxWait = 100 * time.Millisecond
+
 // acquire waits until the group has budget and reserves the expected charge of one attempt. Until
 // a charge has been seen, one attempt at a time goes out (a burst of unknown cost could overdraw
 // the budget many times over).
@@ -154,7 +157,7 @@ func (g *Group) acquire(ctx context.Context) (float64, error) {
 		g.mu.Lock()
 		now := time.Now()
 		g.refill(now)
-		if g.tokens >= 0 && (g.avg > 0 || !g.probe) {
+		if g.target > 0 && g.tokens >= 0 && (g.avg > 0 || !g.probe) {
 			g.probe = g.avg == 0
 			est := g.avg
 			g.tokens -= est
@@ -163,12 +166,16 @@ func (g *Group) acquire(ctx context.Context) (float64, error) {
 			g.mu.Unlock()
 			return est, nil
 		}
-		wait := time.Duration(-g.tokens / g.target * float64(time.Second))
-		if g.tokens >= 0 {
+		wait := maxWait // a share of 0 (a GlobalGroup's, while it joins or others hold the budget)
+		switch {
+		case g.target > 0 && g.tokens < 0:
+			wait = time.Duration(-g.tokens / g.target * float64(time.Second))
+		case g.target > 0:
 			wait = 5 * time.Millisecond // waiting for the probe's charge
 		}
 		g.mu.Unlock()
-		wait = max(wait, time.Millisecond)
+		// Look again at least every maxWait: a GlobalGroup's share may grow meanwhile.
+		wait = min(max(wait, time.Millisecond), maxWait)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

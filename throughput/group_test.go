@@ -248,7 +248,8 @@ func checkWindows(t *testing.T, windows []float64, target float64) {
 }
 
 // TestGlobalGroupShares: processes sharing a global group take equal shares of its total while
-// they run, and the whole of it once the others stopped.
+// they run, and the whole of it once the others stopped (records without a share, as a crashed
+// process's record written by an older version, count in the number of processes).
 func TestGlobalGroupShares(t *testing.T) {
 	s, cc, _ := kit(t, 1000)
 	if err := s.CreateContainer("db", "control", "/groupId"); err != nil {
@@ -272,8 +273,8 @@ func TestGlobalGroupShares(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Total() != 600 || g.Target() != 600 {
-			t.Fatalf("total %v, target %v before Run, want 600 and 600", g.Total(), g.Target())
+		if g.Total() != 600 || g.Target() != 0 {
+			t.Fatalf("total %v, target %v before Run, want 600 and 0 (requests wait until it joins)", g.Total(), g.Target())
 		}
 		rctx, cancel := context.WithCancel(ctx)
 		cancels = append(cancels, cancel)
@@ -321,5 +322,78 @@ func TestGlobalGroupShares(t *testing.T) {
 	}
 	if _, err := throughput.NewGlobalGroup(ctx, cc, opts, throughput.GlobalOptions{Control: control, Renew: time.Second, Expiry: time.Second}); err == nil {
 		t.Error("an expiry shorter than twice the renewal accepted")
+	}
+}
+
+// TestGlobalGroupJoinWithinTotal: a process joining a global group whose only member holds the
+// whole total takes nothing until the member gives up half at its next renewal: the shares in
+// effect never add up to more than the total, at every moment, then settle at half each. A
+// group whose control container does not exist never joins: WaitJoined returns Run's error.
+func TestGlobalGroupJoinWithinTotal(t *testing.T) {
+	s, cc, _ := kit(t, 1000)
+	if err := s.CreateContainer("db", "control", "/groupId"); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	control, _ := admin.NewContainer("db", "control")
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	start := func(id string) *throughput.GlobalGroup {
+		g, err := throughput.NewGlobalGroup(ctx, cc, throughput.GroupOptions{Name: "import", TargetRUPerSecond: 600},
+			throughput.GlobalOptions{Control: control, ClientID: id, Renew: 50 * time.Millisecond, Expiry: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := g.Run(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+		if err := g.WaitJoined(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	a := start("a")
+	if a.Target() != 600 {
+		t.Fatalf("the only member takes %v, want 600", a.Target())
+	}
+	b := start("b")
+	// b's share rises only after a's record names a lower share, which a takes before writing
+	// it: read b first, so that a lower a is never paired with an older, higher b.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		sb := b.Target()
+		sa := a.Target()
+		if sa+sb > 600 {
+			t.Fatalf("a takes %v and b %v: more than the total 600", sa, sb)
+		}
+		if sa == 300 && sb == 300 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a takes %v and b %v, want 300 each", sa, sb)
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	missing, _ := admin.NewContainer("db", "no-such-control")
+	g, err := throughput.NewGlobalGroup(ctx, cc, throughput.GroupOptions{Name: "x", TargetRUPerSecond: 1}, throughput.GlobalOptions{Control: missing})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = g.Run(ctx)
+	}()
+	if err := g.WaitJoined(ctx); !errors.Is(err, cosmoserr.ErrNotFound) {
+		t.Errorf("WaitJoined with no control container: %v, want ErrNotFound", err)
 	}
 }

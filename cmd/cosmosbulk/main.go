@@ -4,6 +4,14 @@
 //
 //	cosmosbulk --database shop --container orders --file orders.jsonl [--checkpoint orders.ckpt]
 //	           [--max-ru 3000 | --max-fraction 0.3] [--low-priority] [--create]
+//	           [--global-group import [--control-container throughput-control]]
+//
+// With --global-group, the cap is shared by every process (cosmosbulk or any program with a
+// throughput.GlobalGroup) in the global group of that name, through the control container named
+// by --control-container (default throughput-control) in --database, which must exist,
+// partitioned on /groupId with time to live on (DefaultTimeToLive -1): each process takes an equal
+// share and a process joining waits for the others to give up theirs (at most 5 s). Without it
+// (the default), the cap is this process's own.
 //
 // The account comes from the environment as cosmoskit.ConfigFromEnv reads it (COSMOS_ENDPOINT and
 // COSMOS_KEY, or COSMOS_CONNECTION_STRING, or a Microsoft Entra ID credential). Each line is

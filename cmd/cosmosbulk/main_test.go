@@ -17,7 +17,12 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if args := os.Getenv(childArgsEnv); args != "" {
+		childMain(args) // a cosmosbulk process started by a test (global_test.go)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // writeLines writes n documents (ids d0..), with bad lines at the given line numbers.
 func writeLines(t *testing.T, n int, bad map[int]string) string {
@@ -136,9 +141,44 @@ func TestArgs(t *testing.T) {
 		{"--database", "db", "--container", "c", "--file", "f", "--max-ru", "1", "--max-fraction", "0.5"},
 		{"--database", "db", "--container", "c", "--file", "f", "--low-priority"},
 		{"--database", "db", "--container", "c", "--file", "f", "extra"},
+		{"--database", "db", "--container", "c", "--file", "f", "--global-group", "g"},
+		{"--database", "db", "--container", "c", "--file", "f", "--global-group", "g", "--max-ru", "1", "--control-container", ""},
 	} {
 		if _, err := parseArgs(args, &bytes.Buffer{}); err == nil {
 			t.Errorf("%q accepted", args)
 		}
+	}
+}
+
+// TestImportGlobalGroup: with --global-group the import takes part in the global group through
+// the control container (its record is written, and deleted when the import ends); a control
+// container that does not exist is an error naming it, before any line is sent.
+func TestImportGlobalGroup(t *testing.T) {
+	s := server(t)
+	if err := s.CreateContainer("db", "throughput-control", "/groupId"); err != nil {
+		t.Fatal(err)
+	}
+	file := writeLines(t, 300, nil)
+	args := []string{"--database", "db", "--container", "c", "--file", file, "--no-progress", "--max-ru", "3000", "--global-group", "import"}
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), args, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if got := count(t, s); len(got) != 300 {
+		t.Errorf("%d stored, want 300", len(got))
+	}
+	if n := s.Requests(cosmostest.RequestFilter{Container: "throughput-control", Operation: cosmostest.OpUpsertItem}); n == 0 {
+		t.Error("no record written to the control container")
+	}
+	if left, err := s.Dump("db", "throughput-control"); err != nil || len(left) != 0 {
+		t.Errorf("control container holds %d records after the import (%v), want its record deleted", len(left), err)
+	}
+	s.ResetRequests()
+	err := run(context.Background(), append(args, "--control-container", "missing"), &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "control container missing") {
+		t.Errorf("missing control container: %v", err)
+	}
+	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpExecuteBatch}); n != 0 {
+		t.Errorf("%d bulk requests sent without a control container", n)
 	}
 }

@@ -29,6 +29,7 @@ type options struct {
 	database, container, file, checkpoint string
 	maxRU, maxFraction                    float64
 	low, create, noBar                    bool
+	globalGroup, control                  string
 }
 
 func parseArgs(args []string, stderr io.Writer) (options, error) {
@@ -42,6 +43,8 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.maxRU, "max-ru", 0, "cap the import at this many RU/s (default: no cap)")
 	fs.Float64Var(&o.maxFraction, "max-fraction", 0, "cap the import at this fraction (0-1] of the container's provisioned RU/s (default: no cap)")
 	fs.BoolVar(&o.low, "low-priority", false, "send the import's requests with Low priority (needs a cap)")
+	fs.StringVar(&o.globalGroup, "global-group", "", "share the cap with every process in this global throughput group (needs a cap; default: none, the cap is this process's own)")
+	fs.StringVar(&o.control, "control-container", "throughput-control", "the global group's control container in --database, partitioned on /groupId with time to live on")
 	fs.BoolVar(&o.create, "create", false, "create instead of upsert (an existing id is reported, 409)")
 	fs.BoolVar(&o.noBar, "no-progress", false, "no progress bar")
 	if err := fs.Parse(args); err != nil {
@@ -58,6 +61,10 @@ func parseArgs(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("use --max-ru or --max-fraction, not both")
 	case o.low && o.maxRU == 0 && o.maxFraction == 0:
 		return o, errors.New("--low-priority needs --max-ru or --max-fraction")
+	case o.globalGroup != "" && o.maxRU == 0 && o.maxFraction == 0:
+		return o, errors.New("--global-group needs --max-ru or --max-fraction")
+	case o.globalGroup != "" && o.control == "":
+		return o, errors.New("--global-group needs --control-container")
 	}
 	return o, nil
 }
@@ -193,10 +200,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if o.low {
 			gopts.Priority = azcosmos.PriorityLevelLow
 		}
-		g, err := throughput.NewGroup(ctx, cc, gopts)
+		g, stopGroup, err := o.group(ctx, client, cc, gopts)
 		if err != nil {
 			return err
 		}
+		defer stopGroup()
 		ctx = throughput.WithGroup(ctx, g)
 	}
 
@@ -317,6 +325,37 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d lines failed", failed)
 	}
 	return nil
+}
+
+// group returns the import's throughput group: this process's own, or, with --global-group, its
+// share of a global group, renewed in the background until stop is called.
+func (o options) group(ctx context.Context, client *cosmoskit.Client, cc *azcosmos.ContainerClient, gopts throughput.GroupOptions) (*throughput.Group, func(), error) {
+	if o.globalGroup == "" {
+		g, err := throughput.NewGroup(ctx, cc, gopts)
+		return g, func() {}, err
+	}
+	control, err := client.Container(o.database, o.control)
+	if err != nil {
+		return nil, nil, err
+	}
+	gopts.Name = o.globalGroup
+	gg, err := throughput.NewGlobalGroup(ctx, cc, gopts, throughput.GlobalOptions{Control: control})
+	if err != nil {
+		return nil, nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = gg.Run(runCtx) // its only error, no control container, is WaitJoined's
+	}()
+	// Take part before sending: the first renewal counts this process and sets its share.
+	if err := gg.WaitJoined(ctx); err != nil {
+		cancel()
+		<-done
+		return nil, nil, fmt.Errorf("global group %s (control container %s): %w", o.globalGroup, o.control, err)
+	}
+	return gg.Group, func() { cancel(); <-done }, nil
 }
 
 // keyOf reads the partition key of a document at the container's paths.
