@@ -139,6 +139,7 @@ type execution struct {
 	distDrops   int             // rows dropped as duplicates of distToken
 	distBudget  int             // how many of those a page may drop (token_bounds.go)
 	lastSrc     *source         // ORDER BY: the source of the last row consumed
+	passthrough bool            // the original query goes to one range as it is (passthrough.go)
 }
 
 // start prepares a query: token checks first (before any request), then plan and ranges.
@@ -176,6 +177,7 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 	if err := ex.configure(query, p); err != nil {
 		return nil, err
 	}
+	ex.passThrough(query, p)
 	ex.targets = p.QueryRanges
 	all, err := c.routingMap(ctx)
 	if err != nil {
@@ -626,6 +628,10 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 	var err error
 	switch ex.shape {
 	case shapePlain, shapeOrderBy:
+		if ex.passthrough {
+			items, err = ex.passPage(ctx)
+			break
+		}
 		items, err = ex.stream(ctx)
 	default:
 		items, err = ex.nonStreaming(ctx)

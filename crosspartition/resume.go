@@ -41,6 +41,9 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 	if ex.shape == shapeOrderBy {
 		return ex.resumeOrderBy(t.Order, all)
 	}
+	if ex.passthrough {
+		return ex.resumePassthrough(t, all)
+	}
 	if err := checkPlainBounds(t, ex.backendCap); err != nil {
 		return err
 	}
