@@ -19,6 +19,20 @@ func (ex *execution) configure(query string, p *plan) error {
 	if qi.RewrittenQuery != "" {
 		ex.query = strings.ReplaceAll(qi.RewrittenQuery, orderByFilterToken, "true")
 	}
+	if err := ex.configureLimits(query, qi); err != nil {
+		return err
+	}
+	if err := ex.configureOrder(qi); err != nil {
+		return err
+	}
+	if err := ex.configureShape(p); err != nil {
+		return err
+	}
+	return ex.checkMerge(qi)
+}
+
+// configureLimits reads TOP, OFFSET and LIMIT.
+func (ex *execution) configureLimits(query string, qi *queryInfo) error {
 	ex.take = -1
 	if qi.Top == nil && qi.Limit == nil && paramLimit.MatchString(query) {
 		// A plan must carry the value of a parameterised TOP/LIMIT; without it the results would
@@ -40,6 +54,11 @@ func (ex *execution) configure(query string, p *plan) error {
 	if ex.take < -1 || ex.skip < 0 {
 		return &UnsupportedError{Construct: "a negative TOP, OFFSET or LIMIT"}
 	}
+	return nil
+}
+
+// configureOrder reads DISTINCT and the ORDER BY directions.
+func (ex *execution) configureOrder(qi *queryInfo) error {
 	switch qi.DistinctType {
 	case "", "None":
 	case "Ordered", "Unordered":
@@ -58,6 +77,12 @@ func (ex *execution) configure(query string, p *plan) error {
 			return &UnsupportedError{Construct: "ORDER BY direction " + d}
 		}
 	}
+	return nil
+}
+
+// configureShape chooses how the ranges' rows are merged, refusing what a shape cannot answer.
+func (ex *execution) configureShape(p *plan) error {
+	qi := p.QueryInfo
 	hasGroups := len(qi.GroupByExpressions) > 0 || len(qi.GroupByAliasToAggregateType) > 0
 	switch {
 	case qi.HasNonStreamingOrderBy:
@@ -91,6 +116,11 @@ func (ex *execution) configure(query string, p *plan) error {
 			return &UnsupportedError{Construct: "this query", Reason: "the gateway refuses it across partitions and its plan names no operation to merge (an aggregate inside an expression, or TOP/ORDER BY/DISTINCT in a subquery)"}
 		}
 	}
+	return nil
+}
+
+// checkMerge refuses the combinations the merge of the chosen shape would answer wrongly.
+func (ex *execution) checkMerge(qi *queryInfo) error {
 	if (ex.shape == shapeAggregate || ex.shape == shapeGroupBy || ex.shape == shapeDCount) && qi.RewrittenQuery == "" {
 		return &UnsupportedError{Construct: "this aggregate or GROUP BY", Reason: "the gateway's plan has no rewrittenQuery for it"}
 	}

@@ -145,15 +145,9 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 			return nil, &NotResumableError{Construct: "aggregates, GROUP BY, ORDER BY VectorDistance or ORDER BY RANK"}
 		}
 	}
-	p := c.pc.get(ex.bind)
-	if p == nil {
-		var charge float32
-		p, charge, err = c.fetchPlan(ctx, prefix, query, o.QueryParameters, o)
-		ex.charge += charge
-		if err != nil {
-			return nil, err
-		}
-		c.pc.put(ex.bind, p)
+	p, err := ex.plan(ctx, query)
+	if err != nil {
+		return nil, err
 	}
 	if err := ex.configure(query, p); err != nil {
 		return nil, err
@@ -183,6 +177,21 @@ func (c *Container) start(ctx context.Context, query string, prefix *azcosmos.Pa
 	return ex, nil
 }
 
+// plan returns the query's plan: the cached one, else the gateway's (its charge counted).
+func (ex *execution) plan(ctx context.Context, query string) (*plan, error) {
+	c := ex.c
+	if p := c.pc.get(ex.bind); p != nil {
+		return p, nil
+	}
+	p, charge, err := c.fetchPlan(ctx, ex.prefix, query, ex.params, ex.opts)
+	ex.charge += charge
+	if err != nil {
+		return nil, err
+	}
+	c.pc.put(ex.bind, p)
+	return p, nil
+}
+
 // nextPage returns the next page of results.
 func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse, error) {
 	var items [][]byte
@@ -206,21 +215,7 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 	ex.totalRows += ex.rows
 	ex.totalCharge += ex.charge
 	defer func() { ex.charge, ex.touched, ex.rows, ex.requests = 0, map[string]bool{}, 0, 0 }()
-	if span := trace.SpanFromContext(ctx); span.IsRecording() {
-		ids := make([]string, 0, len(ex.touched))
-		for id := range ex.touched {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		span.SetAttributes(
-			attribute.StringSlice("cosmoskit.crosspartition.ranges", ids),
-			attribute.Float64("cosmoskit.crosspartition.request_charge", float64(ex.charge)),
-			attribute.Int("cosmoskit.crosspartition.requests", ex.requests),
-			attribute.Int("cosmoskit.crosspartition.rows_fetched", ex.rows),
-			attribute.Int("cosmoskit.crosspartition.query.rows_fetched", ex.totalRows),
-			attribute.Float64("cosmoskit.crosspartition.query.request_charge", float64(ex.totalCharge)),
-		)
-	}
+	ex.annotate(ctx)
 	if err != nil {
 		return resp, err
 	}
@@ -229,4 +224,25 @@ func (ex *execution) nextPage(ctx context.Context) (azcosmos.QueryItemsResponse,
 		resp.ContinuationToken = &t
 	}
 	return resp, nil
+}
+
+// annotate gives the span in ctx the page's ranges, requests, rows and charge, and the query's.
+func (ex *execution) annotate(ctx context.Context) {
+	span := trace.SpanFromContext(ctx)
+	if !span.IsRecording() {
+		return
+	}
+	ids := make([]string, 0, len(ex.touched))
+	for id := range ex.touched {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	span.SetAttributes(
+		attribute.StringSlice("cosmoskit.crosspartition.ranges", ids),
+		attribute.Float64("cosmoskit.crosspartition.request_charge", float64(ex.charge)),
+		attribute.Int("cosmoskit.crosspartition.requests", ex.requests),
+		attribute.Int("cosmoskit.crosspartition.rows_fetched", ex.rows),
+		attribute.Int("cosmoskit.crosspartition.query.rows_fetched", ex.totalRows),
+		attribute.Float64("cosmoskit.crosspartition.query.request_charge", float64(ex.totalCharge)),
+	)
 }

@@ -63,22 +63,9 @@ func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 			if len(slab) < len(ex.desc) {
 				slab = make([]any, len(ex.desc)*(len(items)-len(rows)))
 			}
-			keys := slab[:len(ex.desc):len(ex.desc)]
-			kraw, out, rid, ok := []byte(nil), []byte(nil), []byte(nil), false
-			if json.Valid(it) {
-				kraw, out, rid, ok = parseOrderByRow(it, keys)
-			}
-			if ok {
-				slab = slab[len(ex.desc):]
-			} else {
-				var err error
-				if keys, kraw, out, rid, err = parseOrderByRowSlow(it, len(ex.desc)); err != nil {
-					return nil, err
-				}
-			}
-			r := row{out: out, keys: keys, kraw: kraw, rid: rid}
-			if rid == nil {
-				r.hash = rawHash(it) // told apart by content when tied (resume_orderby.go)
+			r, err := ex.parseOrderedRow(it, &slab)
+			if err != nil {
+				return nil, err
 			}
 			rows = append(rows, r)
 		case shapePlain:
@@ -98,39 +85,36 @@ func (ex *execution) parseRows(items [][]byte) ([]row, error) {
 	return rows, nil
 }
 
+// parseOrderedRow decodes a row of an ORDER BY query ({"orderByItems": [...], "payload": ...,
+// "_rid": ...}), its ORDER BY values taken from slab (which it advances) when it can.
+func (ex *execution) parseOrderedRow(it []byte, slab *[]any) (row, error) {
+	keys := (*slab)[:len(ex.desc):len(ex.desc)]
+	kraw, out, rid, ok := []byte(nil), []byte(nil), []byte(nil), false
+	if json.Valid(it) {
+		kraw, out, rid, ok = parseOrderByRow(it, keys)
+	}
+	if ok {
+		*slab = (*slab)[len(ex.desc):]
+	} else {
+		var err error
+		if keys, kraw, out, rid, err = parseOrderByRowSlow(it, len(ex.desc)); err != nil {
+			return row{}, err
+		}
+	}
+	r := row{out: out, keys: keys, kraw: kraw, rid: rid}
+	if rid == nil {
+		r.hash = rawHash(it) // told apart by content when tied (resume_orderby.go)
+	}
+	return r, nil
+}
+
 // fetchAll makes every unfinished source hold a row, reading ranges in parallel (one range, the
 // common case once the first pages are in, is read on the caller's goroutine).
 func (ex *execution) fetchAll(ctx context.Context, need []*source) error {
 	for len(need) > 0 {
-		var gone []*source
-		if len(need) == 1 {
-			err := ex.fetch(ctx, need[0])
-			var eg errGone
-			if errors.As(err, &eg) {
-				gone = need[:1:1]
-			} else if err != nil {
-				return err
-			}
-		} else {
-			g, gctx := errgroup.WithContext(ctx)
-			g.SetLimit(ex.c.opts.MaxConcurrency)
-			var mu sync.Mutex
-			for _, s := range need {
-				g.Go(func() error {
-					err := ex.fetch(gctx, s)
-					var eg errGone
-					if errors.As(err, &eg) {
-						mu.Lock()
-						gone = append(gone, s)
-						mu.Unlock()
-						return nil
-					}
-					return err
-				})
-			}
-			if err := g.Wait(); err != nil {
-				return err
-			}
+		gone, err := ex.fetchRound(ctx, need)
+		if err != nil {
+			return err
 		}
 		need = need[:0:0]
 		for _, s := range gone {
@@ -143,6 +127,40 @@ func (ex *execution) fetchAll(ctx context.Context, need []*source) error {
 		}
 	}
 	return nil
+}
+
+// fetchRound fetches a page of every source of need, at most Options.MaxConcurrency at a time, and
+// returns those whose range is gone.
+func (ex *execution) fetchRound(ctx context.Context, need []*source) ([]*source, error) {
+	if len(need) == 1 {
+		err := ex.fetch(ctx, need[0])
+		var eg errGone
+		if errors.As(err, &eg) {
+			return need[:1:1], nil
+		}
+		return nil, err
+	}
+	var gone []*source
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(ex.c.opts.MaxConcurrency)
+	var mu sync.Mutex
+	for _, s := range need {
+		g.Go(func() error {
+			err := ex.fetch(gctx, s)
+			var eg errGone
+			if errors.As(err, &eg) {
+				mu.Lock()
+				gone = append(gone, s)
+				mu.Unlock()
+				return nil
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return gone, nil
 }
 
 // ready makes the sources the merge looks at (every source for ORDER BY, the current one for a

@@ -116,24 +116,32 @@ func (ex *execution) stream(ctx context.Context) ([][]byte, error) {
 		ex.ended = true
 		return items, nil
 	}
-	// Make sure a token is not returned for a query that has nothing left, and that it does not
-	// stop before rows this page's DISTINCT drops (a resumed page then starts with a new row).
+	if err := ex.settle(ctx); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+// settle follows a full page: it makes sure a token is not returned for a query that has nothing
+// left, and that it does not stop before rows this page's DISTINCT drops (a resumed page then
+// starts with a new row).
+func (ex *execution) settle(ctx context.Context) error {
 	ex.pageNeed = 1
 	for ex.distDrops <= ex.distBudget {
 		s, err := ex.head(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if s == nil {
 			ex.ended = true
-			break
+			return nil
 		}
 		if !ex.duplicate(s.buf[s.pos]) {
-			break
+			return nil
 		}
 		ex.emit(ex.consume(s))
 	}
-	return items, nil
+	return nil
 }
 
 // duplicate reports whether emit would drop r as undefined or as a DISTINCT duplicate.
