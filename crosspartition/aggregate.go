@@ -49,40 +49,15 @@ func (ex *execution) drain(ctx context.Context) ([][]row, error) {
 		var next []*source
 		for _, s := range work {
 			g.Go(func() error {
-				var rows []row
-				for {
-					err := ex.fetch(gctx, s)
-					var eg errGone
-					if errors.As(err, &eg) {
-						kids, err := ex.children(gctx, s)
-						if err != nil {
-							return err
-						}
-						mu.Lock()
-						next = append(next, kids...)
-						mu.Unlock()
-						return nil
-					}
-					if err != nil {
-						return err
-					}
-					if s.pos >= len(s.buf) {
-						break
-					}
-					if rows == nil {
-						rows = s.buf[s.pos:] // the page's own rows: s.buf is replaced, never reused
-					} else {
-						rows = append(rows, s.buf[s.pos:]...)
-					}
-					s.pos = len(s.buf)
-					if ex.shape == shapeNonStreaming && len(rows) > 2*bound+64 {
-						rows = ex.topK(rows, bound)
-					}
-				}
+				rows, kids, err := ex.drainOne(gctx, s, bound)
 				mu.Lock()
-				parts = append(parts, part{s.r.Min, rows})
-				mu.Unlock()
-				return nil
+				defer mu.Unlock()
+				if kids != nil {
+					next = append(next, kids...)
+				} else if err == nil {
+					parts = append(parts, part{s.r.Min, rows})
+				}
+				return err
 			})
 		}
 		if err := g.Wait(); err != nil {
@@ -96,6 +71,38 @@ func (ex *execution) drain(ctx context.Context) ([][]row, error) {
 		out[i] = p.rows
 	}
 	return out, nil
+}
+
+// drainOne reads s to its end and returns its rows, or, if its range split, the sources of its
+// children (its own rows discarded). A non-streaming ORDER BY keeps about bound rows.
+func (ex *execution) drainOne(ctx context.Context, s *source, bound int) ([]row, []*source, error) {
+	var rows []row
+	for {
+		err := ex.fetch(ctx, s)
+		var eg errGone
+		if errors.As(err, &eg) {
+			kids, err := ex.children(ctx, s)
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, kids, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if s.pos >= len(s.buf) {
+			return rows, nil, nil
+		}
+		if rows == nil {
+			rows = s.buf[s.pos:] // the page's own rows: s.buf is replaced, never reused
+		} else {
+			rows = append(rows, s.buf[s.pos:]...)
+		}
+		s.pos = len(s.buf)
+		if ex.shape == shapeNonStreaming && len(rows) > 2*bound+64 {
+			rows = ex.topK(rows, bound)
+		}
+	}
 }
 
 // topK keeps the first k rows in ORDER BY order (stable: earlier rows win ties).
@@ -165,86 +172,110 @@ func (a *aggregator) add(entry map[string]json.RawMessage) error {
 	}
 	switch a.kind {
 	case "MakeList", "MakeSet":
-		// Each range answers the array of its values (MAKESET: without duplicates); the merge
-		// concatenates them, MAKESET dropping values another range had.
-		switch v := item.(type) {
-		case undefinedT:
-		case []any:
-			for _, e := range v {
-				if a.kind == "MakeSet" {
-					k := string(marshal(e))
-					if a.seen[k] {
-						continue
-					}
-					a.seen[k] = true
-				}
-				a.list = append(a.list, e)
-			}
-		default:
-			return &PlanError{Reason: "a partial " + a.kind + " is not an array"}
-		}
+		return a.addList(item)
 	case "Count", "Sum":
-		switch v := item.(type) {
-		case float64:
-			a.sum += v
-		case undefinedT:
-			if a.kind == "Sum" {
-				a.undef = true // the range summed a non-number
-			}
-		default:
-			return &PlanError{Reason: "a partial " + a.kind + " is not a number"}
-		}
+		return a.addSum(item)
 	case "Average":
-		var p struct {
-			Sum   *float64 `json:"sum"`
-			Count float64  `json:"count"`
-		}
-		if len(entry["item"]) > 0 {
-			if err := json.Unmarshal(entry["item"], &p); err != nil {
-				return &PlanError{Reason: "a partial AVG is not {sum, count}"}
-			}
-		}
-		if p.Count > 0 && p.Sum == nil {
-			a.undef = true
-		}
-		if p.Sum != nil {
-			a.sum += *p.Sum
-		}
-		a.count += p.Count
+		return a.addAverage(entry["item"])
 	case "Min", "Max":
-		cand := item
-		if raw, ok := entry["item2"]; ok {
-			var p map[string]json.RawMessage
-			if err := json.Unmarshal(raw, &p); err != nil {
-				return &PlanError{Reason: "a partial " + a.kind + " is malformed"}
+		return a.addMinMax(item, entry)
+	}
+	return nil
+}
+
+// addList merges a range's MAKELIST or MAKESET: each range answers the array of its values (MAKESET:
+// without duplicates); the merge concatenates them, MAKESET dropping values another range had.
+func (a *aggregator) addList(item any) error {
+	switch v := item.(type) {
+	case undefinedT:
+	case []any:
+		for _, e := range v {
+			if a.kind == "MakeSet" {
+				k := string(marshal(e))
+				if a.seen[k] {
+					continue
+				}
+				a.seen[k] = true
 			}
-			var n float64
-			_ = json.Unmarshal(p["count"], &n)
-			if n == 0 {
-				return nil
-			}
-			key := "min"
-			if a.kind == "Max" {
-				key = "max"
-			}
-			if cand, err = decode(p[key]); err != nil {
-				return err
-			}
-			if isUndef(cand) {
-				a.undef = true // the range had values MIN/MAX cannot order
-				return nil
-			}
+			a.list = append(a.list, e)
 		}
-		switch cand.(type) {
-		case undefinedT:
+	default:
+		return &PlanError{Reason: "a partial " + a.kind + " is not an array"}
+	}
+	return nil
+}
+
+// addSum merges a range's COUNT or SUM.
+func (a *aggregator) addSum(item any) error {
+	switch v := item.(type) {
+	case float64:
+		a.sum += v
+	case undefinedT:
+		if a.kind == "Sum" {
+			a.undef = true // the range summed a non-number
+		}
+	default:
+		return &PlanError{Reason: "a partial " + a.kind + " is not a number"}
+	}
+	return nil
+}
+
+// addAverage merges a range's AVG, {sum, count}.
+func (a *aggregator) addAverage(raw json.RawMessage) error {
+	var p struct {
+		Sum   *float64 `json:"sum"`
+		Count float64  `json:"count"`
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return &PlanError{Reason: "a partial AVG is not {sum, count}"}
+		}
+	}
+	if p.Count > 0 && p.Sum == nil {
+		a.undef = true
+	}
+	if p.Sum != nil {
+		a.sum += *p.Sum
+	}
+	a.count += p.Count
+	return nil
+}
+
+// addMinMax merges a range's MIN or MAX: item, or the {min|max, count} of entry's item2.
+func (a *aggregator) addMinMax(item any, entry map[string]json.RawMessage) error {
+	cand := item
+	if raw, ok := entry["item2"]; ok {
+		var p map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return &PlanError{Reason: "a partial " + a.kind + " is malformed"}
+		}
+		var n float64
+		_ = json.Unmarshal(p["count"], &n)
+		if n == 0 {
 			return nil
-		case []any, map[string]any:
-			a.undef = true
+		}
+		key := "min"
+		if a.kind == "Max" {
+			key = "max"
+		}
+		var err error
+		if cand, err = decode(p[key]); err != nil {
+			return err
+		}
+		if isUndef(cand) {
+			a.undef = true // the range had values MIN/MAX cannot order
 			return nil
 		}
-		if c := compareValues(cand, a.best); isUndef(a.best) || a.kind == "Min" && c < 0 || a.kind == "Max" && c > 0 {
-			a.best = cand
-		}
+	}
+	switch cand.(type) {
+	case undefinedT:
+		return nil
+	case []any, map[string]any:
+		a.undef = true
+		return nil
+	}
+	if c := compareValues(cand, a.best); isUndef(a.best) || a.kind == "Min" && c < 0 || a.kind == "Max" && c > 0 {
+		a.best = cand
 	}
 	return nil
 }
@@ -334,99 +365,135 @@ type group struct {
 // VALUE (rows {"payload": {alias: {"item": partial}}}).
 func (ex *execution) groupBy(parts [][]row) ([][]byte, error) {
 	qi := ex.qi
-	index := map[uint64]*group{}
-	var order []*group
 	valueAgg := qi.HasSelectValue && len(qi.Aggregates) > 0
 	if valueAgg && len(qi.Aggregates) != 1 {
 		return nil, &UnsupportedError{Construct: "several aggregates in SELECT VALUE with GROUP BY"}
 	}
+	gs := groups{index: map[uint64]*group{}}
 	for _, p := range parts {
 		for _, r := range p {
-			var d struct {
-				Keys    json.RawMessage `json:"groupByItems"`
-				Payload json.RawMessage `json:"payload"`
-			}
-			if err := json.Unmarshal(r.out, &d); err != nil {
-				return nil, &PlanError{Reason: "a row of the rewritten GROUP BY query is malformed"}
-			}
-			var fields map[string]json.RawMessage
-			if len(qi.GroupByAliasToAggregateType) > 0 {
-				if err := json.Unmarshal(d.Payload, &fields); err != nil {
-					return nil, &PlanError{Reason: "a row of the rewritten GROUP BY query has no payload object"}
-				}
-			}
-			var key uint64
-			if len(d.Keys) > 0 {
-				keys, err := parseItems(d.Keys)
-				if err != nil {
-					return nil, &PlanError{Reason: "a row of the rewritten GROUP BY query has malformed groupByItems"}
-				}
-				key = hashValue(keys)
-			}
-			g := index[key]
-			if g == nil {
-				g = &group{aggs: map[string]*aggregator{}, plain: map[string]json.RawMessage{}}
-				g.first = d.Payload
-				index[key] = g
-				order = append(order, g)
-			}
-			if valueAgg {
-				a := g.aggs[""]
-				if a == nil {
-					var err error
-					if a, err = newAggregator(qi.Aggregates[0]); err != nil {
-						return nil, err
-					}
-					g.aggs[""] = a
-				}
-				var entries []map[string]json.RawMessage
-				if err := json.Unmarshal(d.Payload, &entries); err != nil || len(entries) != 1 {
-					return nil, &PlanError{Reason: "a row of the rewritten GROUP BY query is not [{\"item\": ...}]"}
-				}
-				if err := a.add(entries[0]); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			for alias, kind := range qi.GroupByAliasToAggregateType {
-				if kind == nil {
-					if _, ok := g.plain[alias]; !ok {
-						g.plain[alias] = fields[alias]
-					}
-					continue
-				}
-				a := g.aggs[alias]
-				if a == nil {
-					var err error
-					if a, err = newAggregator(*kind); err != nil {
-						return nil, err
-					}
-					g.aggs[alias] = a
-				}
-				var entry map[string]json.RawMessage
-				if raw := fields[alias]; len(raw) > 0 {
-					if err := json.Unmarshal(raw, &entry); err != nil {
-						return nil, &PlanError{Reason: "a partial aggregate of the rewritten GROUP BY query is malformed"}
-					}
-				}
-				if err := a.add(entry); err != nil {
-					return nil, err
-				}
+			if err := gs.add(qi, r, valueAgg); err != nil {
+				return nil, err
 			}
 		}
 	}
+	out, err := groupResults(qi, gs.order, valueAgg)
+	if err != nil {
+		return nil, err
+	}
+	return ex.limitRows(out), nil
+}
+
+// groups are the groups merged so far, by the hash of their keys and in order of first appearance.
+type groups struct {
+	index map[uint64]*group
+	order []*group
+}
+
+// add merges one row of a range's rewritten GROUP BY query into its group.
+func (gs *groups) add(qi *queryInfo, r row, valueAgg bool) error {
+	var d struct {
+		Keys    json.RawMessage `json:"groupByItems"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(r.out, &d); err != nil {
+		return &PlanError{Reason: "a row of the rewritten GROUP BY query is malformed"}
+	}
+	var fields map[string]json.RawMessage
+	if len(qi.GroupByAliasToAggregateType) > 0 {
+		if err := json.Unmarshal(d.Payload, &fields); err != nil {
+			return &PlanError{Reason: "a row of the rewritten GROUP BY query has no payload object"}
+		}
+	}
+	var key uint64
+	if len(d.Keys) > 0 {
+		keys, err := parseItems(d.Keys)
+		if err != nil {
+			return &PlanError{Reason: "a row of the rewritten GROUP BY query has malformed groupByItems"}
+		}
+		key = hashValue(keys)
+	}
+	g := gs.index[key]
+	if g == nil {
+		g = &group{aggs: map[string]*aggregator{}, plain: map[string]json.RawMessage{}}
+		g.first = d.Payload
+		gs.index[key] = g
+		gs.order = append(gs.order, g)
+	}
+	if valueAgg {
+		return g.addValue(qi.Aggregates[0], d.Payload)
+	}
+	return g.addFields(qi, fields)
+}
+
+// aggregator returns the group's aggregator for alias, making one of kind if it has none.
+func (g *group) aggregator(alias, kind string) (*aggregator, error) {
+	if a := g.aggs[alias]; a != nil {
+		return a, nil
+	}
+	a, err := newAggregator(kind)
+	if err != nil {
+		return nil, err
+	}
+	g.aggs[alias] = a
+	return a, nil
+}
+
+// addValue merges a SELECT VALUE aggregate's partial result ([{"item": ...}]).
+func (g *group) addValue(kind string, payload json.RawMessage) error {
+	a, err := g.aggregator("", kind)
+	if err != nil {
+		return err
+	}
+	var entries []map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &entries); err != nil || len(entries) != 1 {
+		return &PlanError{Reason: "a row of the rewritten GROUP BY query is not [{\"item\": ...}]"}
+	}
+	return a.add(entries[0])
+}
+
+// addFields merges the aliases of a payload: partial aggregates, and the first value of the others.
+func (g *group) addFields(qi *queryInfo, fields map[string]json.RawMessage) error {
+	for alias, kind := range qi.GroupByAliasToAggregateType {
+		if kind == nil {
+			if _, ok := g.plain[alias]; !ok {
+				g.plain[alias] = fields[alias]
+			}
+			continue
+		}
+		a, err := g.aggregator(alias, *kind)
+		if err != nil {
+			return err
+		}
+		var entry map[string]json.RawMessage
+		if raw := fields[alias]; len(raw) > 0 {
+			if err := json.Unmarshal(raw, &entry); err != nil {
+				return &PlanError{Reason: "a partial aggregate of the rewritten GROUP BY query is malformed"}
+			}
+		}
+		if err := a.add(entry); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// value is the group's value of alias: its aggregate's result, or the value taken from a row.
+func (g *group) value(alias string) any {
+	if a := g.aggs[alias]; a != nil {
+		return a.result()
+	}
+	v, err := decode(g.plain[alias])
+	if err != nil {
+		return undefined
+	}
+	return v
+}
+
+// groupResults returns the result row of each group, in order.
+func groupResults(qi *queryInfo, order []*group, valueAgg bool) ([][]byte, error) {
 	var out [][]byte
 	for _, g := range order {
-		value := func(alias string) any {
-			if a := g.aggs[alias]; a != nil {
-				return a.result()
-			}
-			v, err := decode(g.plain[alias])
-			if err != nil {
-				return undefined
-			}
-			return v
-		}
 		switch {
 		case valueAgg:
 			if v := g.aggs[""].result(); !isUndef(v) {
@@ -441,7 +508,7 @@ func (ex *execution) groupBy(parts [][]row) ([][]byte, error) {
 			if len(qi.GroupByAliases) != 1 {
 				return nil, &UnsupportedError{Construct: "SELECT VALUE with several GROUP BY aliases"}
 			}
-			v := value(qi.GroupByAliases[0])
+			v := g.value(qi.GroupByAliases[0])
 			if isUndef(v) {
 				continue
 			}
@@ -449,14 +516,14 @@ func (ex *execution) groupBy(parts [][]row) ([][]byte, error) {
 		default:
 			obj := make(orderedObject, 0, len(qi.GroupByAliases))
 			for _, alias := range qi.GroupByAliases {
-				if v := value(alias); !isUndef(v) {
+				if v := g.value(alias); !isUndef(v) {
 					obj = append(obj, field{alias, v})
 				}
 			}
 			out = append(out, obj.marshal())
 		}
 	}
-	return ex.limitRows(out), nil
+	return out, nil
 }
 
 // orderedObject marshals properties in the query's SELECT order.

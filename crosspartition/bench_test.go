@@ -19,6 +19,7 @@ var (
 	benchOnce sync.Once
 	benchX    map[int]*Container
 	benchRaw  map[int]*azcosmos.ContainerClient // the same containers, for plain azcosmos queries
+	benchSrv  map[int]*cosmostest.Server        // their servers, for request counts
 	benchErr  error
 	// benchServers are closed by TestMain.
 	benchServers []*cosmostest.Server
@@ -29,7 +30,7 @@ var (
 func benchContainers(b *testing.B) map[int]*Container {
 	b.Helper()
 	benchOnce.Do(func() {
-		benchX, benchRaw = map[int]*Container{}, map[int]*azcosmos.ContainerClient{}
+		benchX, benchRaw, benchSrv = map[int]*Container{}, map[int]*azcosmos.ContainerClient{}, map[int]*cosmostest.Server{}
 		for _, n := range []int{1, 8} {
 			s, err := cosmostest.Start(cosmostest.WithPartitionCount(n), cosmostest.WithHTTP())
 			if err != nil {
@@ -37,6 +38,7 @@ func benchContainers(b *testing.B) map[int]*Container {
 				return
 			}
 			benchServers = append(benchServers, s)
+			benchSrv[n] = s
 			client, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 			if err != nil {
 				benchErr = err
@@ -160,5 +162,46 @@ func benchPager(b *testing.B, ctx context.Context, want int, newPager func() pag
 		if got != want {
 			b.Fatalf("%d rows, want %d", got, want)
 		}
+	}
+}
+
+// BenchmarkPassthrough reads the 20 documents of one logical partition in ORDER BY order on 8
+// physical partitions: through one pager (page size 100: one page), and page by page (page size 5),
+// each page from the previous page's token in a new pager, as a web service pages. The query is
+// passed through to the range holding the partition (passthrough.go); requests/op counts the
+// query requests (the plan is cached after the first).
+func BenchmarkPassthrough(b *testing.B) {
+	xs := benchContainers(b)
+	const q = "SELECT c.id, c.n FROM c WHERE c.pk = 'p7' ORDER BY c.n DESC"
+	for _, size := range []int32{100, 5} {
+		name := "pager"
+		if size == 5 {
+			name = "resumed"
+		}
+		b.Run(name, func(b *testing.B) {
+			x, s := xs[8], benchSrv[8]
+			ctx := context.Background()
+			b.ReportAllocs()
+			s.ResetRequests()
+			for b.Loop() {
+				var tok *string
+				got := 0
+				for {
+					p := x.NewQueryItemsPager(q, &azcosmos.QueryOptions{PageSizeHint: size, ContinuationToken: tok})
+					resp, err := p.NextPage(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					got += len(resp.Items)
+					if tok = resp.ContinuationToken; tok == nil {
+						break
+					}
+				}
+				if got != 20 {
+					b.Fatalf("%d rows, want 20", got)
+				}
+			}
+			b.ReportMetric(float64(s.Requests(cosmostest.RequestFilter{ResourceType: cosmostest.ResourceDocument}))/float64(b.N), "requests/op")
+		})
 	}
 }

@@ -286,7 +286,9 @@ func compare(want *expected, got []string, gotKeys [][]any, desc []bool) string 
 	// must hold the same rows (in any order: ties are broken by partition, as the SDKs do),
 	// except a run cut by TOP/LIMIT, which may hold any of the tied rows.
 	for i := range got {
-		if compareKeys(gotKeys[i], want.keys[i], desc) != 0 {
+		// A query passed through to one range (passthrough.go) has no ORDER BY values: the
+		// backend ordered its rows, which the runs of tied rows below still check.
+		if gotKeys[i] != nil && compareKeys(gotKeys[i], want.keys[i], desc) != 0 {
 			return fmt.Sprintf("ORDER BY values differ at row %d: got %v, want %v\n got %v\nwant %v", i, gotKeys[i], want.keys[i], got, want.rows)
 		}
 	}

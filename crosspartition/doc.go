@@ -24,6 +24,14 @@
 //   - Targeting: the container's partition key ranges (read through the SDK and cached; see
 //     below) that overlap the plan's queryRanges, each sent with x-ms-documentdb-partitionkeyrangeid.
 //     A query whose WHERE pins the partition key goes to that one range.
+//   - Passthrough: a query whose plan targets one logical partition (its queryRanges one EPK
+//     value) and that needs no client-side merge (no aggregates, DISTINCT, GROUP BY, ORDER BY
+//     VectorDistance or RANK) is sent as it is, with its parameters, to that one range, which
+//     orders and limits it itself, as the .NET SDK passes such a query through (passthrough.go):
+//     each page is one backend page, one request; its token holds the backend continuation, and a
+//     split of the range goes on on the child holding the partition. ORDER BY, TOP and OFFSET over
+//     several logical partitions take the general path even on one physical partition (a split
+//     would leave their backend continuation on two children).
 //   - Merging: streaming ORDER BY is a k-way merge on orderByItems in Cosmos DB's cross-type order
 //     (undefined < null < booleans < numbers < strings < arrays < objects), ties going to the range
 //     earlier in EPK order and then to the range's own order, as the SDKs do; then DISTINCT
@@ -73,14 +81,16 @@
 // rows that left the page in between — deleted, or updated out of the filter — cost no unseen row;
 // a used row changed since comes again with its new values); it resumes with the PageSizeHint it
 // was returned with or a larger one (a smaller one may not hold its position:
-// cosmoserr.ErrInvalidToken). An ORDER BY token holds no backend continuation: the last
-// row returned, by its ORDER BY values and _rid, and its range's EPK bounds, as the .NET SDK's
-// OrderByContinuationToken (orderByItems, rid, skipCount). Each range is then queried afresh with
-// the plan's resume filter (the {documentdb-formattableorderbyquery-filter} placeholder): the
-// rows strictly after those values for the ranges before that range, at or after them for that
-// range and those after it, written over every ORDER BY key ((a after x) OR (a = x AND b after y)),
-// in the cross-type order with IS_* checks, values as parameters, never spliced. In that range the
-// merge drops the rows tied with the last values up to its _rid, in the order the service returns
+// cosmoserr.ErrInvalidToken). A passed-through query's token holds its range's backend
+// continuation and nothing else (anything else is cosmoserr.ErrInvalidToken, nothing sent), so a
+// crafted one costs one request, as a legitimate one. An ORDER BY token holds no backend
+// continuation: the last row returned, by its ORDER BY values and _rid, and its range's EPK
+// bounds, as the .NET SDK's OrderByContinuationToken (orderByItems, rid, skipCount). Each range is
+// then queried afresh with the plan's resume filter (the {documentdb-formattableorderbyquery-filter}
+// placeholder): the rows strictly after those values for the ranges before that range, at or after
+// them for that range and those after it, written over every ORDER BY key ((a after x) OR (a = x
+// AND b after y)), in the cross-type order with IS_* checks, values as parameters, never spliced.
+// In that range the merge drops the rows tied with the last values up to its _rid, in the order the service returns
 // tied rows (by _rid, learnt from the rows); rows without a _rid (FROM x IN c.items) are told apart
 // by content. So a resumed ORDER BY returns every row that existed throughout the read exactly
 // once and in order, whatever was written or deleted between pages (a queue drained in key order

@@ -161,28 +161,77 @@ func parseHybridRow(b []byte, components int) (hybridRow, error) {
 // hybridResults runs the hybrid search and returns every result in order, after skip and take.
 func (ex *execution) hybridResults(ctx context.Context) ([][]byte, error) {
 	hi := ex.hybrid
+	stats, err := ex.globalStatistics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	perComponent, err := ex.componentRows(ctx, stats)
+	if err != nil {
+		return nil, err
+	}
+	n := len(hi.ComponentQueryInfos)
+	desc := make([]bool, n)
+	for i, ci := range hi.ComponentQueryInfos {
+		desc[i] = ci.OrderBy[0] == "Descending"
+		perComponent[i] = globalTop(perComponent[i], desc[i], ci)
+	}
+	var ordered []hybridRow
+	if n == 1 {
+		ordered = perComponent[0]
+	} else {
+		ordered = fuse(perComponent, desc, hi.ComponentWeights)
+	}
+	var out [][]byte
+	for _, r := range ordered {
+		if r.out == nil { // the projection is undefined for this document: no row
+			continue
+		}
+		if ex.skip > 0 {
+			ex.skip--
+			continue
+		}
+		if ex.take == 0 {
+			break
+		}
+		ex.take--
+		out = append(out, r.out)
+	}
+	return out, nil
+}
+
+// globalStatistics runs the plan's global statistics query on every range and sums the answers
+// (none when the plan needs none).
+func (ex *execution) globalStatistics(ctx context.Context) (*globalStatistics, error) {
 	stats := &globalStatistics{}
-	if hi.RequiresGlobalStatistics {
-		all, err := ex.c.routingMap(ctx)
-		if err != nil {
-			return nil, err
-		}
-		parts, err := ex.runEverywhere(ctx, all, hi.GlobalStatisticsQuery)
-		if err != nil {
-			return nil, err
-		}
-		for _, rows := range parts {
-			for _, b := range rows {
-				var g globalStatistics
-				if err := json.Unmarshal(b, &g); err != nil {
-					return nil, &PlanError{Reason: "a range's global statistics cannot be read: " + err.Error()}
-				}
-				if err := stats.add(g); err != nil {
-					return nil, err
-				}
+	if !ex.hybrid.RequiresGlobalStatistics {
+		return stats, nil
+	}
+	all, err := ex.c.routingMap(ctx)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := ex.runEverywhere(ctx, all, ex.hybrid.GlobalStatisticsQuery)
+	if err != nil {
+		return nil, err
+	}
+	for _, rows := range parts {
+		for _, b := range rows {
+			var g globalStatistics
+			if err := json.Unmarshal(b, &g); err != nil {
+				return nil, &PlanError{Reason: "a range's global statistics cannot be read: " + err.Error()}
+			}
+			if err := stats.add(g); err != nil {
+				return nil, err
 			}
 		}
 	}
+	return stats, nil
+}
+
+// componentRows runs each component query, with the global statistics, on the query's ranges (the
+// components in parallel) and returns each component's rows.
+func (ex *execution) componentRows(ctx context.Context, stats *globalStatistics) ([][]hybridRow, error) {
+	hi := ex.hybrid
 	targets := make([]pkRange, len(ex.srcs))
 	for i, s := range ex.srcs {
 		targets[i] = s.r
@@ -212,33 +261,7 @@ func (ex *execution) hybridResults(ctx context.Context) ([][]byte, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	desc := make([]bool, n)
-	for i, ci := range hi.ComponentQueryInfos {
-		desc[i] = ci.OrderBy[0] == "Descending"
-		perComponent[i] = globalTop(perComponent[i], desc[i], ci)
-	}
-	var ordered []hybridRow
-	if n == 1 {
-		ordered = perComponent[0]
-	} else {
-		ordered = fuse(perComponent, desc, hi.ComponentWeights)
-	}
-	var out [][]byte
-	for _, r := range ordered {
-		if r.out == nil { // the projection is undefined for this document: no row
-			continue
-		}
-		if ex.skip > 0 {
-			ex.skip--
-			continue
-		}
-		if ex.take == 0 {
-			break
-		}
-		ex.take--
-		out = append(out, r.out)
-	}
-	return out, nil
+	return perComponent, nil
 }
 
 // globalTop orders one component's rows from every range by score (ties by _rid, so the order

@@ -21,6 +21,21 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 	if t.Kind != want {
 		return bad("it was returned for another query")
 	}
+	if err := ex.resumeLimits(t); err != nil {
+		return err
+	}
+	if ex.shape == shapeOrderBy {
+		return ex.resumeOrderBy(t.Order, all)
+	}
+	if ex.passthrough {
+		return ex.resumePassthrough(t, all)
+	}
+	return ex.resumePlain(t, all)
+}
+
+// resumeLimits takes the token's TOP/LIMIT and OFFSET still to apply, which a legitimate token
+// holds no more of than the query, and its DISTINCT state.
+func (ex *execution) resumeLimits(t *token) error {
 	if t.Take > ex.take || (ex.take < 0) != (t.Take < 0) || t.Skip > ex.skip {
 		return bad("its limits do not match the query's")
 	}
@@ -38,9 +53,12 @@ func (ex *execution) resume(t *token, all []pkRange) error {
 			ex.distToken[h] = true
 		}
 	}
-	if ex.shape == shapeOrderBy {
-		return ex.resumeOrderBy(t.Order, all)
-	}
+	return nil
+}
+
+// resumePlain makes a plain query's sources from each of the token's ranges, with their positions
+// and drop groups.
+func (ex *execution) resumePlain(t *token, all []pkRange) error {
 	if err := checkPlainBounds(t, ex.backendCap); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
@@ -35,6 +36,7 @@ var costQueries = []string{
 
 type costFixture struct {
 	s      *cosmostest.Server
+	size   int32 // PageSizeHint of every page
 	x      *Container
 	tokens map[string][]string // legitimate tokens of each query, page by page
 	legit  map[string]pageCost // the most a legitimate resume of each query cost
@@ -52,7 +54,10 @@ func (a pageCost) max(b pageCost) pageCost {
 	return pageCost{max(a.requests, b.requests), max(a.charge, b.charge)}
 }
 
-func newCostFixture(t *testing.T) *costFixture {
+func newCostFixture(t *testing.T) *costFixture { return newCostFixtureOf(t, costQueries, costPage) }
+
+// newCostFixtureOf is newCostFixture for other queries and page sizes.
+func newCostFixtureOf(t *testing.T, queries []string, size int32) *costFixture {
 	t.Helper()
 	s, c := newContainer(t, costPartitions, nil)
 	var ds []map[string]any
@@ -60,8 +65,17 @@ func newCostFixture(t *testing.T) *costFixture {
 		ds = append(ds, map[string]any{"id": fmt.Sprintf("d%04d", i), "pk": fmt.Sprint("p", i%97), "n": i % 17, "v": i % 400})
 	}
 	put(t, c, ds...)
-	f := &costFixture{s: s, x: mustNew(t, c), tokens: map[string][]string{}, legit: map[string]pageCost{}}
-	for _, q := range costQueries {
+	f := &costFixture{s: s, size: size, x: mustNew(t, c), tokens: map[string][]string{}, legit: map[string]pageCost{}}
+	if !slices.Contains(queries, "SELECT * FROM c") {
+		rows, err := readAll(t, f.x, "SELECT * FROM c", nil, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range rows {
+			f.addRow(it)
+		}
+	}
+	for _, q := range queries {
 		var tok *string
 		for {
 			cost, resp := f.page(t, q, tok)
@@ -70,12 +84,7 @@ func newCostFixture(t *testing.T) *costFixture {
 			}
 			if q == "SELECT * FROM c" {
 				for _, it := range resp.Items {
-					f.rows = append(f.rows, it)
-					var d struct {
-						Rid string `json:"_rid"`
-					}
-					_ = json.Unmarshal(it, &d)
-					f.rids = append(f.rids, d.Rid)
+					f.addRow(it)
 				}
 			}
 			if resp.ContinuationToken == nil {
@@ -94,11 +103,21 @@ func newCostFixture(t *testing.T) *costFixture {
 	return f
 }
 
+// addRow records a document as the plain query returns it, and its _rid.
+func (f *costFixture) addRow(it []byte) {
+	f.rows = append(f.rows, it)
+	var d struct {
+		Rid string `json:"_rid"`
+	}
+	_ = json.Unmarshal(it, &d)
+	f.rids = append(f.rids, d.Rid)
+}
+
 // page reads one page of q from tok in a new pager, counting the document requests it sent.
 func (f *costFixture) page(t *testing.T, q string, tok *string) (pageCost, azcosmos.QueryItemsResponse) {
 	t.Helper()
 	f.s.ResetRequests()
-	p := f.x.NewQueryItemsPager(q, &azcosmos.QueryOptions{PageSizeHint: costPage, ContinuationToken: tok})
+	p := f.x.NewQueryItemsPager(q, &azcosmos.QueryOptions{PageSizeHint: f.size, ContinuationToken: tok})
 	resp, err := p.NextPage(context.Background())
 	n := f.s.Requests(cosmostest.RequestFilter{ResourceType: cosmostest.ResourceDocument})
 	if err != nil {
@@ -208,7 +227,30 @@ func (f *costFixture) mutate(rng *rand.Rand, tk *token, all []pkRange, others []
 // (Before page sizes, drop groups and positions were bounded, a token whose backend page size was
 // 1 cost 51-54 requests, a drop group covering every row 1,200, a full DISTINCT set 400.)
 func TestCraftedTokenCost(t *testing.T) {
-	f := newCostFixture(t)
+	craftedTokenCost(t, newCostFixture(t), costQueries)
+}
+
+// TestCraftedPassthroughTokenCost is TestCraftedTokenCost for queries passed through to one range
+// (passthrough.go), in a logical partition of 12 rows read 3 at a time: a legitimate resume costs
+// one request, and so does the worst crafted token (most are refused before any request).
+func TestCraftedPassthroughTokenCost(t *testing.T) {
+	craftedTokenCost(t, newCostFixtureOf(t, []string{
+		"SELECT c.id, c.n FROM c WHERE c.pk = 'p3' ORDER BY c.n DESC",
+		"SELECT TOP 10 c.id, c.v FROM c WHERE c.pk = 'p3' ORDER BY c.v",
+		"SELECT * FROM c WHERE c.pk = 'p5'",
+	}, 3), nil)
+}
+
+// craftedTokenCost mutates the tokens of f's queries (queries, or every query of f) and checks
+// that no crafted token makes a page cost more requests than a legitimate resume of its query.
+func craftedTokenCost(t *testing.T, f *costFixture, queries []string) {
+	t.Helper()
+	if queries == nil {
+		for q := range f.tokens {
+			queries = append(queries, q)
+		}
+		slices.Sort(queries)
+	}
 	all, err := f.x.routingMap(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -219,14 +261,17 @@ func TestCraftedTokenCost(t *testing.T) {
 		iterations = 30
 	}
 	var worstAll, legitAll pageCost
-	for _, q := range costQueries {
+	for _, q := range queries {
+		if len(f.tokens[q]) == 0 {
+			t.Fatalf("%q has one page: no token to craft", q)
+		}
 		var others []token
 		for _, tok := range f.tokens[q] {
 			others = append(others, decodeForge(t, tok))
 		}
 		var worst pageCost
 		refused := 0
-		for i := range iterations {
+		for range iterations {
 			tk := decodeForge(t, f.tokens[q][rng.IntN(len(f.tokens[q]))])
 			f.mutate(rng, &tk, all, others)
 			forged := tk.encode(nil, f.x.identity)
@@ -235,7 +280,6 @@ func TestCraftedTokenCost(t *testing.T) {
 				refused++
 			}
 			worst = worst.max(cost)
-			_ = i
 		}
 		legit := f.legit[q]
 		t.Logf("%q: legitimate resume at most %d requests, %.1f RU; crafted at most %d requests, %.1f RU (%d of %d refused)",
