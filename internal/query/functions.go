@@ -29,7 +29,7 @@ func init() {
 	typeCheck("IS_NUMBER", func(v any) bool { _, ok := v.(float64); return ok })
 	typeCheck("IS_STRING", func(v any) bool { _, ok := v.(string); return ok })
 	typeCheck("IS_ARRAY", func(v any) bool { _, ok := v.([]any); return ok })
-	typeCheck("IS_OBJECT", func(v any) bool { return asMap(v) != nil })
+	typeCheck("IS_OBJECT", func(v any) bool { return typeRank(v) == 6 })
 	typeCheck("IS_PRIMITIVE", func(v any) bool {
 		switch v.(type) {
 		case nil, bool, float64, string:

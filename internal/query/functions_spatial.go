@@ -130,15 +130,15 @@ type geometry struct {
 }
 
 func geoOf(v any, planar bool) (geometry, bool) {
-	m := asMap(v)
-	if m == nil {
-		return geometry{}, false
-	}
-	kind, ok := m["type"].(string)
+	kind, ok := property(v, "type").(string)
 	if !ok {
 		return geometry{}, false
 	}
-	return geometry{kind: kind, coords: m["coordinates"], planar: planar}, true
+	coords := property(v, "coordinates")
+	if isUndef(coords) {
+		coords = nil // as a map lookup of a missing key gave
+	}
+	return geometry{kind: kind, coords: coords, planar: planar}, true
 }
 
 // maxGeometryPoints bounds the positions of a geometry the spatial functions compare, so that a

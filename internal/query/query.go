@@ -44,8 +44,21 @@ func (q *Query) Text() string { return q.text }
 type Document struct {
 	// Key is a unique, stable position; callers pass documents sorted by Key ascending.
 	Key string
-	// Value is the decoded JSON: nil, bool, float64, string, []any, map[string]any.
+	// Value is the decoded JSON: nil, bool, float64, string, []any, map[string]any. Its objects
+	// have no order: OBJECTTOARRAY and projections list their properties by name.
 	Value map[string]any
+	// Ordered, if not nil, is the same document as Decode reads it, its objects' properties in
+	// stored order as the service keeps them; the engine then reads it instead of Value. Default:
+	// nil.
+	Ordered any
+}
+
+// root is the document the engine reads: Ordered if set, else Value.
+func (d *Document) root() any {
+	if d.Ordered != nil {
+		return d.Ordered
+	}
+	return d.Value
 }
 
 // Options configures one Execute call.
