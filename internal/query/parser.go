@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -11,6 +12,8 @@ type parser struct {
 	i     int
 	text  string
 	depth int
+	// udf is the first user-defined function call parsed ("udf.f"), "" if none.
+	udf string
 }
 
 // maxDepth bounds expression nesting so that hostile input cannot exhaust the stack.
@@ -665,6 +668,9 @@ func (p *parser) parsePrimary() (expr, error) {
 		if strings.EqualFold(t.text, "udf") && p.isOp(".") {
 			p.next()
 			n := p.next()
+			if n.kind == tIdent && p.isOp("(") {
+				return p.parseUDFCall(t, n)
+			}
 			return nil, badRequest("'%s' is not a recognized user-defined function: cosmostest does not support user-defined functions.", "udf."+n.text)
 		}
 		return &identExpr{name: t.text, depth: -1}, nil
@@ -749,23 +755,10 @@ func (p *parser) parsePrimary() (expr, error) {
 }
 
 func (p *parser) parseCall(name token) (expr, error) {
-	p.next() // (
 	up := strings.ToUpper(name.text)
-	c := &callExpr{name: up, written: name.text}
-	if !p.acceptOp(")") {
-		for {
-			a, err := p.parseExpr()
-			if err != nil {
-				return nil, err
-			}
-			c.args = append(c.args, a)
-			if !p.acceptOp(",") {
-				break
-			}
-		}
-		if err := p.expectOp(")"); err != nil {
-			return nil, err
-		}
+	c, err := p.parseArgs(&callExpr{name: up, written: name.text})
+	if err != nil {
+		return nil, err
 	}
 	if k, ok := aggNames[up]; ok {
 		c.agg = k
@@ -786,6 +779,50 @@ func (p *parser) parseCall(name token) (expr, error) {
 	}
 	c.fn = fn
 	return c, nil
+}
+
+// parseArgs reads a call's parenthesized arguments into c, at its "(".
+func (p *parser) parseArgs(c *callExpr) (*callExpr, error) {
+	p.next() // (
+	if p.acceptOp(")") {
+		return c, nil
+	}
+	for {
+		a, err := p.parseExpr()
+		if err != nil {
+			return nil, err
+		}
+		c.args = append(c.args, a)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parseUDFCall parses a user-defined function call after "udf" "." name, at its "(". The query
+// parses and plans (the gateway plans udf calls without knowing the functions, the .NET baselines
+// record such a plan) but does not run: cosmostest does not support user-defined functions, and
+// Execute refuses the query (Query.udf).
+func (p *parser) parseUDFCall(udf, name token) (expr, error) {
+	c, err := p.parseArgs(&callExpr{name: "UDF." + strings.ToUpper(name.text), written: udf.text + "." + name.text})
+	if err != nil {
+		return nil, err
+	}
+	c.fn = &builtin{min: 0, max: -1, call: func(ev *evaluator, _ []any) any {
+		ev.fail(unsupportedUDF(c.written))
+		return undefined
+	}}
+	p.udf = cmp.Or(p.udf, c.written)
+	return c, nil
+}
+
+// unsupportedUDF is the refusal of a query calling a user-defined function.
+func unsupportedUDF(written string) *Error {
+	return badRequest("'%s' is not a recognized user-defined function: cosmostest does not support user-defined functions.", written)
 }
 
 // unsupportedFunctions are the service's built-in functions cosmostest does not implement, with the

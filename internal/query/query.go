@@ -10,6 +10,9 @@ import (
 type Query struct {
 	text string
 	sel  *selectQuery
+	// udf is the query's first user-defined function call ("udf.f"): the query plans but does
+	// not run (cosmostest does not support user-defined functions). "" if none.
+	udf string
 }
 
 // Parse parses a query. Errors are *Error with Code "BadRequest" and the service's message, such as
@@ -34,7 +37,7 @@ func Parse(text string) (*Query, error) {
 	if err := checkRankSubqueries(sel); err != nil {
 		return nil, err
 	}
-	return &Query{text: text, sel: sel}, nil
+	return &Query{text: text, sel: sel, udf: p.udf}, nil
 }
 
 // Text returns the query text as given to Parse.
@@ -138,6 +141,9 @@ func (q *Query) Execute(docs []Document, opts Options) (page *Page, err error) {
 			page, err = nil, badRequest("The query could not be executed.")
 		}
 	}()
+	if q.udf != "" {
+		return nil, unsupportedUDF(q.udf)
+	}
 	ev := newEvaluator(opts)
 	ev.maxRows = max(defaultMaxRows, 20*len(docs))
 	ev.corpus = docs
@@ -232,6 +238,9 @@ func Match(condition string, doc map[string]any) (bool, error) {
 	q, err := Parse("SELECT VALUE 1 " + text)
 	if err != nil {
 		return false, err
+	}
+	if q.udf != "" {
+		return false, unsupportedUDF(q.udf)
 	}
 	ev := newEvaluator(Options{})
 	matched := false
