@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
@@ -17,7 +18,9 @@ import (
 // conformanceCase is one example of the query reference: the items it reads, the query and the
 // documented result (or the service's error), with the page it comes from. Skip says why an
 // example is not reproduced (the runner still parses it). IndexingPolicy is the container's
-// policy where the example needs one (a composite index for an ORDER BY on two paths).
+// policy where the example needs one (a composite index for an ORDER BY on two paths). Now is the
+// instant (RFC 3339) the page's answer was computed at, for the functions that read the clock: the
+// case runs on a server whose clock shows it.
 type conformanceCase struct {
 	Page      string            `json:"page"`
 	Name      string            `json:"name"`
@@ -27,6 +30,7 @@ type conformanceCase struct {
 	Error     *struct{ Status, Substatus int }
 	Skip      string `json:"skip"`
 	Unordered bool   `json:"unordered"`
+	Now       string `json:"now"`
 
 	IndexingPolicy *azcosmos.IndexingPolicy `json:"indexingPolicy"`
 }
@@ -69,7 +73,15 @@ func TestQueryConformance(t *testing.T) {
 				continue
 			}
 			ran++
-			cc := newContainer(t, c, "conf-"+strconv.Itoa(ran), &azcosmos.ContainerProperties{
+			cl := c
+			if tc.Now != "" {
+				now, err := time.Parse(time.RFC3339Nano, tc.Now)
+				if err != nil {
+					t.Fatalf("%s: now: %v", label, err)
+				}
+				cl = newClient(t, cosmostest.NewServer(t, cosmostest.WithClock(func() time.Time { return now })), nil)
+			}
+			cc := newContainer(t, cl, "conf-"+strconv.Itoa(ran), &azcosmos.ContainerProperties{
 				PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/" + conformancePK}},
 				IndexingPolicy:         tc.IndexingPolicy})
 			for _, it := range tc.Items {

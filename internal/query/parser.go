@@ -873,6 +873,4 @@ func unsupportedUDF(written string) *Error {
 // unsupportedFunctions are the service's built-in functions cosmostest does not implement, with the
 // reason: a query naming one is refused with an error naming cosmostest, never answered as if the
 // function did not exist.
-var unsupportedFunctions = map[string]string{
-	"DOCUMENTID": "the number the service gives a document within its physical partition, which cosmostest does not keep",
-}
+var unsupportedFunctions = map[string]string{}
