@@ -2,6 +2,7 @@ package query
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -128,4 +129,13 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip of %q: %s then %s", data, out, got)
 		}
 	})
+}
+
+// Decode keeps a document's property order, which OBJECTTOARRAY and projections show.
+func ExampleDecode() {
+	doc, _ := Decode([]byte(`{"id":"h1","sizes":{"small":15,"medium":24,"large":2}}`))
+	q, _ := Parse(`SELECT VALUE OBJECTTOARRAY(c.sizes) FROM c`)
+	page, _ := q.Execute([]Document{{Key: "1", Ordered: doc}}, Options{})
+	fmt.Println(string(page.Results[0]))
+	// Output: [{"k":"small","v":15},{"k":"medium","v":24},{"k":"large","v":2}]
 }
