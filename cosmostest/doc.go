@@ -200,8 +200,8 @@
 // Each of these answers with a clear error naming cosmostest, never a silent wrong answer:
 //
 //   - The all-versions-and-deletes change feed mode.
-//   - Stored procedures, triggers, UDFs (a udf. call in a query), the DOCUMENTID query function,
-//     users, permissions, attachments,
+//   - Stored procedures, triggers, UDFs (a query calling udf.f(...) is planned as the gateway
+//     plans it, and refused when it runs), users, permissions, attachments,
 //     client encryption keys; custom conflict resolution's merge procedures; AAD token
 //     signatures and role-based access control (a well-formed token within its lifetime may do
 //     anything); the emulator's compute gateway (its own endpoint with other id rules). Full-text functions tokenize without the service's language analyzers

@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/cosmoskit/cosmoskit-go/internal/query"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -35,6 +37,47 @@ type item struct {
 	// keeps it, a delete and re-create gets a new one. Unordered queries return documents in this
 	// order within a physical partition, as the service returns them in _rid order.
 	seq uint64
+	// ordered is raw as the query engine reads it (query.Decode: objects keep their property
+	// order, as OBJECTTOARRAY and projections show them), decoded when a query first reads the
+	// item (queryValue). put sets it; a copy of the item shares it with its raw.
+	ordered *orderedDoc
+}
+
+// orderedDoc decodes an item's raw bytes for the query engine once, from any goroutine.
+type orderedDoc struct {
+	once sync.Once
+	raw  []byte
+	v    any
+}
+
+func newOrderedDoc(raw []byte) *orderedDoc { return &orderedDoc{raw: raw} }
+
+func (d *orderedDoc) value() any {
+	d.once.Do(func() { d.v = decodeOrdered(d.raw) })
+	return d.v
+}
+
+// decodeOrdered is query.Decode of stored bytes, nil if they are not JSON (cannot happen: raw is
+// the server's own encoding).
+func decodeOrdered(raw []byte) any {
+	v, err := query.Decode(raw)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// queryValue is the item as the query engine reads it, properties in stored order (its doc, by
+// name, for an item not written through put).
+func (it *item) queryValue() any {
+	var v any
+	if it.ordered != nil {
+		v = it.ordered.value()
+	}
+	if v == nil {
+		return it.doc
+	}
+	return v
 }
 
 // body returns the item as the service serves it; callers must not modify it.
@@ -325,6 +368,7 @@ func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[st
 	doc["_attachments"] = "attachments/"
 	doc["_ts"] = float64(it.ts) // a JSON number, as the query engine reads documents
 	it.raw = withSystemProperties(user, it, self)
+	it.ordered = newOrderedDoc(it.raw)
 	it.size = len(it.raw)
 	key := itemKey(pk, id)
 	r.items[key] = it

@@ -144,8 +144,37 @@ func TestPropertyOrderKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(page.Items[0]) != `{"id":"b","b2":1}` && string(page.Items[0]) != `{"b2":1,"id":"b"}` {
+	if string(page.Items[0]) != `{"id":"b","b2":1}` {
 		t.Errorf("projection: %s", page.Items[0])
+	}
+
+	rb, err := cc.ReadItem(ctx, pk, "b", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sys struct {
+		Rid string `json:"_rid"`
+	}
+	if err := json.Unmarshal(rb.Value, &sys); err != nil {
+		t.Fatal(err)
+	}
+	ridB := sys.Rid
+	// Objects read from a document keep its order in projections and OBJECTTOARRAY; JOIN rows and
+	// object literals too.
+	for q, want := range map[string]string{
+		"SELECT c.alpha FROM c WHERE c.id = 'a'":                                   `{"alpha":{"y":5,"x":[{"b":1,"a":2,"c":3}]}}`,
+		"SELECT VALUE ARRAY_SLICE(OBJECTTOARRAY(c), 0, 5) FROM c WHERE c.id = 'b'": `[{"k":"b2","v":1},{"k":"id","v":"b"},{"k":"pk","v":"p"},{"k":"a1","v":2},{"k":"_rid","v":"` + ridB + `"}]`,
+		"SELECT VALUE OBJECTTOARRAY(c.alpha) FROM c WHERE c.id = 'a'":              `[{"k":"y","v":5},{"k":"x","v":[{"b":1,"a":2,"c":3}]}]`,
+		"SELECT x FROM c JOIN x IN c.alpha.x WHERE c.id = 'a'":                     `{"x":{"b":1,"a":2,"c":3}}`,
+		"SELECT VALUE {zz: c.zeta, aa: c.alpha.y} FROM c WHERE c.id = 'a'":         `{"zz":1,"aa":5}`,
+	} {
+		page, err := cc.NewQueryItemsPager(q, pk, nil).NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Items) != 1 || string(page.Items[0]) != want {
+			t.Errorf("%s: got %s, want %s", q, page.Items, want)
+		}
 	}
 }
 

@@ -96,7 +96,11 @@ func (srv *server) scopeQuery(rq *request, c *container, q parsedQuery, params m
 // it there after a split), its position being the last document's _rid, not the partition.
 func (srv *server) scopeDocs(c *container, sc *queryScope) []queryDoc {
 	now := srv.now().Unix()
-	var docs []queryDoc
+	n := 0
+	for _, r := range sc.ranges {
+		n += len(r.items)
+	}
+	docs := make([]queryDoc, 0, n)
 	for _, r := range sc.ranges {
 		prefix := fmt.Sprintf("%08s\x00", r.id)
 		if len(sc.ranges) == 1 {
@@ -110,7 +114,7 @@ func (srv *server) scopeDocs(c *container, sc *queryScope) []queryDoc {
 			if sc.pk != nil && !samePK(it.pk[:len(sc.pk)], sc.pk) {
 				continue
 			}
-			docs = append(docs, queryDoc{Key: seqKey(prefix, it.seq), Value: it.doc})
+			docs = append(docs, queryDoc{Key: seqKey(prefix, it.seq), Value: it.doc, Ordered: it.queryValue()})
 		}
 	}
 	slices.SortFunc(docs, func(a, b queryDoc) int { return strings.Compare(a.Key, b.Key) })
@@ -443,7 +447,7 @@ func wholeDocuments(rows []json.RawMessage, byRID func([]byte) *item) []json.Raw
 			continue
 		}
 		it := byRID(rid)
-		if it == nil || len(it.raw) != len(row) || !bytes.Equal(row, mustJSON(it.doc)) {
+		if it == nil || len(it.raw) != len(row) || !bytes.Equal(row, query.AppendJSON(nil, it.queryValue())) {
 			continue
 		}
 		if out == nil {

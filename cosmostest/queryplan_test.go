@@ -304,3 +304,27 @@ func seedBenchAt(b *testing.B, cc *azcosmos.ContainerClient, pk string, start, n
 		}
 	}
 }
+
+// A query calling a user-defined function is planned as the gateway plans it (without knowing the
+// function: the .NET SDK's baselines record such a plan), and refused when it runs: cosmostest does
+// not support user-defined functions.
+func TestQueryPlanUDF(t *testing.T) {
+	t.Parallel()
+	s := cosmostest.NewServer(t, cosmostest.WithPartitionCount(2))
+	p := newPlanClient(t, s, nil)
+	const q = "SELECT udf.tax(c.price) AS x FROM c WHERE c.pk = 'a'"
+	plan, err := p.plan(t, q, nil, allFeatures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qi := plan["queryInfo"].(map[string]any); qi["rewrittenQuery"] != "" {
+		t.Errorf("queryInfo %v", qi)
+	}
+	if ranges := plan["queryRanges"].([]any); len(ranges) != 1 {
+		t.Errorf("queryRanges %v, want the one key's point", ranges)
+	}
+	_, err = p.cc.NewQueryItemsPager(q, azcosmos.NewPartitionKeyString("a"), nil).NextPage(context.Background())
+	if st, _ := status(t, err); st != http.StatusBadRequest || !strings.Contains(err.Error(), "cosmostest does not support user-defined functions") {
+		t.Fatalf("query: %v, want 400 naming cosmostest", err)
+	}
+}

@@ -51,7 +51,6 @@ type baselinePlan struct {
 // with the reason. TestQueryPlanBaselines fails if a case not listed differs, or a listed case
 // matches (then remove it here).
 var baselineDifferences = map[string]string{
-	"Basic/UDF": "cosmostest has no user-defined functions; the service plans udf calls without knowing them",
 	"OffsetLimit/OFFSET value beyond upper range (client)":                 clientInt32,
 	"OffsetLimit/OFFSET value beyond upper range (client) - hybrid search": clientInt32,
 	"OffsetLimit/LIMIT value beyond upper range (client)":                  clientInt32,
@@ -148,7 +147,7 @@ func TestQueryPlanBaselines(t *testing.T) {
 	for _, c := range cases {
 		got, err := planOf(c)
 		// Partition targeting is checked on its own for every case with a plan, the listed
-		// differences included: only a case cosmostest cannot plan (the UDF) may miss it.
+		// differences included: every one must be exact.
 		if c.Expect != nil {
 			withRanges++
 		}
@@ -191,8 +190,8 @@ func TestQueryPlanBaselines(t *testing.T) {
 	}
 	t.Logf("%d of %d baseline plans match exactly; %d differ (baselineDifferences); queryRanges exact on %d of the %d with a plan",
 		matched, len(cases), len(cases)-matched, rangesExact, withRanges)
-	if rangesExact < withRanges-1 {
-		t.Errorf("queryRanges exact on %d of %d (all but the UDF case expected)", rangesExact, withRanges)
+	if rangesExact != withRanges {
+		t.Errorf("queryRanges exact on %d of %d (all expected)", rangesExact, withRanges)
 	}
 }
 

@@ -92,20 +92,7 @@ func (ev *evaluator) eval(x expr, e *env) any {
 		}
 		return s.vals[n.slot]
 	case propExpr:
-		o := ev.eval(n.obj, e)
-		switch m := o.(type) {
-		case map[string]any:
-			if v, ok := m[n.name]; ok {
-				return v
-			}
-		case *record:
-			for i, k := range m.keys {
-				if k == n.name {
-					return m.vals[i]
-				}
-			}
-		}
-		return undefined
+		return property(ev.eval(n.obj, e), n.name)
 	case indexExpr:
 		o := ev.eval(n.obj, e)
 		idx := ev.eval(n.index, e)
@@ -115,11 +102,7 @@ func (ev *evaluator) eval(x expr, e *env) any {
 				return a[int(i)]
 			}
 		case string:
-			if m := asMap(o); m != nil {
-				if v, ok := m[i]; ok {
-					return v
-				}
-			}
+			return property(o, i)
 		}
 		return undefined
 	case arrayExpr:
@@ -132,14 +115,21 @@ func (ev *evaluator) eval(x expr, e *env) any {
 		}
 		return out
 	case objectExpr:
-		out := make(map[string]any, len(n.keys))
+		// The literal's order, as the service writes it; a repeated key keeps its first place and
+		// its last defined value.
+		keys, vals := make([]string, 0, len(n.keys)), make([]any, 0, len(n.keys))
 		for i, k := range n.keys {
 			v := ev.eval(n.vals[i], e)
-			if !isUndef(v) {
-				out[k] = plain(v)
+			if isUndef(v) {
+				continue
 			}
+			if j := keyPosition(keys, nil, k); j >= 0 {
+				vals[j] = plain(v)
+				continue
+			}
+			keys, vals = append(keys, k), append(vals, plain(v))
 		}
-		return out
+		return newRecord(keys, vals)
 	case unaryExpr:
 		return ev.unary(n.op, ev.eval(n.x, e))
 	case binaryExpr:

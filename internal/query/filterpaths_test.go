@@ -22,3 +22,24 @@ func TestFilterPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestSpatialFilterPaths(t *testing.T) {
+	const pt = `{"type": "Point", "coordinates": [1, 2]}`
+	for q, want := range map[string][]string{
+		"SELECT * FROM c WHERE ST_DISTANCE(c.loc, " + pt + ") < 10 AND ST_WITHIN(c.a.b, @poly) AND c.n = 1": {"/loc", "/a/b"},
+		"SELECT * FROM c WHERE ST_INTERSECTS(@g, c.area) AND 5 >= ST_DISTANCE(" + pt + ", c.loc)":           {"/area", "/loc"},
+		"SELECT * FROM c WHERE ST_WITHIN(c.a, @p) OR ST_WITHIN(c.b, @p)":                                    nil,
+		"SELECT * FROM c WHERE ST_DISTANCE(c.loc, " + pt + ")":                                              nil,
+		"SELECT * FROM c WHERE ST_ISVALID(c.loc) AND ST_WITHIN(c.loc, @p) AND ST_WITHIN(c.loc, @q)":         {"/loc"},
+		"SELECT * FROM c WHERE c.n = 1":                                                                     nil,
+		"SELECT * FROM c":                                                                                   nil,
+	} {
+		parsed, err := Parse(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if got := parsed.SpatialFilterPaths(); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", q, got, want)
+		}
+	}
+}

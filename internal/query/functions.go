@@ -1,6 +1,8 @@
 package query
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"math"
 	"strings"
 )
@@ -29,7 +31,7 @@ func init() {
 	typeCheck("IS_NUMBER", func(v any) bool { _, ok := v.(float64); return ok })
 	typeCheck("IS_STRING", func(v any) bool { _, ok := v.(string); return ok })
 	typeCheck("IS_ARRAY", func(v any) bool { _, ok := v.([]any); return ok })
-	typeCheck("IS_OBJECT", func(v any) bool { return asMap(v) != nil })
+	typeCheck("IS_OBJECT", func(v any) bool { return typeRank(v) == 6 })
 	typeCheck("IS_PRIMITIVE", func(v any) bool {
 		switch v.(type) {
 		case nil, bool, float64, string:
@@ -112,4 +114,22 @@ func hasNonFinite(v any) bool {
 		}
 	}
 	return false
+}
+
+func init() {
+	// DOCUMENTID(root) is the document's number within its physical partition: the last eight
+	// bytes of its _rid, little-endian (the reference's example: _rid 36ZyAPW+uN8NAAAAAAAAAA== is
+	// document 13). Undefined for a value without such a _rid (unsure whether the service refuses
+	// an argument that is not the root alias; the reference allows only that).
+	register("DOCUMENTID", 1, 1, func(_ *evaluator, a []any) any {
+		rid, ok := property(a[0], "_rid").(string)
+		if !ok {
+			return undefined
+		}
+		b, err := base64.StdEncoding.DecodeString(rid)
+		if err != nil || len(b) != 16 {
+			return undefined
+		}
+		return float64(binary.LittleEndian.Uint64(b[8:]))
+	})
 }

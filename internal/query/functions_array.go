@@ -305,8 +305,22 @@ func init() {
 	arrayExtreme("ARRAY_MIN", -1)
 	arrayExtreme("ARRAY_MAX", 1)
 	register("OBJECTTOARRAY", 1, 3, func(_ *evaluator, a []any) any {
-		m := asMap(a[0])
-		if m == nil {
+		var keys []string
+		var vals []any
+		switch m := a[0].(type) {
+		case *record: // a document's object or a literal: its own order
+			r := plain(m).(*record)
+			keys, vals = r.keys, r.vals
+		case map[string]any: // a parameter: no order of its own, by name
+			keys = make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				vals = append(vals, m[k])
+			}
+		default:
 			return undefined
 		}
 		kName, vName := "k", "v"
@@ -324,14 +338,13 @@ func init() {
 			}
 			vName = s
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		out := make([]any, len(keys))
 		for i, k := range keys {
-			out[i] = map[string]any{kName: k, vName: m[k]}
+			if kName == vName { // one property, the value written last
+				out[i] = newRecord([]string{kName}, []any{vals[i]})
+				continue
+			}
+			out[i] = newRecord([]string{kName, vName}, []any{k, vals[i]})
 		}
 		return out
 	})

@@ -24,7 +24,12 @@ func TestSpatial(t *testing.T) {
 		{`ST_DISTANCE(` + pt("2", "2") + `, ` + square + `)`, 0, 0},
 		{`ST_DISTANCE(` + pt("5", "5") + `, ` + square + `)`, 110574.39, 200}, // to the hole's edge at lat 4 or 6
 		{`ST_DISTANCE(` + pt("-1", "5") + `, ` + square + `)`, 110900, 600},
-		{`ST_AREA({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]})`, 1.2364e10, 2e7},
+		// On the ellipsoid (the sphere of the same radius gives 1.2364e10).
+		{`ST_AREA({"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]})`, 1.2308777e10, 5e4},
+		// The reference's example (st-area page): 735,970,283.0522614 m².
+		{`ST_AREA({"type": "Polygon", "coordinates": [[[31.8, -5], [32, -5], [32, -4.7], [31.8, -4.7], [31.8, -5]]]})`, 735970283.0522614, 0.5},
+		// Across the antimeridian: the same square as from 179.5 to 180.5.
+		{`ST_AREA({"type": "Polygon", "coordinates": [[[179.5, 0], [-179.5, 0], [-179.5, 1], [179.5, 1], [179.5, 0]]]})`, 1.2308777e10, 5e4},
 	}
 	for _, c := range num {
 		p := mustExecute(t, mustParse(t, "SELECT VALUE "+c.q), nil, Options{})

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"encoding/json"
 	"math"
 	"regexp"
 	"strings"
@@ -295,8 +294,8 @@ func init() {
 			if !ok {
 				return undefined
 			}
-			var v any
-			if err := json.Unmarshal([]byte(strings.TrimSpace(s)), &v); err != nil || !accept(v) {
+			v, err := Decode([]byte(strings.TrimSpace(s)))
+			if err != nil || !accept(v) {
 				return undefined
 			}
 			return v
@@ -306,7 +305,7 @@ func init() {
 	fromJSON("STRINGTOBOOLEAN", func(v any) bool { _, ok := v.(bool); return ok })
 	fromJSON("STRINGTONULL", func(v any) bool { return v == nil })
 	fromJSON("STRINGTOARRAY", func(v any) bool { _, ok := v.([]any); return ok })
-	fromJSON("STRINGTOOBJECT", func(v any) bool { _, ok := v.(map[string]any); return ok })
+	fromJSON("STRINGTOOBJECT", func(v any) bool { _, ok := v.(*record); return ok })
 	register("STRINGJOIN", 2, 2, func(ev *evaluator, a []any) any {
 		arr, ok1 := a[0].([]any)
 		sep, ok2 := argStr(a, 1)

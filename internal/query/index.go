@@ -41,7 +41,7 @@ func NewIndex(docs []Document, paths []IndexPath) *Index {
 	for i, d := range docs {
 		v := all[i*len(paths) : (i+1)*len(paths)]
 		for j := range paths {
-			v[j] = lookupPath(d.Value, segs[j])
+			v[j] = lookupPath(d.root(), segs[j])
 		}
 		rowVals[i] = v
 		ix.order[i] = i
@@ -61,14 +61,10 @@ func NewIndex(docs []Document, paths []IndexPath) *Index {
 
 // lookupPath reads the property path segs ("a", "b" for "/a/b") from a document; undefined when
 // missing.
-func lookupPath(doc map[string]any, segs []string) any {
-	var cur any = doc
+func lookupPath(doc any, segs []string) any {
+	cur := doc
 	for _, seg := range segs {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return undefined
-		}
-		if cur, ok = m[seg]; !ok {
+		if cur = property(cur, seg); isUndef(cur) {
 			return undefined
 		}
 	}
@@ -117,7 +113,7 @@ func (x *execution) orderedIndexed(tok *contToken) *Page {
 		resume := tok != nil && ix.keys[i] == tok.Key && compareSort(desc, ix.vals[i], posSort) == 0
 		x.scanned++
 		row := -1
-		ev.forEachRow(q, nil, true, x.docs[di].Value, func(vals []any) bool {
+		ev.forEachRow(q, nil, true, x.docs[di].root(), func(vals []any) bool {
 			row++
 			if resume && row <= tok.Row {
 				return true

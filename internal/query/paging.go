@@ -49,7 +49,7 @@ func (x *execution) val(i int) any {
 	if x.items != nil {
 		return x.items[i].val
 	}
-	return x.docs[i].Value
+	return x.docs[i].root()
 }
 
 // add appends one result if the page has room; it returns false when the page is full.

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -11,6 +12,8 @@ type parser struct {
 	i     int
 	text  string
 	depth int
+	// udf is the first user-defined function call parsed ("udf.f"), "" if none.
+	udf string
 }
 
 // maxDepth bounds expression nesting so that hostile input cannot exhaust the stack.
@@ -97,13 +100,23 @@ func (p *parser) parseSelect() (*selectQuery, error) {
 	if p.depth > maxDepth {
 		return nil, badRequest("The query is too deeply nested.")
 	}
-	if err := p.expectKw("SELECT"); err != nil {
-		return nil, err
-	}
 	q := &selectQuery{}
-	if p.acceptKw("DISTINCT") {
-		q.distinct = true
+	for _, clause := range []func(q *selectQuery) error{
+		p.parseSelectClause, p.parseFrom, p.parseWhere, p.parseGroupBy, p.parseOrderBy, p.parseOffsetLimit,
+	} {
+		if err := clause(q); err != nil {
+			return nil, err
+		}
 	}
+	return q, nil
+}
+
+// parseSelectClause reads SELECT [DISTINCT] [TOP n] followed by *, VALUE x or a projection list.
+func (p *parser) parseSelectClause(q *selectQuery) error {
+	if err := p.expectKw("SELECT"); err != nil {
+		return err
+	}
+	q.distinct = p.acceptKw("DISTINCT")
 	if p.acceptKw("TOP") {
 		t := p.next()
 		switch t.kind {
@@ -113,7 +126,7 @@ func (p *parser) parseSelect() (*selectQuery, error) {
 			q.top = paramExpr{t.text}
 		default:
 			p.i--
-			return nil, p.fail()
+			return p.fail()
 		}
 	}
 	switch {
@@ -122,39 +135,15 @@ func (p *parser) parseSelect() (*selectQuery, error) {
 	case p.acceptKw("VALUE"):
 		x, err := p.parseExpr()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		q.value = x
 	default:
-		n := 0
+		n := 0 // unnamed items so far: they are named $1, $2, ...
 		for {
-			x, err := p.parseExpr()
+			item, err := p.parseSelectItem(&n)
 			if err != nil {
-				return nil, err
-			}
-			item := selectItem{x: x}
-			if p.acceptKw("AS") {
-				t := p.next()
-				if t.kind != tIdent {
-					p.i--
-					return nil, p.fail()
-				}
-				item.name = t.text
-				item.aliased = true
-			} else if p.peek().kind == tIdent {
-				item.name = p.next().text
-				item.aliased = true
-			}
-			if item.name == "" {
-				switch x := x.(type) {
-				case *identExpr:
-					item.name = x.name
-				case propExpr:
-					item.name = x.name
-				default:
-					n++
-					item.name = fmt.Sprintf("$%d", n)
-				}
+				return err
 			}
 			q.items = append(q.items, item)
 			if !p.acceptOp(",") {
@@ -162,90 +151,149 @@ func (p *parser) parseSelect() (*selectQuery, error) {
 			}
 		}
 	}
-	if p.acceptKw("FROM") {
-		src, container, err := p.parseSource(true)
-		if err != nil {
-			return nil, err
+	return nil
+}
+
+// parseSelectItem reads one projection with its alias (AS name, or a bare name); an item without
+// one is named after its last property, or $n for the n-th unnamed item.
+func (p *parser) parseSelectItem(unnamed *int) (selectItem, error) {
+	x, err := p.parseExpr()
+	if err != nil {
+		return selectItem{}, err
+	}
+	item := selectItem{x: x}
+	if p.acceptKw("AS") {
+		t := p.next()
+		if t.kind != tIdent {
+			p.i--
+			return selectItem{}, p.fail()
 		}
-		q.container = container
-		q.sources = append(q.sources, src)
-		for p.acceptKw("JOIN") {
-			src, _, err := p.parseSource(false)
-			if err != nil {
-				return nil, err
-			}
-			q.sources = append(q.sources, src)
+		item.name = t.text
+		item.aliased = true
+	} else if p.peek().kind == tIdent {
+		item.name = p.next().text
+		item.aliased = true
+	}
+	if item.name == "" {
+		switch x := x.(type) {
+		case *identExpr:
+			item.name = x.name
+		case propExpr:
+			item.name = x.name
+		default:
+			*unnamed++
+			item.name = fmt.Sprintf("$%d", *unnamed)
 		}
 	}
-	if p.acceptKw("WHERE") {
+	return item, nil
+}
+
+// parseFrom reads an optional FROM source and its JOINs.
+func (p *parser) parseFrom(q *selectQuery) error {
+	if !p.acceptKw("FROM") {
+		return nil
+	}
+	src, container, err := p.parseSource(true)
+	if err != nil {
+		return err
+	}
+	q.container = container
+	q.sources = append(q.sources, src)
+	for p.acceptKw("JOIN") {
+		src, _, err := p.parseSource(false)
+		if err != nil {
+			return err
+		}
+		q.sources = append(q.sources, src)
+	}
+	return nil
+}
+
+// parseWhere reads an optional WHERE condition.
+func (p *parser) parseWhere(q *selectQuery) error {
+	if !p.acceptKw("WHERE") {
+		return nil
+	}
+	x, err := p.parseExpr()
+	q.where = x
+	return err
+}
+
+// parseGroupBy reads an optional GROUP BY list.
+func (p *parser) parseGroupBy(q *selectQuery) error {
+	if !p.isKw("GROUP") {
+		return nil
+	}
+	p.next()
+	if err := p.expectKw("BY"); err != nil {
+		return err
+	}
+	for {
 		x, err := p.parseExpr()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		q.where = x
+		q.groupBy = append(q.groupBy, x)
+		if !p.acceptOp(",") {
+			return nil
+		}
 	}
-	if p.isKw("GROUP") {
+}
+
+// parseOrderBy reads an optional ORDER BY: RANK and one scoring function, or items with their
+// directions.
+func (p *parser) parseOrderBy(q *selectQuery) error {
+	if !p.isKw("ORDER") {
+		return nil
+	}
+	p.next()
+	if err := p.expectKw("BY"); err != nil {
+		return err
+	}
+	if t := p.peek(); t.kind == tIdent && strings.EqualFold(t.text, "RANK") && p.at(1).kind == tIdent {
+		// ORDER BY RANK <scoring function>: one item, no direction (highest score first).
 		p.next()
-		if err := p.expectKw("BY"); err != nil {
-			return nil, err
-		}
-		for {
-			x, err := p.parseExpr()
-			if err != nil {
-				return nil, err
-			}
-			q.groupBy = append(q.groupBy, x)
-			if !p.acceptOp(",") {
-				break
-			}
-		}
-	}
-	if p.isKw("ORDER") {
-		p.next()
-		if err := p.expectKw("BY"); err != nil {
-			return nil, err
-		}
-		if t := p.peek(); t.kind == tIdent && strings.EqualFold(t.text, "RANK") && p.at(1).kind == tIdent {
-			// ORDER BY RANK <scoring function>: one item, no direction (highest score first).
-			p.next()
-			x, err := p.parseExpr()
-			if err != nil {
-				return nil, err
-			}
-			q.orderBy = []orderItem{{x: x, desc: true}}
-			q.rank = true
-		}
-		for !q.rank {
-			x, err := p.parseExpr()
-			if err != nil {
-				return nil, err
-			}
-			it := orderItem{x: x}
-			if p.acceptKw("DESC") {
-				it.desc = true
-			} else {
-				it.asc = p.acceptKw("ASC")
-			}
-			q.orderBy = append(q.orderBy, it)
-			if !p.acceptOp(",") {
-				break
-			}
-		}
-	}
-	if p.acceptKw("OFFSET") {
-		x, err := p.parseCount()
+		x, err := p.parseExpr()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		q.offset = x
-		if err := p.expectKw("LIMIT"); err != nil {
-			return nil, err
+		q.orderBy = []orderItem{{x: x, desc: true}}
+		q.rank = true
+		return nil
+	}
+	for {
+		x, err := p.parseExpr()
+		if err != nil {
+			return err
 		}
-		if q.limit, err = p.parseCount(); err != nil {
-			return nil, err
+		it := orderItem{x: x}
+		if p.acceptKw("DESC") {
+			it.desc = true
+		} else {
+			it.asc = p.acceptKw("ASC")
+		}
+		q.orderBy = append(q.orderBy, it)
+		if !p.acceptOp(",") {
+			return nil
 		}
 	}
-	return q, nil
+}
+
+// parseOffsetLimit reads an optional OFFSET n LIMIT m.
+func (p *parser) parseOffsetLimit(q *selectQuery) error {
+	if !p.acceptKw("OFFSET") {
+		return nil
+	}
+	x, err := p.parseCount()
+	if err != nil {
+		return err
+	}
+	q.offset = x
+	if err := p.expectKw("LIMIT"); err != nil {
+		return err
+	}
+	q.limit, err = p.parseCount()
+	return err
 }
 
 func (p *parser) parseCount() (expr, error) {
@@ -665,6 +713,9 @@ func (p *parser) parsePrimary() (expr, error) {
 		if strings.EqualFold(t.text, "udf") && p.isOp(".") {
 			p.next()
 			n := p.next()
+			if n.kind == tIdent && p.isOp("(") {
+				return p.parseUDFCall(t, n)
+			}
 			return nil, badRequest("'%s' is not a recognized user-defined function: cosmostest does not support user-defined functions.", "udf."+n.text)
 		}
 		return &identExpr{name: t.text, depth: -1}, nil
@@ -749,23 +800,10 @@ func (p *parser) parsePrimary() (expr, error) {
 }
 
 func (p *parser) parseCall(name token) (expr, error) {
-	p.next() // (
 	up := strings.ToUpper(name.text)
-	c := &callExpr{name: up, written: name.text}
-	if !p.acceptOp(")") {
-		for {
-			a, err := p.parseExpr()
-			if err != nil {
-				return nil, err
-			}
-			c.args = append(c.args, a)
-			if !p.acceptOp(",") {
-				break
-			}
-		}
-		if err := p.expectOp(")"); err != nil {
-			return nil, err
-		}
+	c, err := p.parseArgs(&callExpr{name: up, written: name.text})
+	if err != nil {
+		return nil, err
 	}
 	if k, ok := aggNames[up]; ok {
 		c.agg = k
@@ -788,9 +826,51 @@ func (p *parser) parseCall(name token) (expr, error) {
 	return c, nil
 }
 
+// parseArgs reads a call's parenthesized arguments into c, at its "(".
+func (p *parser) parseArgs(c *callExpr) (*callExpr, error) {
+	p.next() // (
+	if p.acceptOp(")") {
+		return c, nil
+	}
+	for {
+		a, err := p.parseExpr()
+		if err != nil {
+			return nil, err
+		}
+		c.args = append(c.args, a)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parseUDFCall parses a user-defined function call after "udf" "." name, at its "(". The query
+// parses and plans (the gateway plans udf calls without knowing the functions, the .NET baselines
+// record such a plan) but does not run: cosmostest does not support user-defined functions, and
+// Execute refuses the query (Query.udf).
+func (p *parser) parseUDFCall(udf, name token) (expr, error) {
+	c, err := p.parseArgs(&callExpr{name: "UDF." + strings.ToUpper(name.text), written: udf.text + "." + name.text})
+	if err != nil {
+		return nil, err
+	}
+	c.fn = &builtin{min: 0, max: -1, call: func(ev *evaluator, _ []any) any {
+		ev.fail(unsupportedUDF(c.written))
+		return undefined
+	}}
+	p.udf = cmp.Or(p.udf, c.written)
+	return c, nil
+}
+
+// unsupportedUDF is the refusal of a query calling a user-defined function.
+func unsupportedUDF(written string) *Error {
+	return badRequest("'%s' is not a recognized user-defined function: cosmostest does not support user-defined functions.", written)
+}
+
 // unsupportedFunctions are the service's built-in functions cosmostest does not implement, with the
 // reason: a query naming one is refused with an error naming cosmostest, never answered as if the
 // function did not exist.
-var unsupportedFunctions = map[string]string{
-	"DOCUMENTID": "the number the service gives a document within its physical partition, which cosmostest does not keep",
-}
+var unsupportedFunctions = map[string]string{}

@@ -10,6 +10,9 @@ import (
 type Query struct {
 	text string
 	sel  *selectQuery
+	// udf is the query's first user-defined function call ("udf.f"): the query plans but does
+	// not run (cosmostest does not support user-defined functions). "" if none.
+	udf string
 }
 
 // Parse parses a query. Errors are *Error with Code "BadRequest" and the service's message, such as
@@ -34,7 +37,7 @@ func Parse(text string) (*Query, error) {
 	if err := checkRankSubqueries(sel); err != nil {
 		return nil, err
 	}
-	return &Query{text: text, sel: sel}, nil
+	return &Query{text: text, sel: sel, udf: p.udf}, nil
 }
 
 // Text returns the query text as given to Parse.
@@ -44,8 +47,21 @@ func (q *Query) Text() string { return q.text }
 type Document struct {
 	// Key is a unique, stable position; callers pass documents sorted by Key ascending.
 	Key string
-	// Value is the decoded JSON: nil, bool, float64, string, []any, map[string]any.
+	// Value is the decoded JSON: nil, bool, float64, string, []any, map[string]any. Its objects
+	// have no order: OBJECTTOARRAY and projections list their properties by name.
 	Value map[string]any
+	// Ordered, if not nil, is the same document as Decode reads it, its objects' properties in
+	// stored order as the service keeps them; the engine then reads it instead of Value. Default:
+	// nil.
+	Ordered any
+}
+
+// root is the document the engine reads: Ordered if set, else Value.
+func (d *Document) root() any {
+	if d.Ordered != nil {
+		return d.Ordered
+	}
+	return d.Value
 }
 
 // Options configures one Execute call.
@@ -125,6 +141,9 @@ func (q *Query) Execute(docs []Document, opts Options) (page *Page, err error) {
 			page, err = nil, badRequest("The query could not be executed.")
 		}
 	}()
+	if q.udf != "" {
+		return nil, unsupportedUDF(q.udf)
+	}
 	ev := newEvaluator(opts)
 	ev.maxRows = max(defaultMaxRows, 20*len(docs))
 	ev.corpus = docs
@@ -219,6 +238,9 @@ func Match(condition string, doc map[string]any) (bool, error) {
 	q, err := Parse("SELECT VALUE 1 " + text)
 	if err != nil {
 		return false, err
+	}
+	if q.udf != "" {
+		return false, unsupportedUDF(q.udf)
 	}
 	ev := newEvaluator(Options{})
 	matched := false

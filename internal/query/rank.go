@@ -330,7 +330,7 @@ func (ev *evaluator) bm25(q *selectQuery, c *callExpr, terms [][]string) *bm25St
 	st := &bm25Stats{hits: make([]float64, len(terms))}
 	for _, d := range ev.corpus {
 		st.docs++
-		ev.forEachRow(q, nil, true, d.Value, func(vals []any) bool {
+		ev.forEachRow(q, nil, true, d.root(), func(vals []any) bool {
 			text, ok := ev.eval(c.args[0], &env{vals: vals}).(string)
 			if ok {
 				tw := fullTextWords(text)

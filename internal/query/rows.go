@@ -188,11 +188,11 @@ func (ev *evaluator) pipeline(q *selectQuery, rows []*env, parent *env) []output
 			continue
 		}
 		if q.distinct {
-			o.json = marshalValue(nil, o.val)
-			if seen[string(o.json)] {
+			k := string(canonicalJSON(nil, o.val))
+			if seen[k] {
 				continue
 			}
-			seen[string(o.json)] = true
+			seen[k] = true
 		}
 		kept = append(kept, o)
 	}
@@ -278,7 +278,7 @@ func (ev *evaluator) group(q *selectQuery, rows []*env, parent *env) []*env {
 				key = append(key, 'u')
 			} else {
 				key = append(key, 'd')
-				key = marshalValue(key, v)
+				key = canonicalJSON(key, v)
 			}
 			key = append(key, 0)
 		}
@@ -349,7 +349,7 @@ func (ev *evaluator) aggregate(n *callExpr, e *env) any {
 				continue
 			}
 			if n.agg == aggMakeSet {
-				k := string(marshalValue(nil, v))
+				k := string(canonicalJSON(nil, v))
 				if seen[k] {
 					continue
 				}
@@ -402,8 +402,9 @@ func (ev *evaluator) subqueryItems(q *selectQuery, docs []Document) []item {
 		inputs = ev.subqueryItems(q.sources[0].sub, docs)
 	} else {
 		inputs = make([]item, len(docs))
-		for i, d := range docs {
-			inputs[i] = item{key: d.Key, val: d.Value}
+		for i := range docs {
+			d := &docs[i]
+			inputs[i] = item{key: d.Key, val: d.root()}
 		}
 	}
 	var rows []*env

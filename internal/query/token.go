@@ -34,7 +34,7 @@ func (t *contToken) setSortValues(vals []any) {
 		if isUndef(v) {
 			t.Sort[i].Undefined = true
 		} else {
-			t.Sort[i].Value = marshalValue(nil, v)
+			t.Sort[i].Value = canonicalJSON(nil, v)
 		}
 	}
 }

@@ -19,10 +19,64 @@ var undefined any = undefinedT{}
 
 func isUndef(v any) bool { return jsonorder.IsUndefined(v) }
 
-// record is a projected object that keeps the order of its SELECT list.
+// record is an object that keeps its properties' order: a projection's SELECT list, an object
+// literal's, or a document's as stored (Decode). Its values may be undefined (a projection of a
+// missing property), which marshalValue omits. A record is not changed once built.
 type record struct {
 	keys []string
 	vals []any
+	// index maps keys to positions for records large enough that a linear search is slower; nil
+	// for small ones.
+	index map[string]int
+}
+
+// indexedRecordLen is the size from which a record gets a key index.
+const indexedRecordLen = 16
+
+// newRecord builds a record over keys and vals (which it keeps), indexing large ones.
+func newRecord(keys []string, vals []any) *record {
+	r := &record{keys: keys, vals: vals}
+	if len(keys) >= indexedRecordLen {
+		r.index = make(map[string]int, len(keys))
+		for i, k := range keys {
+			if _, dup := r.index[k]; !dup {
+				r.index[k] = i
+			}
+		}
+	}
+	return r
+}
+
+// get returns the value of property k (undefined values included), and whether r has it.
+func (r *record) get(k string) (any, bool) {
+	if r.index != nil {
+		i, ok := r.index[k]
+		if !ok {
+			return nil, false
+		}
+		return r.vals[i], true
+	}
+	for i, key := range r.keys {
+		if key == k {
+			return r.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+// property returns the value of property k of an object (a map or a record), or undefined.
+func property(o any, k string) any {
+	switch m := o.(type) {
+	case map[string]any:
+		if v, ok := m[k]; ok {
+			return v
+		}
+	case *record:
+		if v, ok := m.get(k); ok {
+			return v
+		}
+	}
+	return undefined
 }
 
 // typeRank is the cross-type sort order (jsonorder.Rank), a projected *record being an object.
@@ -33,9 +87,9 @@ func typeRank(v any) int {
 	return jsonorder.Rank(v)
 }
 
-// order is ORDER BY's order of the engine's values: objects (maps and projected records) compare
-// by their JSON as the engine writes it.
-var order = jsonorder.Order{Rank: typeRank, Object: func(v any) []byte { return marshalValue(nil, v) }}
+// order is ORDER BY's order of the engine's values: objects (maps and records) compare by their
+// canonical JSON (keys sorted), whatever their property order.
+var order = jsonorder.Order{Rank: typeRank, Object: func(v any) []byte { return canonicalJSON(nil, v) }}
 
 // compareOrder totally orders any two values the way ORDER BY does.
 func compareOrder(a, b any) int { return order.Compare(a, b) }
@@ -143,18 +197,41 @@ func recordMap(r *record) map[string]any {
 	return m
 }
 
-// plain converts records nested in v into maps, so that values flowing out of a subquery are ordinary
-// JSON values.
+// plain drops the undefined properties of a record (keeping its order), so that values flowing
+// out of a subquery or into an array or object are ordinary JSON values.
 func plain(v any) any {
-	if r, ok := v.(*record); ok {
-		return recordMap(r)
+	r, ok := v.(*record)
+	if !ok {
+		return v
 	}
-	return v
+	n := 0
+	for _, e := range r.vals {
+		if !isUndef(e) {
+			n++
+		}
+	}
+	if n == len(r.vals) {
+		return r
+	}
+	keys, vals := make([]string, 0, n), make([]any, 0, n)
+	for i, e := range r.vals {
+		if !isUndef(e) {
+			keys, vals = append(keys, r.keys[i]), append(vals, e)
+		}
+	}
+	return newRecord(keys, vals)
 }
 
-// marshalValue appends the JSON of v to buf. Undefined object properties and array elements are
-// omitted; map keys are sorted; records keep their order.
-func marshalValue(buf []byte, v any) []byte {
+// marshalValue appends the JSON of v to buf as results are written. Undefined object properties
+// and array elements are omitted; map keys are sorted; records keep their order.
+func marshalValue(buf []byte, v any) []byte { return appendJSON(buf, v, false) }
+
+// canonicalJSON appends the JSON of v with every object's keys sorted: the form that orders and
+// compares objects (ORDER BY, DISTINCT, GROUP BY, MAKESET), in which property order is no
+// difference.
+func canonicalJSON(buf []byte, v any) []byte { return appendJSON(buf, v, true) }
+
+func appendJSON(buf []byte, v any, sorted bool) []byte {
 	switch x := v.(type) {
 	case nil, undefinedT:
 		return append(buf, "null"...)
@@ -178,7 +255,7 @@ func marshalValue(buf []byte, v any) []byte {
 				buf = append(buf, ',')
 			}
 			first = false
-			buf = marshalValue(buf, e)
+			buf = appendJSON(buf, e, sorted)
 		}
 		return append(buf, ']')
 	case map[string]any:
@@ -196,10 +273,13 @@ func marshalValue(buf []byte, v any) []byte {
 			}
 			buf = appendString(buf, k)
 			buf = append(buf, ':')
-			buf = marshalValue(buf, x[k])
+			buf = appendJSON(buf, x[k], sorted)
 		}
 		return append(buf, '}')
 	case *record:
+		if sorted {
+			return appendJSON(buf, recordMap(x), true)
+		}
 		buf = append(buf, '{')
 		first := true
 		for i, k := range x.keys {
@@ -212,7 +292,7 @@ func marshalValue(buf []byte, v any) []byte {
 			first = false
 			buf = appendString(buf, k)
 			buf = append(buf, ':')
-			buf = marshalValue(buf, x.vals[i])
+			buf = appendJSON(buf, x.vals[i], false)
 		}
 		return append(buf, '}')
 	case int:
