@@ -58,8 +58,8 @@ func seedBench(b *testing.B, cc *azcosmos.ContainerClient, pk string, n int) {
 }
 
 // BenchmarkQueryOrderedFilter100k reads the first page (20 items) of a filtered, ordered query over
-// 100,000 documents in one logical partition through azcosmos: without a composite index for its
-// ORDER BY (every page filters and sorts the partition), with one (the server walks its index),
+// 100,000 documents in one logical partition through azcosmos: ordered by one key without a composite
+// index (every page filters and sorts the partition), by two keys with their composite index (the server walks its index),
 // and with one right after a write (the server re-reads the partition and scans it).
 func BenchmarkQueryOrderedFilter100k(b *testing.B) {
 	if testing.Short() {
@@ -71,6 +71,10 @@ func BenchmarkQueryOrderedFilter100k(b *testing.B) {
 	const q = "SELECT * FROM c WHERE c.category = @cat ORDER BY c.price DESC, c.id ASC"
 	opts := &azcosmos.QueryOptions{PageSizeHint: 20, QueryParameters: []azcosmos.QueryParameter{{Name: "@cat", Value: 3}}}
 	pk := azcosmos.NewPartitionKeyString("bench")
+	// The first query over an item decodes it once (the engine's ordered form); do it before timing.
+	if _, err := cc.NewQueryItemsPager("SELECT VALUE COUNT(1) FROM c", pk, nil).NextPage(context.Background()); err != nil {
+		b.Fatal(err)
+	}
 	run := func(b *testing.B) {
 		ctx := context.Background()
 		b.ReportAllocs()
@@ -84,7 +88,21 @@ func BenchmarkQueryOrderedFilter100k(b *testing.B) {
 			}
 		}
 	}
-	b.Run("NoCompositeIndex", run)
+	// Without the composite index the two-key ORDER BY is refused (400, as on the service), so the
+	// unindexed case orders by one key: every page filters and sorts the partition.
+	b.Run("NoCompositeIndex", func(b *testing.B) {
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			resp, err := cc.NewQueryItemsPager("SELECT * FROM c WHERE c.category = @cat ORDER BY c.price DESC", pk, opts).NextPage(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(resp.Items) != 20 || resp.ContinuationToken == nil {
+				b.Fatalf("%d items, continuation %v", len(resp.Items), resp.ContinuationToken)
+			}
+		}
+	})
 	props, err := cc.Read(context.Background(), nil)
 	if err != nil {
 		b.Fatal(err)
