@@ -184,13 +184,6 @@ func resolve(cfg Config) (*resolved, error) {
 		return nil, err
 	}
 
-	if len(cfg.Retry.PreferredRegions) > 0 {
-		return nil, bad("Retry.PreferredRegions", "must be empty: set Config.PreferredRegions, which New passes to both the SDK and the retry policy")
-	}
-	if len(cfg.Retry.ExcludedRegions) > 0 {
-		return nil, bad("Retry.ExcludedRegions", "must be empty: set Config.ExcludedRegions")
-	}
-
 	if err := checkSubOptions(c); err != nil {
 		return nil, err
 	}
@@ -233,9 +226,7 @@ func resolve(cfg Config) (*resolved, error) {
 		return nil, bad("Connections.MaxPerHost", "is negative; 0 means the default (50), Connections.Disable removes the cap")
 	}
 	if !cfg.Retry.Disable {
-		ro := cfg.Retry
-		ro.PreferredRegions, ro.ExcludedRegions = nil, nil // checked above, as Config's own fields
-		if err := ro.Validate(); err != nil {
+		if err := cfg.Retry.Validate(); err != nil {
 			return nil, subOptionError("Retry", err)
 		}
 	}
