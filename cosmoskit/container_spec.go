@@ -107,8 +107,9 @@ type ContainerSpec struct {
 
 	// OnDrift is what EnsureContainer does when the container already exists and its indexing
 	// policy, full-text policy or own throughput (when ManualThroughput or AutoscaleMaxThroughput
-	// is set) differ from this spec: report them (DriftReport, the default), replace them
-	// (DriftApply) or accept them (DriftIgnore). It is not sent.
+	// is set) differ from this spec: report them in ContainerResult.Drift (DriftReport, the
+	// default), replace them (DriftApply), accept them (DriftIgnore) or refuse the container
+	// (DriftRefuse). It is not sent.
 	OnDrift DriftMode
 }
 

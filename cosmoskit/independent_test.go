@@ -61,10 +61,11 @@ func TestNewIndependent(t *testing.T) {
 	}
 	again.Close()
 
-	cc, err := b.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+	ccRes, err := b.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	type doc struct {
 		ID string `json:"id"`
 		PK string `json:"pk"`

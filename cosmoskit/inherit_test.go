@@ -45,11 +45,12 @@ func TestPackagesInheritClientLogger(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "inh", PartitionKeyPaths: []string{"/pk"},
+	ccRes, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "inh", PartitionKeyPaths: []string{"/pk"},
 		Vectors: []cosmoskit.VectorSpec{{Path: "/emb", Dimensions: 2, IndexType: azcosmos.VectorIndexTypeFlat}}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	key := func(d inhDoc) (string, azcosmos.PartitionKey) { return d.ID, azcosmos.NewPartitionKeyString(d.PK) }
 	repo, err := repository.New(cc, repository.Options[inhDoc]{Type: "doc", Key: key})
 	if err != nil {

@@ -111,13 +111,14 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		say("using the account at %s\n", client.Endpoint())
 	}
 
-	container, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{
+	res, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{
 		ID:                "customers",
 		PartitionKeyPaths: []string{"/customerId"},
 	})
 	if err != nil {
 		return err
 	}
+	container := res.Container
 	say("container %q is ready: customers and their orders share partition key /customerId\n", "customers")
 	if !embedded {
 		if err := removeSample(ctx, container); err != nil {
