@@ -2,6 +2,7 @@ package changefeed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -92,7 +93,7 @@ func leaseContainerProperties(id string) azcosmos.ContainerProperties {
 func (lc LeaseContainer) ensure(ctx context.Context) (*azcosmos.ContainerClient, error) {
 	db, err := provision.Database(ctx, lc.client, lc.database, nil)
 	if err != nil {
-		return nil, err
+		return nil, provisionFailure(err)
 	}
 	cc, err := db.NewContainer(lc.id)
 	if err != nil {
@@ -100,11 +101,21 @@ func (lc LeaseContainer) ensure(ctx context.Context) (*azcosmos.ContainerClient,
 	}
 	_, existing, err := provision.Container(ctx, db, leaseContainerProperties(lc.id), nil)
 	if err != nil {
-		return nil, err
+		return nil, provisionFailure(err)
 	}
 	if existing != nil && !leasePartitioned(existing.PartitionKeyDefinition.Paths) {
 		return nil, &cosmoserr.MismatchError{Database: lc.database, Container: lc.id, Differences: []cosmoserr.Difference{
 			{Field: "PartitionKeyPaths", Want: "/id", Have: strings.Join(existing.PartitionKeyDefinition.Paths, ",")}}}
 	}
 	return cc, nil
+}
+
+// provisionFailure is a *provision.Failure as a *cosmoserr.Error for its operation, wrapped with
+// the lease container it was for; other errors unchanged.
+func provisionFailure(err error) error {
+	var f *provision.Failure
+	if !errors.As(err, &f) {
+		return err
+	}
+	return fmt.Errorf("changefeed: lease container %s/%s: %w", f.Database, f.Container, cosmoserr.FromError(f.Op, f.Err))
 }

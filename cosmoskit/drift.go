@@ -243,7 +243,7 @@ func (c *Client) drift(ctx context.Context, cc *azcosmos.ContainerClient, db str
 	pd := policyDifferences(want, got)
 	td, canApply, err := throughputDifference(ctx, cc, spec)
 	if err != nil {
-		return ContainerResult{}, provision.Error(cosmoserr.OpReadThroughput, db, spec.ID, err)
+		return ContainerResult{}, provisionError(cosmoserr.OpReadThroughput, db, spec.ID, err)
 	}
 	ds := pd
 	if td != nil {
@@ -262,13 +262,13 @@ func (c *Client) drift(ctx context.Context, cc *azcosmos.ContainerClient, db str
 		props.IndexingPolicy = want.IndexingPolicy
 		props.FullTextPolicy = want.FullTextPolicy
 		if _, err := cc.Replace(ctx, props, nil); err != nil {
-			return ContainerResult{}, provision.Error(cosmoserr.OpReplaceContainer, db, spec.ID, err)
+			return ContainerResult{}, provisionError(cosmoserr.OpReplaceContainer, db, spec.ID, err)
 		}
 	}
 	if td != nil {
 		tp, _ := throughput(spec.ID, spec.ManualThroughput, spec.AutoscaleMaxThroughput)
 		if _, err := cc.ReplaceThroughput(ctx, *tp, nil); err != nil {
-			return ContainerResult{}, provision.Error(cosmoserr.OpReplaceThroughput, db, spec.ID, err)
+			return ContainerResult{}, provisionError(cosmoserr.OpReplaceThroughput, db, spec.ID, err)
 		}
 	}
 	c.logger().LogAttrs(ctx, slog.LevelInfo, "cosmoskit: container settings replaced to match the spec",

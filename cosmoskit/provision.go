@@ -2,6 +2,7 @@ package cosmoskit
 
 import (
 	"context"
+	"errors"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
@@ -28,7 +29,8 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts DatabaseOpt
 	if c.closed.Load() {
 		return nil, cosmoserr.ErrClosed
 	}
-	return provision.Database(ctx, c.cosmos, id, tp)
+	db, err := provision.Database(ctx, c.cosmos, id, tp)
+	return db, provisionFailure(err)
 }
 
 // ContainerResult is what EnsureContainer found and did. Drift is a value, not an error: a
@@ -95,7 +97,7 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 	created, existing, err := provision.Container(ctx, dbc, props, tp)
 	switch {
 	case err != nil:
-		return ContainerResult{}, err
+		return ContainerResult{}, provisionFailure(err)
 	case created:
 		c.warnLowCardinality(ctx, db, spec)
 		return ContainerResult{Container: cc, Created: true}, nil
@@ -113,4 +115,30 @@ func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerS
 	}
 	res.Container = cc
 	return res, nil
+}
+
+// provisionFailure is a *provision.Failure as a *cosmoserr.Error naming its operation, database and
+// container; other errors unchanged.
+func provisionFailure(err error) error {
+	var f *provision.Failure
+	if errors.As(err, &f) {
+		return provisionError(f.Op, f.Database, f.Container, f.Err)
+	}
+	return err
+}
+
+// provisionError is err as a *cosmoserr.Error for op that names the database and container once
+// (the container id of a create travels in the body, so the request path does not name it).
+func provisionError(op, db, container string, err error) error {
+	err = cosmoserr.FromError(op, err)
+	var e *cosmoserr.Error
+	if errors.As(err, &e) {
+		if e.Database == "" {
+			e.Database = db
+		}
+		if e.Container == "" {
+			e.Container = container
+		}
+	}
+	return err
 }

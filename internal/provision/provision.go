@@ -1,8 +1,9 @@
 // Package provision creates a database or a container if it is missing, the one way cosmoskit's
 // EnsureDatabase / EnsureContainer and changefeed's EnsureLeases do it: a create, where 409
 // Conflict means it exists and 403 Forbidden (an identity that may not create resources, e.g. a
-// Microsoft Entra data-plane role) means it must exist and is read instead. Errors are
-// *cosmoserr.Error values naming the operation, database and container.
+// Microsoft Entra data-plane role) means it must exist and is read instead. A failed request is a
+// *Failure naming the operation, database and container; the public package that called turns it
+// into its error model (internal packages import no public one).
 package provision
 
 import (
@@ -13,8 +14,26 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
-	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
+
+// Failure is a request of Database or Container that failed: its operation (a wire.Op name), the
+// database and container it was for, and the SDK's error.
+type Failure struct {
+	Op, Database, Container string
+	Err                     error
+}
+
+func (f *Failure) Error() string {
+	return f.Op + " " + f.Database + "/" + f.Container + ": " + f.Err.Error()
+}
+
+// Unwrap returns the SDK's error.
+func (f *Failure) Unwrap() error { return f.Err }
+
+func fail(op, db, container string, err error) error {
+	return &Failure{Op: op, Database: db, Container: container, Err: err}
+}
 
 // Database creates database id (with throughput tp, nil for none) unless it exists, and returns
 // its handle. An existing database is returned as it is (its throughput is not changed).
@@ -32,7 +51,7 @@ func Database(ctx context.Context, client *azcosmos.Client, id string, tp *azcos
 			return db, nil
 		}
 	}
-	return nil, Error(cosmoserr.OpCreateDatabase, id, "", err)
+	return nil, fail(wire.OpCreateDatabase, id, "", err)
 }
 
 // Container creates the container props describes in db (with throughput tp, nil for none)
@@ -46,7 +65,7 @@ func Container(ctx context.Context, db *azcosmos.DatabaseClient, props azcosmos.
 	}
 	status := Status(err)
 	if status != http.StatusConflict && status != http.StatusForbidden {
-		return false, nil, Error(cosmoserr.OpCreateContainer, db.ID(), props.ID, err)
+		return false, nil, fail(wire.OpCreateContainer, db.ID(), props.ID, err)
 	}
 	cc, cerr := db.NewContainer(props.ID)
 	if cerr != nil {
@@ -55,27 +74,11 @@ func Container(ctx context.Context, db *azcosmos.DatabaseClient, props azcosmos.
 	resp, rerr := cc.Read(ctx, nil)
 	if rerr != nil {
 		if status == http.StatusForbidden {
-			return false, nil, Error(cosmoserr.OpCreateContainer, db.ID(), props.ID, err)
+			return false, nil, fail(wire.OpCreateContainer, db.ID(), props.ID, err)
 		}
-		return false, nil, Error(cosmoserr.OpReadContainer, db.ID(), props.ID, rerr)
+		return false, nil, fail(wire.OpReadContainer, db.ID(), props.ID, rerr)
 	}
 	return false, resp.ContainerProperties, nil
-}
-
-// Error is err as a *cosmoserr.Error for op that names the database and container once (the
-// container id of a create travels in the body, so the request path does not name it).
-func Error(op, db, container string, err error) error {
-	err = cosmoserr.FromError(op, err)
-	var e *cosmoserr.Error
-	if errors.As(err, &e) {
-		if e.Database == "" {
-			e.Database = db
-		}
-		if e.Container == "" {
-			e.Container = container
-		}
-	}
-	return err
 }
 
 // Status returns the HTTP status of an SDK error, or 0.
