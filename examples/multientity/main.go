@@ -127,7 +127,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	}
 
 	pkPaths := []string{"/customerId"}
-	customers, err := repository.New(container, repository.Options[customer]{
+	customers, err := repository.NewFromClient(client, cfg.Database, "customers", repository.Options[customer]{
 		Type: "customer",
 		Key: func(c customer) (string, azcosmos.PartitionKey) {
 			return c.ID, azcosmos.NewPartitionKeyString(c.CustomerID)
@@ -140,7 +140,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	if err != nil {
 		return err
 	}
-	orders, err := repository.New(container, repository.Options[order]{
+	orders, err := repository.NewFromClient(client, cfg.Database, "customers", repository.Options[order]{
 		Type: "order",
 		Key: func(o order) (string, azcosmos.PartitionKey) {
 			return o.ID, azcosmos.NewPartitionKeyString(o.CustomerID)
