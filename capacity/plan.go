@@ -413,9 +413,9 @@ func (p *Plan) warn() {
 			}
 		}
 	}
-	if writes > BinningWritesPerSecond {
+	if writes > binningWritesPerSecond {
 		p.Warnings = append(p.Warnings, Warning{"binning", "", fmt.Sprintf(
-			"%.0f writes/s at peak (more than %d): group records into chunks (binning) or batch them to cut the number of writes", writes, BinningWritesPerSecond)})
+			"%.0f writes/s at peak (more than %d): group records into chunks (binning) or batch them to cut the number of writes", writes, binningWritesPerSecond)})
 	}
 	if float64(p.Manual.FloorRUs) > p.PeakRUs && w.Mode == Manual {
 		p.Warnings = append(p.Warnings, Warning{"throughput-floor", "", fmt.Sprintf(

@@ -87,8 +87,8 @@ const (
 	// assumption (the docs give no figure; measure yours with the container's index size in the
 	// portal's metrics, or on cosmostest with the container's indexing policy).
 	DefaultIndexOverhead = 0.2
-	// BinningWritesPerSecond is the write rate above which the plan warns to bin (seed 004).
-	BinningWritesPerSecond = 10_000
+	// binningWritesPerSecond is the write rate above which the plan warns to bin or batch writes.
+	binningWritesPerSecond = 10_000
 	// MaxDocumentKB is the item size limit (2 MB).
 	MaxDocumentKB = 2048
 )

@@ -11,7 +11,7 @@
 //	p, err := changefeed.New(orders, changefeed.Options{
 //		Name:     "order-views",
 //		Instance: hostname,
-//		Leases:   changefeed.EnsureLeases(client, "shop", "leases"),
+//		Leases:   changefeed.EnsureLeases(client.Cosmos(), "shop", "leases"),
 //		Handler: func(ctx context.Context, b changefeed.Batch) error {
 //			for _, doc := range b.Items { /* update the view, idempotently */ }
 //			return nil

@@ -29,10 +29,11 @@ func ExampleNew() {
 	}
 	defer client.Close()
 	ctx := context.Background()
-	orders, err := client.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
+	res, err := client.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
 	if err != nil {
 		panic(err)
 	}
+	orders := res.Container
 
 	var mu sync.Mutex
 	perLease := map[string]int{}
@@ -47,7 +48,7 @@ func ExampleNew() {
 	p, err := changefeed.New(orders, changefeed.Options{
 		Name:         "order-events",
 		Instance:     "instance-1",
-		Leases:       changefeed.EnsureLeases(client, "shop", "leases"),
+		Leases:       changefeed.EnsureLeases(client.Cosmos(), "shop", "leases"),
 		Handler:      handle,
 		StartFrom:    changefeed.StartFromBeginning(),
 		PollInterval: 10 * time.Millisecond,
@@ -101,15 +102,16 @@ func ExampleProcessor_Run() {
 		panic(err)
 	}
 	defer client.Close()
-	orders, err := client.EnsureContainer(context.Background(), "shop", cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
+	res, err := client.EnsureContainer(context.Background(), "shop", cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
 	if err != nil {
 		panic(err)
 	}
+	orders := res.Container
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := changefeed.New(orders, changefeed.Options{
 		Name:     "order-events",
 		Instance: "instance-1",
-		Leases:   changefeed.EnsureLeases(client, "shop", "leases"),
+		Leases:   changefeed.EnsureLeases(client.Cosmos(), "shop", "leases"),
 		Handler: func(_ context.Context, b changefeed.Batch) error {
 			fmt.Println("handled", len(b.Items), "change(s)")
 			cancel() // e.g. SIGTERM

@@ -3,13 +3,15 @@ package changefeed_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 )
 
 // StartFromNow (the default) skips what was written before the lease was first read.
@@ -100,10 +102,9 @@ func TestManualCheckpoint(t *testing.T) {
 // EnsureLeases provisions the lease container partitioned by /id.
 func TestEnsureLeases(t *testing.T) {
 	e := newEnv(t, 1)
-	kc := cosmoskit.NewFromClient(e.client)
 	tl := newTally()
 	o := withLeases(e, "a", tl.handle, fast())
-	o.Leases = changefeed.EnsureLeases(kc, "db", "leases2")
+	o.Leases = changefeed.EnsureLeases(e.client, "db", "leases2")
 	p, err := changefeed.New(e.monitored, o)
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +122,54 @@ func TestEnsureLeases(t *testing.T) {
 	}
 	if paths := props.ContainerProperties.PartitionKeyDefinition.Paths; len(paths) != 1 || paths[0] != "/id" {
 		t.Errorf("lease container partitioned by %v", paths)
+	}
+}
+
+// EnsureLeases creates a missing database too, uses an existing lease container whose indexing
+// policy is not the one it would create (before, that drift failed Start with a MismatchError),
+// and refuses one not partitioned by /id.
+func TestEnsureLeasesExisting(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, 1)
+	lc := changefeed.EnsureLeases(e.client, "leasedb", "leases")
+	props := azcosmos.ContainerProperties{ID: "drifted", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/id"}},
+		IndexingPolicy: &azcosmos.IndexingPolicy{IndexingMode: azcosmos.IndexingModeConsistent, Automatic: true,
+			IncludedPaths: []azcosmos.IncludedPath{{Path: "/*"}}, ExcludedPaths: []azcosmos.ExcludedPath{{Path: "/payload/*"}}}}
+	if _, err := e.db.CreateContainer(ctx, props, nil); err != nil {
+		t.Fatal(err)
+	}
+	props.ID, props.PartitionKeyDefinition.Paths = "bypk", []string{"/pk"}
+	if _, err := e.db.CreateContainer(ctx, props, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		leases  changefeed.LeaseContainer
+		wantErr error
+	}{
+		{"new database", lc, nil},
+		{"same again", lc, nil},
+		{"other indexing", changefeed.EnsureLeases(e.client, "db", "drifted"), nil},
+		{"other partition key", changefeed.EnsureLeases(e.client, "db", "bypk"), cosmoserr.ErrContainerMismatch},
+	} {
+		tl := newTally()
+		o := withLeases(e, "p-"+strings.ReplaceAll(tt.name, " ", "-"), tl.handle, fast())
+		o.Leases = tt.leases
+		p, err := changefeed.New(e.monitored, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.Start(ctx)
+		if tt.wantErr != nil {
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("%s: Start = %v, want %v", tt.name, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: Start: %v", tt.name, err)
+		}
+		stop(t, p)
 	}
 }
 

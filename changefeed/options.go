@@ -87,7 +87,7 @@ type Options struct {
 	// the leases it owned at once.
 	Instance string
 	// Leases says where the leases are kept (required): Leases(container) or
-	// EnsureLeases(client, database, id).
+	// EnsureLeases(azcosmosClient, database, id).
 	Leases LeaseContainer
 	// Handler handles each batch (required).
 	Handler Handler

@@ -15,44 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 )
-
-// LeaseContainer says where a processor keeps its leases: a ready container (Leases) or one
-// provisioned on Start if missing (EnsureLeases). Any container partitioned by /id works; several
-// processors and monitored containers can share one (lease ids start with the processor name and
-// name the monitored container).
-type LeaseContainer struct {
-	c        *azcosmos.ContainerClient
-	client   *cosmoskit.Client
-	database string
-	id       string
-}
-
-// Leases uses c, which must exist and be partitioned by /id.
-func Leases(c *azcosmos.ContainerClient) LeaseContainer { return LeaseContainer{c: c} }
-
-// EnsureLeases provisions the container id in database with client.EnsureContainer on Start
-// (partitioned by /id, no type indexes) if it is missing, and uses it.
-func EnsureLeases(client *cosmoskit.Client, database, id string) LeaseContainer {
-	return LeaseContainer{client: client, database: database, id: id}
-}
-
-func (lc LeaseContainer) open(ctx context.Context) (*azcosmos.ContainerClient, error) {
-	if lc.c != nil {
-		props, err := lc.c.Read(ctx, nil)
-		if err != nil {
-			return nil, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
-		}
-		if paths := props.ContainerProperties.PartitionKeyDefinition.Paths; len(paths) != 1 || paths[0] != "/id" {
-			return nil, invalid("Leases", fmt.Sprintf("container %s is partitioned by %v; a lease container must be partitioned by /id", lc.c.ID(), paths))
-		}
-		return lc.c, nil
-	}
-	return lc.client.EnsureContainer(ctx, lc.database, cosmoskit.ContainerSpec{
-		ID: lc.id, PartitionKeyPaths: []string{"/id"}, DisableTypeCompositeIndexes: true,
-	})
-}
 
 // Processor is a change feed processor: instances sharing a name and a lease container split the
 // monitored container's feed ranges between them (one lease per range), each reading its leases'
@@ -176,17 +139,6 @@ func validateHost(host string) error {
 
 func notHostChar(r rune) bool {
 	return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '-'
-}
-
-// validate checks Options.Leases.
-func (lc LeaseContainer) validate() error {
-	switch {
-	case lc.c == nil && lc.client == nil:
-		return invalid("Leases", "no lease container (use Leases or EnsureLeases)")
-	case lc.c == nil && (lc.database == "" || lc.id == ""):
-		return invalid("Leases", "EnsureLeases needs a database and a container id")
-	}
-	return nil
 }
 
 // Options returns the options in effect, defaults filled in.

@@ -94,10 +94,11 @@ func instances(t *testing.T, s *cosmostest.Server, readerRetry retry.Options) (w
 		t.Fatal("the two instances share one azcosmos client")
 	}
 	ctx := context.Background()
-	writer, err = w.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+	res, err := w.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	writer = res.Container
 	if _, err := writer.UpsertItem(ctx, pk, []byte(`{"id":"1","pk":"p","v":1}`), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -208,10 +209,11 @@ func TestReadYourWritesOneClient(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+		ccRes, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		cc := ccRes.Container
 		if _, err := cc.UpsertItem(ctx, pk, []byte(`{"id":"1","pk":"p","v":1}`), nil); err != nil {
 			t.Fatal(err)
 		}

@@ -26,10 +26,11 @@ func TestRecreatedContainerReadableOnFirstRead(t *testing.T) {
 	}
 	t.Cleanup(c.Close)
 	spec := cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}}
-	cc, err := c.EnsureContainer(ctx, "db", spec)
+	ccRes, err := c.EnsureContainer(ctx, "db", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	for _, id := range []string{"1", "2", "3", "4", "5"} {
 		if _, err := cc.UpsertItem(ctx, pk, []byte(`{"id":"`+id+`","pk":"p","v":1}`), nil); err != nil {
 			t.Fatal(err)

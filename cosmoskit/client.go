@@ -1,6 +1,7 @@
 package cosmoskit
 
 import (
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -10,7 +11,6 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/consistency"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
-	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/retry"
 )
 
@@ -115,10 +115,11 @@ func (c *Client) Database(id string) (*azcosmos.DatabaseClient, error) {
 // cheap. It does no I/O; use EnsureContainer to create it. Errors: cosmoserr.ErrClosed, or the SDK's error for
 // an empty id.
 //
-// Packages given the handle (repository.New, crosspartition.New, vector.New, changefeed) inherit
-// the client's Logger and diagnostics policy unless their own options set them; a handle made
-// with Cosmos().NewContainer is not known to them and gets their defaults (slog.Default(), no
-// diagnostics policy), as a bare azcosmos client's does.
+// The handle is a plain azcosmos handle: its requests go through the client's pipeline (retry,
+// diagnostics, session policies), but packages given only the handle (repository.New,
+// crosspartition.New, vector.New, changefeed.New) use their own options' Logger and Diagnostics,
+// whatever made it. Pass Logger() and Diagnostics() in those options, or build a repository with
+// repository.NewFromClient, which takes both from the client.
 func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
 	if c.closed.Load() {
 		return nil, cosmoserr.ErrClosed
@@ -131,10 +132,7 @@ func (c *Client) Container(db, id string) (*azcosmos.ContainerClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, loaded := c.containers.LoadOrStore(k, cc)
-	if !loaded && c.entry != nil {
-		clientaccess.RegisterContainer(cc, clientaccess.Inherited{Logger: c.entry.logger, Diagnostics: c.entry.diag})
-	}
+	v, _ := c.containers.LoadOrStore(k, cc)
 	return v.(*azcosmos.ContainerClient), nil
 }
 
@@ -146,6 +144,11 @@ func (c *Client) Diagnostics() *diagnostics.Policy {
 	}
 	return c.entry.diag
 }
+
+// Logger returns the logger the client logs to: Config.Logger, or slog.Default() when it was
+// unset and for NewFromClient. Packages built on the client's containers take it in their options
+// (repository.NewFromClient does so itself).
+func (c *Client) Logger() *slog.Logger { return c.logger() }
 
 // Connections returns the connection limit in effect on the transport New built for the client
 // (Config.Connections with its default filled in: MaxPerHost 50 unless Disable). It is the zero

@@ -60,10 +60,11 @@ func TestPreferredRegionsRouteReadsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+	ccRes, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	pk := azcosmos.NewPartitionKeyString("a")
 	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"1","pk":"a"}`), nil); err != nil {
 		t.Fatal(err)
@@ -106,10 +107,11 @@ func TestNewFromClient(t *testing.T) {
 	if c.Cosmos() != own || c.Endpoint() != s.Endpoint() {
 		t.Fatalf("Cosmos() = %p, Endpoint() = %q", c.Cosmos(), c.Endpoint())
 	}
-	cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+	ccRes, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	again, err := c.Container("db", "c")
 	if err != nil || again != cc {
 		t.Fatalf("Container: %p, %v; want the cached handle %p", again, err, cc)

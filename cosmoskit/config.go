@@ -112,8 +112,8 @@ type Config struct {
 	// Retry configures the resilience policy New installs on every client (package retry): 429
 	// retries following x-ms-retry-after-ms (9 retries within 30 s by default, with azcore's own 429
 	// retry turned off so there is one layer), circuit breakers per region and partition key range,
-	// routing by PreferredRegions minus ExcludedRegions, and the hedging options of retry.Hedge. Leave
-	// Retry.PreferredRegions and Retry.ExcludedRegions empty: New fills them from this Config. The
+	// routing by PreferredRegions minus ExcludedRegions (the regions are this Config's: New hands
+	// them to the SDK and the policy), and the hedging options of retry.Hedge. The
 	// zero value is the documented default. Breaker state changes go to the diagnostics policy unless
 	// Retry.Reporter is set. Retry.Disable leaves the policy out: the SDK's own retries (azcore: 3
 	// retries, including 429s) apply unchanged, and ExcludedRegions is only recorded. Client.Retry

@@ -176,8 +176,8 @@ func TestIsLoopbackEndpoint(t *testing.T) {
 		"https://cosmos.localhost.attacker.example": false,
 	}
 	for in, want := range tests {
-		if got := IsLoopbackEndpoint(in); got != want {
-			t.Errorf("IsLoopbackEndpoint(%q) = %v, want %v", in, got, want)
+		if got := isLoopbackEndpoint(in); got != want {
+			t.Errorf("isLoopbackEndpoint(%q) = %v, want %v", in, got, want)
 		}
 	}
 }

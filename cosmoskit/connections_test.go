@@ -88,10 +88,11 @@ func clientOn(t testing.TB, s *cosmostest.Server, cfg cosmoskit.Config) (*cosmos
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	cc, err := c.EnsureContainer(context.Background(), "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+	ccRes, err := c.EnsureContainer(context.Background(), "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	if _, err := cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("a"), []byte(`{"id":"1","pk":"a"}`), nil); err != nil {
 		t.Fatal(err)
 	}

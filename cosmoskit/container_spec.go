@@ -107,8 +107,9 @@ type ContainerSpec struct {
 
 	// OnDrift is what EnsureContainer does when the container already exists and its indexing
 	// policy, full-text policy or own throughput (when ManualThroughput or AutoscaleMaxThroughput
-	// is set) differ from this spec: report them (DriftReport, the default), replace them
-	// (DriftApply) or accept them (DriftIgnore). It is not sent.
+	// is set) differ from this spec: report them in ContainerResult.Drift (DriftReport, the
+	// default), replace them (DriftApply), accept them (DriftIgnore) or refuse the container
+	// (DriftRefuse). It is not sent.
 	OnDrift DriftMode
 }
 
@@ -151,119 +152,171 @@ type DatabaseOptions struct {
 // Properties returns the container properties EnsureContainer sends for s, or a *cosmoserr.ValidationError
 // (matching cosmoserr.ErrInvalidSpec) describing the first problem. It does no I/O.
 func (s ContainerSpec) Properties() (azcosmos.ContainerProperties, error) {
-	bad := func(field, format string, args ...any) error {
-		return specError("ContainerSpec."+field, fmt.Sprintf(format, args...))
-	}
 	if err := checkResourceID(s.ID); err != "" {
-		return azcosmos.ContainerProperties{}, bad("ID", "%s", err)
+		return azcosmos.ContainerProperties{}, specBad("ID", "%s", err)
 	}
 	props := azcosmos.ContainerProperties{ID: s.ID}
-
-	// Partition key.
-	switch n := len(s.PartitionKeyPaths); {
-	case n == 0:
-		return props, bad("PartitionKeyPaths", "is required: choose a high-cardinality property your queries filter on, e.g. /tenantId (up to three for a hierarchical key)")
-	case n > maxPartitionKeyPaths:
-		return props, bad("PartitionKeyPaths", "has %d paths; a hierarchical partition key has at most %d levels", n, maxPartitionKeyPaths)
+	var err error
+	if props.PartitionKeyDefinition, err = s.partitionKey(); err != nil {
+		return props, err
 	}
-	for i, p := range s.PartitionKeyPaths {
-		if msg := checkPath(p, false); msg != "" {
-			return props, bad(fmt.Sprintf("PartitionKeyPaths[%d]", i), "%s", msg)
-		}
-		if j := slices.Index(s.PartitionKeyPaths[:i], p); j >= 0 {
-			return props, bad(fmt.Sprintf("PartitionKeyPaths[%d]", i), "%q repeats PartitionKeyPaths[%d]", p, j)
-		}
-	}
-	props.PartitionKeyDefinition = azcosmos.PartitionKeyDefinition{
-		Kind:    azcosmos.PartitionKeyKindHash,
-		Paths:   slices.Clone(s.PartitionKeyPaths),
-		Version: 2,
-	}
-	if len(s.PartitionKeyPaths) > 1 {
-		props.PartitionKeyDefinition.Kind = azcosmos.PartitionKeyKindMultiHash
-	}
-
-	// Vectors.
-	var embeddings []azcosmos.VectorEmbedding
 	var vectorIndexes []azcosmos.VectorIndex
-	for i, v := range s.Vectors {
-		field := fmt.Sprintf("Vectors[%d]", i)
-		if msg := checkPath(v.Path, false); msg != "" {
-			return props, bad(field+".Path", "%s", msg)
-		}
-		for j, w := range s.Vectors[:i] {
-			if w.Path == v.Path {
-				return props, bad(field+".Path", "%q repeats Vectors[%d]", v.Path, j)
-			}
-		}
-		if slices.Contains(s.PartitionKeyPaths, v.Path) {
-			return props, bad(field+".Path", "%q is a partition key path", v.Path)
-		}
-		dt := v.DataType
-		if dt == "" {
-			dt = azcosmos.VectorDataTypeFloat32
-		}
-		if !slices.Contains([]azcosmos.VectorDataType{azcosmos.VectorDataTypeFloat32, azcosmos.VectorDataTypeFloat16, azcosmos.VectorDataTypeInt8, azcosmos.VectorDataTypeUint8}, dt) {
-			return props, bad(field+".DataType", "%q is not one of float32, float16, int8, uint8", dt)
-		}
-		df := v.DistanceFunction
-		if df == "" {
-			df = azcosmos.VectorDistanceFunctionCosine
-		}
-		if !slices.Contains([]azcosmos.VectorDistanceFunction{azcosmos.VectorDistanceFunctionCosine, azcosmos.VectorDistanceFunctionDotProduct, azcosmos.VectorDistanceFunctionEuclidean}, df) {
-			return props, bad(field+".DistanceFunction", "%q is not one of cosine, dotproduct, euclidean", df)
-		}
-		it := v.IndexType
-		if it == "" {
-			it = azcosmos.VectorIndexTypeQuantizedFlat
-		}
-		limit := int32(maxVectorDimensions)
-		switch it {
-		case azcosmos.VectorIndexTypeFlat:
-			limit = maxFlatDimensions
-		case azcosmos.VectorIndexTypeQuantizedFlat, azcosmos.VectorIndexTypeDiskANN:
-		default:
-			return props, bad(field+".IndexType", "%q is not one of flat, quantizedFlat, diskANN", it)
-		}
-		if v.Dimensions <= 0 {
-			return props, bad(field+".Dimensions", "is %d; set it to your embedding model's output size (e.g. 1536 for text-embedding-3-small)", v.Dimensions)
-		}
-		if v.Dimensions > limit {
-			return props, bad(field+".Dimensions", "%d exceeds the %s index limit of %d dimensions", v.Dimensions, it, limit)
-		}
-		embeddings = append(embeddings, azcosmos.VectorEmbedding{Path: v.Path, DataType: dt, DistanceFunction: df, Dimensions: v.Dimensions})
-		vectorIndexes = append(vectorIndexes, azcosmos.VectorIndex{Path: v.Path, Type: it})
+	if props.VectorEmbeddingPolicy, vectorIndexes, err = s.vectorPolicy(); err != nil {
+		return props, err
 	}
-	if len(embeddings) > 0 {
-		props.VectorEmbeddingPolicy = &azcosmos.VectorEmbeddingPolicy{VectorEmbeddings: embeddings}
-	}
-
-	// Full text.
 	var fullTextIndexes []azcosmos.FullTextIndex
-	if s.FullText != nil {
-		if len(s.FullText.Paths) == 0 {
-			return props, bad("FullText.Paths", "is empty; list the string properties to index, e.g. /description")
-		}
-		lang := s.FullText.DefaultLanguage
-		if lang == "" {
-			lang = DefaultFullTextLanguage
-		}
-		policy := &azcosmos.FullTextPolicy{DefaultLanguage: lang}
-		for i, p := range s.FullText.Paths {
-			if msg := checkPath(p, false); msg != "" {
-				return props, bad(fmt.Sprintf("FullText.Paths[%d]", i), "%s", msg)
-			}
-			policy.FullTextPaths = append(policy.FullTextPaths, azcosmos.FullTextPath{Path: p, Language: lang})
-			fullTextIndexes = append(fullTextIndexes, azcosmos.FullTextIndex{Path: p})
-		}
-		props.FullTextPolicy = policy
+	if props.FullTextPolicy, fullTextIndexes, err = s.fullTextPolicy(); err != nil {
+		return props, err
 	}
-
-	// Indexing policy.
-	ip, err := s.indexingPolicy(bad)
+	ip, err := s.indexingPolicy(specBad)
 	if err != nil {
 		return props, err
 	}
+	props.IndexingPolicy = s.mergeSearchIndexes(ip, vectorIndexes, fullTextIndexes)
+	if props.DefaultTimeToLive, err = s.timeToLive(); err != nil {
+		return props, err
+	}
+	if props.UniqueKeyPolicy, err = s.uniqueKeyPolicy(); err != nil {
+		return props, err
+	}
+	if props.ConflictResolutionPolicy, err = s.ConflictResolution.policy(specBad); err != nil {
+		return props, err
+	}
+	if _, err := throughput("ContainerSpec", s.ManualThroughput, s.AutoscaleMaxThroughput); err != nil {
+		return props, err
+	}
+	return props, nil
+}
+
+// specBad is the refusal of a ContainerSpec field.
+func specBad(field, format string, args ...any) error {
+	return specError("ContainerSpec."+field, fmt.Sprintf(format, args...))
+}
+
+// partitionKey checks PartitionKeyPaths and returns the definition sent: Hash for one path,
+// MultiHash for two or three, always Version 2.
+func (s ContainerSpec) partitionKey() (azcosmos.PartitionKeyDefinition, error) {
+	switch n := len(s.PartitionKeyPaths); {
+	case n == 0:
+		return azcosmos.PartitionKeyDefinition{}, specBad("PartitionKeyPaths", "is required: choose a high-cardinality property your queries filter on, e.g. /tenantId (up to three for a hierarchical key)")
+	case n > maxPartitionKeyPaths:
+		return azcosmos.PartitionKeyDefinition{}, specBad("PartitionKeyPaths", "has %d paths; a hierarchical partition key has at most %d levels", n, maxPartitionKeyPaths)
+	}
+	for i, p := range s.PartitionKeyPaths {
+		if msg := checkPath(p, false); msg != "" {
+			return azcosmos.PartitionKeyDefinition{}, specBad(fmt.Sprintf("PartitionKeyPaths[%d]", i), "%s", msg)
+		}
+		if j := slices.Index(s.PartitionKeyPaths[:i], p); j >= 0 {
+			return azcosmos.PartitionKeyDefinition{}, specBad(fmt.Sprintf("PartitionKeyPaths[%d]", i), "%q repeats PartitionKeyPaths[%d]", p, j)
+		}
+	}
+	def := azcosmos.PartitionKeyDefinition{Kind: azcosmos.PartitionKeyKindHash, Paths: slices.Clone(s.PartitionKeyPaths), Version: 2}
+	if len(s.PartitionKeyPaths) > 1 {
+		def.Kind = azcosmos.PartitionKeyKindMultiHash
+	}
+	return def, nil
+}
+
+// vectorPolicy checks Vectors and returns the vector embedding policy (nil for none) and one
+// vector index per embedding.
+func (s ContainerSpec) vectorPolicy() (*azcosmos.VectorEmbeddingPolicy, []azcosmos.VectorIndex, error) {
+	var embeddings []azcosmos.VectorEmbedding
+	var indexes []azcosmos.VectorIndex
+	for i, v := range s.Vectors {
+		e, idx, err := s.vector(i, v)
+		if err != nil {
+			return nil, nil, err
+		}
+		embeddings = append(embeddings, e)
+		indexes = append(indexes, idx)
+	}
+	if len(embeddings) == 0 {
+		return nil, nil, nil
+	}
+	return &azcosmos.VectorEmbeddingPolicy{VectorEmbeddings: embeddings}, indexes, nil
+}
+
+// vector checks Vectors[i] and returns its embedding and index with the defaults written out.
+func (s ContainerSpec) vector(i int, v VectorSpec) (azcosmos.VectorEmbedding, azcosmos.VectorIndex, error) {
+	field := fmt.Sprintf("Vectors[%d]", i)
+	fail := func(sub, format string, args ...any) (azcosmos.VectorEmbedding, azcosmos.VectorIndex, error) {
+		return azcosmos.VectorEmbedding{}, azcosmos.VectorIndex{}, specBad(field+sub, format, args...)
+	}
+	if msg := checkPath(v.Path, false); msg != "" {
+		return fail(".Path", "%s", msg)
+	}
+	for j, w := range s.Vectors[:i] {
+		if w.Path == v.Path {
+			return fail(".Path", "%q repeats Vectors[%d]", v.Path, j)
+		}
+	}
+	if slices.Contains(s.PartitionKeyPaths, v.Path) {
+		return fail(".Path", "%q is a partition key path", v.Path)
+	}
+	dt := v.DataType
+	if dt == "" {
+		dt = azcosmos.VectorDataTypeFloat32
+	}
+	if !slices.Contains([]azcosmos.VectorDataType{azcosmos.VectorDataTypeFloat32, azcosmos.VectorDataTypeFloat16, azcosmos.VectorDataTypeInt8, azcosmos.VectorDataTypeUint8}, dt) {
+		return fail(".DataType", "%q is not one of float32, float16, int8, uint8", dt)
+	}
+	df := v.DistanceFunction
+	if df == "" {
+		df = azcosmos.VectorDistanceFunctionCosine
+	}
+	if !slices.Contains([]azcosmos.VectorDistanceFunction{azcosmos.VectorDistanceFunctionCosine, azcosmos.VectorDistanceFunctionDotProduct, azcosmos.VectorDistanceFunctionEuclidean}, df) {
+		return fail(".DistanceFunction", "%q is not one of cosine, dotproduct, euclidean", df)
+	}
+	it := v.IndexType
+	if it == "" {
+		it = azcosmos.VectorIndexTypeQuantizedFlat
+	}
+	limit := int32(maxVectorDimensions)
+	switch it {
+	case azcosmos.VectorIndexTypeFlat:
+		limit = maxFlatDimensions
+	case azcosmos.VectorIndexTypeQuantizedFlat, azcosmos.VectorIndexTypeDiskANN:
+	default:
+		return fail(".IndexType", "%q is not one of flat, quantizedFlat, diskANN", it)
+	}
+	if v.Dimensions <= 0 {
+		return fail(".Dimensions", "is %d; set it to your embedding model's output size (e.g. 1536 for text-embedding-3-small)", v.Dimensions)
+	}
+	if v.Dimensions > limit {
+		return fail(".Dimensions", "%d exceeds the %s index limit of %d dimensions", v.Dimensions, it, limit)
+	}
+	return azcosmos.VectorEmbedding{Path: v.Path, DataType: dt, DistanceFunction: df, Dimensions: v.Dimensions},
+		azcosmos.VectorIndex{Path: v.Path, Type: it}, nil
+}
+
+// fullTextPolicy checks FullText and returns the full-text policy (nil for none) and one
+// full-text index per path.
+func (s ContainerSpec) fullTextPolicy() (*azcosmos.FullTextPolicy, []azcosmos.FullTextIndex, error) {
+	if s.FullText == nil {
+		return nil, nil, nil
+	}
+	if len(s.FullText.Paths) == 0 {
+		return nil, nil, specBad("FullText.Paths", "is empty; list the string properties to index, e.g. /description")
+	}
+	lang := s.FullText.DefaultLanguage
+	if lang == "" {
+		lang = DefaultFullTextLanguage
+	}
+	policy := &azcosmos.FullTextPolicy{DefaultLanguage: lang}
+	var indexes []azcosmos.FullTextIndex
+	for i, p := range s.FullText.Paths {
+		if msg := checkPath(p, false); msg != "" {
+			return nil, nil, specBad(fmt.Sprintf("FullText.Paths[%d]", i), "%s", msg)
+		}
+		policy.FullTextPaths = append(policy.FullTextPaths, azcosmos.FullTextPath{Path: p, Language: lang})
+		indexes = append(indexes, azcosmos.FullTextIndex{Path: p})
+	}
+	return policy, indexes, nil
+}
+
+// mergeSearchIndexes adds to ip what the vector and full-text settings need: every vector path
+// excluded from the range index, and the vector and full-text indexes it does not have yet.
+func (s ContainerSpec) mergeSearchIndexes(ip *azcosmos.IndexingPolicy, vectorIndexes []azcosmos.VectorIndex, fullTextIndexes []azcosmos.FullTextIndex) *azcosmos.IndexingPolicy {
 	for _, v := range s.Vectors {
 		if ex := strings.TrimSuffix(v.Path, "/") + "/*"; !slices.ContainsFunc(ip.ExcludedPaths, func(e azcosmos.ExcludedPath) bool { return e.Path == ex }) {
 			ip.ExcludedPaths = append(ip.ExcludedPaths, azcosmos.ExcludedPath{Path: ex})
@@ -279,54 +332,50 @@ func (s ContainerSpec) Properties() (azcosmos.ContainerProperties, error) {
 			ip.FullTextIndexes = append(ip.FullTextIndexes, fi)
 		}
 	}
-	props.IndexingPolicy = ip
+	return ip
+}
 
-	// TTL.
+// timeToLive checks DefaultTTL and EnableItemTTL and returns the container's default time to
+// live (nil: no expiry; -1: per-item ttl only).
+func (s ContainerSpec) timeToLive() (*int32, error) {
 	switch {
 	case s.DefaultTTL < 0:
-		return props, bad("DefaultTTL", "is negative; use 0 for no expiry, or EnableItemTTL for per-item ttl only")
+		return nil, specBad("DefaultTTL", "is negative; use 0 for no expiry, or EnableItemTTL for per-item ttl only")
 	case s.DefaultTTL > 0:
 		if s.DefaultTTL%time.Second != 0 {
-			return props, bad("DefaultTTL", "%v is not a whole number of seconds", s.DefaultTTL)
+			return nil, specBad("DefaultTTL", "%v is not a whole number of seconds", s.DefaultTTL)
 		}
 		secs := s.DefaultTTL / time.Second
 		if secs > math.MaxInt32 {
-			return props, bad("DefaultTTL", "%v is longer than the maximum of %d seconds", s.DefaultTTL, math.MaxInt32)
+			return nil, specBad("DefaultTTL", "%v is longer than the maximum of %d seconds", s.DefaultTTL, math.MaxInt32)
 		}
 		ttl := int32(secs)
-		props.DefaultTimeToLive = &ttl
+		return &ttl, nil
 	case s.EnableItemTTL:
 		ttl := int32(-1)
-		props.DefaultTimeToLive = &ttl
+		return &ttl, nil
 	}
+	return nil, nil
+}
 
-	// Unique keys.
-	if len(s.UniqueKeys) > 0 {
-		ukp := &azcosmos.UniqueKeyPolicy{}
-		for i, paths := range s.UniqueKeys {
-			if len(paths) == 0 {
-				return props, bad(fmt.Sprintf("UniqueKeys[%d]", i), "is empty; list one or more paths")
-			}
-			for j, p := range paths {
-				if msg := checkPath(p, false); msg != "" {
-					return props, bad(fmt.Sprintf("UniqueKeys[%d][%d]", i, j), "%s", msg)
-				}
-			}
-			ukp.UniqueKeys = append(ukp.UniqueKeys, azcosmos.UniqueKey{Paths: slices.Clone(paths)})
+// uniqueKeyPolicy checks UniqueKeys and returns the unique key policy (nil for none).
+func (s ContainerSpec) uniqueKeyPolicy() (*azcosmos.UniqueKeyPolicy, error) {
+	if len(s.UniqueKeys) == 0 {
+		return nil, nil
+	}
+	ukp := &azcosmos.UniqueKeyPolicy{}
+	for i, paths := range s.UniqueKeys {
+		if len(paths) == 0 {
+			return nil, specBad(fmt.Sprintf("UniqueKeys[%d]", i), "is empty; list one or more paths")
 		}
-		props.UniqueKeyPolicy = ukp
+		for j, p := range paths {
+			if msg := checkPath(p, false); msg != "" {
+				return nil, specBad(fmt.Sprintf("UniqueKeys[%d][%d]", i, j), "%s", msg)
+			}
+		}
+		ukp.UniqueKeys = append(ukp.UniqueKeys, azcosmos.UniqueKey{Paths: slices.Clone(paths)})
 	}
-
-	crp, err := s.ConflictResolution.policy(bad)
-	if err != nil {
-		return props, err
-	}
-	props.ConflictResolutionPolicy = crp
-
-	if _, err := throughput("ContainerSpec", s.ManualThroughput, s.AutoscaleMaxThroughput); err != nil {
-		return props, err
-	}
-	return props, nil
+	return ukp, nil
 }
 
 // indexingPolicy returns a fresh indexing policy: the caller's copy, or the defaults.

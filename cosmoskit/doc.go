@@ -6,11 +6,13 @@
 //	client, err := cosmoskit.New(cosmoskit.ConfigFromEnv()) // COSMOS_ENDPOINT, COSMOS_KEY, ...
 //	if err != nil { ... }
 //	defer client.Close()
-//	orders, err := client.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{
+//	res, err := client.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{
 //		ID: "orders", PartitionKeyPaths: []string{"/customerId"},
 //	})
+//	if err != nil { ... }
+//	orders := res.Container // res.Drift lists settings of an existing container that differ
 //
-// Everything cosmoskit returns is a plain azcosmos type (*azcosmos.ContainerClient and so on), and
+// Every handle cosmoskit returns is a plain azcosmos type (*azcosmos.ContainerClient and so on), and
 // NewFromClient wraps a client you already have, so code can adopt it one call site at a time.
 // NewIndependent builds a client outside the process-wide registry, with the same policies and
 // defaults, for the rare process that needs two differently configured clients of one account.
@@ -28,5 +30,7 @@
 // EnsureDatabase and EnsureContainer provision with best-practice defaults: explicit partition key
 // kind and version 2 (hierarchical keys up to three levels), composite indexes led by the /type
 // discriminator, vector paths indexed by a vector index and excluded from the range index, TTL, unique
-// keys and manual or autoscale throughput. Invalid specs are rejected before any request.
+// keys and manual or autoscale throughput. Invalid specs are rejected before any request. An existing
+// container that differs from its spec in what can change is not an error: ContainerResult.Drift says
+// how (see DriftMode).
 package cosmoskit

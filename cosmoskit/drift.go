@@ -12,6 +12,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/internal/cardinality"
+	"github.com/cosmoskit/cosmoskit-go/internal/provision"
 )
 
 // DriftMode is what EnsureContainer does when an existing container's changeable settings (its
@@ -19,16 +20,21 @@ import (
 type DriftMode int
 
 const (
-	// DriftReport (the default) returns the container's handle together with a
-	// *cosmoserr.MismatchError (matching cosmoserr.ErrContainerMismatch) listing the differing fields, and
-	// changes nothing.
+	// DriftReport (the default) lists the differing settings in ContainerResult.Drift, changes
+	// nothing, and returns the container's handle with a nil error.
 	DriftReport DriftMode = iota
 	// DriftApply replaces the differing settings with the spec's (a container replace for the
 	// indexing and full-text policies, which re-indexes in the background; a throughput replace)
-	// and returns the handle without error.
+	// and lists them in ContainerResult.Applied. A switch between manual and autoscale throughput
+	// is not applied: then nothing is, and the differences are in ContainerResult.Drift.
 	DriftApply
-	// DriftIgnore accepts the existing settings, as EnsureContainer did before drift was checked.
+	// DriftIgnore accepts the existing settings without reading them (no throughput read).
 	DriftIgnore
+	// DriftRefuse treats a difference like one in a setting that cannot change: EnsureContainer
+	// returns a *cosmoserr.MismatchError (matching cosmoserr.ErrContainerMismatch) listing the
+	// differing settings, and no handle. For deployment checks that must not run on a drifted
+	// container.
+	DriftRefuse
 )
 
 func (m DriftMode) String() string {
@@ -39,6 +45,8 @@ func (m DriftMode) String() string {
 		return "apply"
 	case DriftIgnore:
 		return "ignore"
+	case DriftRefuse:
+		return "refuse"
 	}
 	return fmt.Sprintf("DriftMode(%d)", int(m))
 }
@@ -188,7 +196,7 @@ func throughputDifference(ctx context.Context, cc *azcosmos.ContainerClient, spe
 	}
 	want := describeThroughput(spec.ManualThroughput, spec.AutoscaleMaxThroughput)
 	resp, err := cc.ReadThroughput(ctx, nil)
-	if statusOf(err) == http.StatusNotFound {
+	if provision.Status(err) == http.StatusNotFound {
 		return &cosmoserr.Difference{Field: "Throughput", Want: want, Have: "shared with the database"}, false, nil
 	}
 	if err != nil {
@@ -223,47 +231,49 @@ func describeThroughput(manual, auto int32) string {
 }
 
 // drift checks an existing container against the spec: immutable differences are a
-// *cosmoserr.MismatchError with usable false; changeable ones are reported (usable true), applied
-// or ignored per spec.OnDrift.
-func (c *Client) drift(ctx context.Context, cc *azcosmos.ContainerClient, db string, spec ContainerSpec, want, got azcosmos.ContainerProperties) (usable bool, err error) {
+// *cosmoserr.MismatchError; changeable ones are reported, applied, ignored or refused per
+// spec.OnDrift.
+func (c *Client) drift(ctx context.Context, cc *azcosmos.ContainerClient, db string, spec ContainerSpec, want, got azcosmos.ContainerProperties) (ContainerResult, error) {
 	if ds := immutableDifferences(want, got); len(ds) > 0 {
-		return false, &cosmoserr.MismatchError{Database: db, Container: spec.ID, Differences: ds}
+		return ContainerResult{}, &cosmoserr.MismatchError{Database: db, Container: spec.ID, Differences: ds}
 	}
 	if spec.OnDrift == DriftIgnore {
-		return true, nil
+		return ContainerResult{}, nil
 	}
 	pd := policyDifferences(want, got)
 	td, canApply, err := throughputDifference(ctx, cc, spec)
 	if err != nil {
-		return false, provisionError(cosmoserr.OpReadThroughput, db, spec.ID, err)
+		return ContainerResult{}, provisionError(cosmoserr.OpReadThroughput, db, spec.ID, err)
 	}
 	ds := pd
 	if td != nil {
 		ds = append(ds, *td)
 	}
-	if len(ds) == 0 {
-		return true, nil
-	}
-	if spec.OnDrift != DriftApply || (td != nil && !canApply) {
-		return true, &cosmoserr.MismatchError{Database: db, Container: spec.ID, Differences: ds}
+	switch {
+	case len(ds) == 0:
+		return ContainerResult{}, nil
+	case spec.OnDrift == DriftRefuse:
+		return ContainerResult{}, &cosmoserr.MismatchError{Database: db, Container: spec.ID, Differences: ds}
+	case spec.OnDrift != DriftApply || (td != nil && !canApply):
+		return ContainerResult{Drift: ds}, nil
 	}
 	if len(pd) > 0 {
 		props := got
 		props.IndexingPolicy = want.IndexingPolicy
 		props.FullTextPolicy = want.FullTextPolicy
 		if _, err := cc.Replace(ctx, props, nil); err != nil {
-			return false, provisionError(cosmoserr.OpReplaceContainer, db, spec.ID, err)
+			return ContainerResult{}, provisionError(cosmoserr.OpReplaceContainer, db, spec.ID, err)
 		}
 	}
 	if td != nil {
 		tp, _ := throughput(spec.ID, spec.ManualThroughput, spec.AutoscaleMaxThroughput)
 		if _, err := cc.ReplaceThroughput(ctx, *tp, nil); err != nil {
-			return false, provisionError(cosmoserr.OpReplaceThroughput, db, spec.ID, err)
+			return ContainerResult{}, provisionError(cosmoserr.OpReplaceThroughput, db, spec.ID, err)
 		}
 	}
 	c.logger().LogAttrs(ctx, slog.LevelInfo, "cosmoskit: container settings replaced to match the spec",
 		slog.String("db.namespace", db), slog.String("db.collection.name", spec.ID), slog.Any("fields", fields(ds)))
-	return true, nil
+	return ContainerResult{Applied: ds}, nil
 }
 
 func fields(ds []cosmoserr.Difference) []string {

@@ -23,61 +23,86 @@ func mismatch(t *testing.T, err error) *cosmoserr.MismatchError {
 	return me
 }
 
-func fieldsOf(me *cosmoserr.MismatchError) map[string]cosmoserr.Difference {
+func fieldsOf(ds []cosmoserr.Difference) map[string]cosmoserr.Difference {
 	out := map[string]cosmoserr.Difference{}
-	for _, d := range me.Differences {
+	for _, d := range ds {
 		out[d.Field] = d
 	}
 	return out
 }
 
-// An existing container whose indexing policy differs is reported with the differing fields (and
-// still returned), replaced on request, and then matches.
+// ensure runs EnsureContainer and fails the test on an error.
+func ensure(t *testing.T, c *cosmoskit.Client, spec cosmoskit.ContainerSpec) cosmoskit.ContainerResult {
+	t.Helper()
+	res, err := c.EnsureContainer(context.Background(), "db", spec)
+	if err != nil {
+		t.Fatalf("EnsureContainer(%s, OnDrift %v): %v", spec.ID, spec.OnDrift, err)
+	}
+	if res.Container == nil {
+		t.Fatalf("EnsureContainer(%s): no handle", spec.ID)
+	}
+	return res
+}
+
+// An existing container whose indexing policy differs is reported with the differing fields, as
+// a value with a nil error and the handle (before, the handle came with a non-nil
+// *cosmoserr.MismatchError, which broke `if err != nil`); refused with DriftRefuse; replaced on
+// request, and then matches.
 func TestEnsureContainerIndexingDrift(t *testing.T) {
 	ctx := context.Background()
 	_, c := newKit(t)
 	spec := cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}}
-	if _, err := c.EnsureContainer(ctx, "db", spec); err != nil {
-		t.Fatal(err)
+	if res := ensure(t, c, spec); !res.Created || len(res.Drift)+len(res.Applied) != 0 {
+		t.Fatalf("first call: %+v, want Created and no drift", res)
 	}
 	spec.ExcludedPaths = []string{"/payload/*"}
 	spec.SortPaths = []string{"/createdAt"}
-	cc, err := c.EnsureContainer(ctx, "db", spec)
-	if cc == nil {
-		t.Fatal("no handle for a container whose changeable settings drifted")
+	res := ensure(t, c, spec)
+	if res.Created || len(res.Applied) != 0 {
+		t.Errorf("drifted container: Created %v, Applied %v", res.Created, res.Applied)
 	}
-	me := mismatch(t, err)
-	fs := fieldsOf(me)
+	fs := fieldsOf(res.Drift)
 	if d := fs["IndexingPolicy.ExcludedPaths"]; d.Want != "/payload/*" || d.Have != "none" {
 		t.Errorf("ExcludedPaths difference %+v", d)
 	}
 	if d, ok := fs["IndexingPolicy.CompositeIndexes"]; !ok || !strings.Contains(d.Want, "/createdAt descending") || !strings.Contains(d.Have, "/_ts descending") {
 		t.Errorf("CompositeIndexes difference %+v", d)
 	}
-	if len(me.Differences) != 2 || me.Database != "db" || me.Container != "c" {
-		t.Errorf("differences %v", me)
+	if len(res.Drift) != 2 {
+		t.Errorf("drift %v", res.Drift)
+	}
+
+	refuse := spec
+	refuse.OnDrift = cosmoskit.DriftRefuse
+	got, err := c.EnsureContainer(ctx, "db", refuse)
+	if me := mismatch(t, err); len(me.Differences) != 2 || me.Database != "db" || me.Container != "c" {
+		t.Errorf("DriftRefuse: %v", me)
+	}
+	if got.Container != nil {
+		t.Error("DriftRefuse returned a handle with its error")
 	}
 
 	ignore := spec
 	ignore.OnDrift = cosmoskit.DriftIgnore
-	if _, err := c.EnsureContainer(ctx, "db", ignore); err != nil {
-		t.Errorf("DriftIgnore: %v", err)
+	if res := ensure(t, c, ignore); len(res.Drift)+len(res.Applied) != 0 {
+		t.Errorf("DriftIgnore: %+v", res)
 	}
 
 	apply := spec
 	apply.OnDrift = cosmoskit.DriftApply
-	if _, err := c.EnsureContainer(ctx, "db", apply); err != nil {
-		t.Fatalf("DriftApply: %v", err)
+	if res := ensure(t, c, apply); len(res.Applied) != 2 || len(res.Drift) != 0 {
+		t.Fatalf("DriftApply: applied %v, drift %v", res.Applied, res.Drift)
 	}
-	resp, err := cc.Read(ctx, nil)
+	resp, err := res.Container.Read(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ip := resp.ContainerProperties.IndexingPolicy; !strings.Contains(pathsOf(ip.ExcludedPaths), "/payload/*") {
 		t.Errorf("excluded paths after apply: %v", ip.ExcludedPaths)
 	}
-	if _, err := c.EnsureContainer(ctx, "db", spec); err != nil {
-		t.Errorf("after apply: %v", err)
+	refuse.OnDrift = cosmoskit.DriftRefuse
+	if res := ensure(t, c, refuse); len(res.Drift) != 0 {
+		t.Errorf("after apply: %v", res.Drift)
 	}
 }
 
@@ -94,21 +119,17 @@ func TestEnsureContainerThroughputDrift(t *testing.T) {
 	ctx := context.Background()
 	_, c := newKit(t)
 	spec := cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}, ManualThroughput: 400}
-	cc, err := c.EnsureContainer(ctx, "db", spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.EnsureContainer(ctx, "db", spec); err != nil {
-		t.Fatalf("same throughput: %v", err)
+	cc := ensure(t, c, spec).Container
+	if res := ensure(t, c, spec); len(res.Drift) != 0 {
+		t.Fatalf("same throughput: %v", res.Drift)
 	}
 	spec.ManualThroughput = 800
-	_, err = c.EnsureContainer(ctx, "db", spec)
-	if d := fieldsOf(mismatch(t, err))["Throughput"]; d.Want != "manual 800 RU/s" || d.Have != "manual 400 RU/s" {
+	if d := fieldsOf(ensure(t, c, spec).Drift)["Throughput"]; d.Want != "manual 800 RU/s" || d.Have != "manual 400 RU/s" {
 		t.Errorf("throughput difference %+v", d)
 	}
 	spec.OnDrift = cosmoskit.DriftApply
-	if _, err := c.EnsureContainer(ctx, "db", spec); err != nil {
-		t.Fatalf("apply: %v", err)
+	if res := ensure(t, c, spec); len(res.Applied) != 1 || res.Applied[0].Field != "Throughput" {
+		t.Fatalf("apply: %+v", res)
 	}
 	tr, err := cc.ReadThroughput(ctx, nil)
 	if err != nil {
@@ -117,11 +138,11 @@ func TestEnsureContainerThroughputDrift(t *testing.T) {
 	if n, ok := tr.ThroughputProperties.ManualThroughput(); !ok || n != 800 {
 		t.Errorf("throughput after apply: %v %v", n, ok)
 	}
-	// A switch to autoscale needs the migrate API: reported even with DriftApply.
+	// A switch to autoscale needs the migrate API: reported (not applied) even with DriftApply.
 	spec.ManualThroughput, spec.AutoscaleMaxThroughput = 0, 4000
-	_, err = c.EnsureContainer(ctx, "db", spec)
-	if d := fieldsOf(mismatch(t, err))["Throughput"]; d.Want != "autoscale max 4000 RU/s" || d.Have != "manual 800 RU/s" {
-		t.Errorf("mode switch difference %+v", d)
+	res := ensure(t, c, spec)
+	if d := fieldsOf(res.Drift)["Throughput"]; d.Want != "autoscale max 4000 RU/s" || d.Have != "manual 800 RU/s" || len(res.Applied) != 0 {
+		t.Errorf("mode switch: drift %+v, applied %v", d, res.Applied)
 	}
 }
 
@@ -129,13 +150,11 @@ func TestEnsureContainerThroughputDrift(t *testing.T) {
 func TestEnsureContainerImmutableMismatch(t *testing.T) {
 	ctx := context.Background()
 	_, c := newKit(t)
-	if _, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/a"}, Vectors: []cosmoskit.VectorSpec{{Path: "/v", Dimensions: 8}}}); err != nil {
-		t.Fatal(err)
-	}
-	cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/b"}, OnDrift: cosmoskit.DriftApply,
+	ensure(t, c, cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/a"}, Vectors: []cosmoskit.VectorSpec{{Path: "/v", Dimensions: 8}}})
+	res, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/b"}, OnDrift: cosmoskit.DriftApply,
 		Vectors: []cosmoskit.VectorSpec{{Path: "/v", Dimensions: 16}}})
-	fs := fieldsOf(mismatch(t, err))
-	if cc != nil {
+	fs := fieldsOf(mismatch(t, err).Differences)
+	if res.Container != nil {
 		t.Error("a handle for a container with another partition key")
 	}
 	if d := fs["PartitionKeyPaths"]; d.Want != "/b" || d.Have != "/a" {
@@ -157,14 +176,15 @@ func TestEnsureContainerNoFalseDrift(t *testing.T) {
 	spec := cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}, ExcludedPaths: []string{"/b/*", "/a/*"},
 		CompositeIndexes: [][]azcosmos.CompositeIndex{{{Path: "/x"}, {Path: "/y", Order: azcosmos.CompositeIndexDescending}}},
 		FullText:         &cosmoskit.FullTextSpec{Paths: []string{"/text"}}, Vectors: []cosmoskit.VectorSpec{{Path: "/v", Dimensions: 4}}}
+	spec.OnDrift = cosmoskit.DriftRefuse
 	for i := range 2 {
-		if _, err := c.EnsureContainer(ctx, "db", spec); err != nil {
-			t.Fatalf("call %d: %v", i, err)
+		if res, err := c.EnsureContainer(ctx, "db", spec); err != nil || len(res.Drift) != 0 {
+			t.Fatalf("call %d: %v %v", i, err, res.Drift)
 		}
 	}
 	custom := cosmoskit.ContainerSpec{ID: "d", PartitionKeyPaths: []string{"/pk"}, IndexingPolicy: &azcosmos.IndexingPolicy{
 		Automatic: true, IndexingMode: azcosmos.IndexingModeConsistent, IncludedPaths: []azcosmos.IncludedPath{{Path: "/name/?"}},
-		ExcludedPaths: []azcosmos.ExcludedPath{{Path: "/*"}}}}
+		ExcludedPaths: []azcosmos.ExcludedPath{{Path: "/*"}}}, OnDrift: cosmoskit.DriftRefuse}
 	for i := range 2 {
 		if _, err := c.EnsureContainer(ctx, "db", custom); err != nil {
 			t.Fatalf("custom policy, call %d: %v", i, err)

@@ -17,10 +17,10 @@ const EmulatorEndpoint = "https://localhost:8081/"
 // It is public; New refuses it for any endpoint that is not loopback.
 const EmulatorKey = wire.EmulatorKey
 
-// IsLoopbackEndpoint reports whether endpoint is a URL whose host is a loopback address: "localhost",
+// isLoopbackEndpoint reports whether endpoint is a URL whose host is a loopback address: "localhost",
 // an address in 127.0.0.0/8, or ::1. Only such endpoints get cosmoskit's emulator conveniences (relaxed
 // TLS verification, the well-known emulator key). A malformed endpoint is not loopback.
-func IsLoopbackEndpoint(endpoint string) bool {
+func isLoopbackEndpoint(endpoint string) bool {
 	u, err := url.Parse(strings.TrimSpace(endpoint))
 	if err != nil {
 		return false

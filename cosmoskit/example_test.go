@@ -32,13 +32,14 @@ func ExampleNew() {
 	defer client.Close()
 
 	ctx := context.Background()
-	orders, err := client.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{
+	res, err := client.EnsureContainer(ctx, "shop", cosmoskit.ContainerSpec{
 		ID:                "orders",
 		PartitionKeyPaths: []string{"/customerId"},
 	})
 	if err != nil {
 		panic(err)
 	}
+	orders := res.Container
 	pk := azcosmos.NewPartitionKeyString("c-1")
 	if _, err := orders.CreateItem(ctx, pk, []byte(`{"id":"o-1","customerId":"c-1","type":"order","total":42}`), nil); err != nil {
 		panic(err)
@@ -189,4 +190,48 @@ func ExampleConflictResolutionSpec() {
 	// Output:
 	// {"mode":"LastWriterWins","conflictResolutionPath":"/version"}
 	// cosmoskit: invalid container spec: ContainerSpec.ConflictResolution.Path: "/meta/version" is not one top-level property such as /version (the service refuses nested paths and paths without a leading /)
+}
+
+// EnsureContainer on an existing container whose indexing policy differs from the spec: the
+// difference is a value in the result (the error is nil and the handle usable); DriftApply
+// replaces the policy, DriftRefuse turns a difference into an error.
+func ExampleClient_EnsureContainer() {
+	srv, err := cosmostest.Start()
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	client, err := cosmoskit.New(cosmoskit.Config{Endpoint: srv.Endpoint(), Key: srv.Key(), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+
+	spec := cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}}
+	res, err := client.EnsureContainer(ctx, "shop", spec)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("created:", res.Created)
+
+	spec.ExcludedPaths = []string{"/payload/*"} // the code now asks for another indexing policy
+	res, err = client.EnsureContainer(ctx, "shop", spec)
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range res.Drift {
+		fmt.Println("drift:", d)
+	}
+
+	spec.OnDrift = cosmoskit.DriftApply
+	res, err = client.EnsureContainer(ctx, "shop", spec)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("applied:", len(res.Applied), "drift left:", len(res.Drift))
+	// Output:
+	// created: true
+	// drift: IndexingPolicy.ExcludedPaths (want /payload/*, have none)
+	// applied: 1 drift left: 0
 }

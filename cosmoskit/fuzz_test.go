@@ -47,7 +47,7 @@ func FuzzParseEndpoint(f *testing.F) {
 		if problem != "" || again.key != info.key || again.loopback != info.loopback {
 			t.Fatalf("normalizing %q is not idempotent: %+v vs %+v (%s)", raw, again, info, problem)
 		}
-		if info.loopback != IsLoopbackEndpoint(info.url) {
+		if info.loopback != isLoopbackEndpoint(info.url) {
 			t.Fatalf("loopback disagrees for %q", info.url)
 		}
 	})

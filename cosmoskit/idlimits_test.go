@@ -28,10 +28,11 @@ func TestEnsureContainerIDLimits(t *testing.T) {
 	}
 	// 255 characters of 3 bytes each, for the database and the container.
 	atLimit := strings.Repeat("€", 255)
-	cc, err := c.EnsureContainer(ctx, atLimit, cosmoskit.ContainerSpec{ID: atLimit, PartitionKeyPaths: pk})
+	ccRes, err := c.EnsureContainer(ctx, atLimit, cosmoskit.ContainerSpec{ID: atLimit, PartitionKeyPaths: pk})
 	if err != nil {
 		t.Fatalf("255-character (765-byte) ids: %v", err)
 	}
+	cc := ccRes.Container
 	if _, err := cc.Read(ctx, nil); err != nil {
 		t.Fatalf("reading the 255-character container back: %v", err)
 	}

@@ -61,22 +61,21 @@ func TestNewIndependent(t *testing.T) {
 	}
 	again.Close()
 
-	cc, err := b.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
-	if err != nil {
+	if _, err := b.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}}); err != nil {
 		t.Fatal(err)
 	}
 	type doc struct {
 		ID string `json:"id"`
 		PK string `json:"pk"`
 	}
-	repo, err := repository.New(cc, repository.Options[doc]{Type: "doc", Key: func(d doc) (string, azcosmos.PartitionKey) {
+	repo, err := repository.NewFromClient(b, "db", "c", repository.Options[doc]{Type: "doc", Key: func(d doc) (string, azcosmos.PartitionKey) {
 		return d.ID, azcosmos.NewPartitionKeyString(d.PK)
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if repo.Options().Logger != otherLog || repo.Options().Diagnostics != b.Diagnostics() {
-		t.Error("a repository on an independent client's container does not inherit its logger and diagnostics")
+		t.Error("a repository made from an independent client does not take its logger and diagnostics")
 	}
 	if _, err := repo.Upsert(ctx, doc{ID: "1", PK: "a"}); err != nil {
 		t.Fatal(err)

@@ -27,11 +27,14 @@ func debugLogger(buf *lockedBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// TestPackagesInheritClientLogger: a repository, a crosspartition.Container and a vector.Searcher
-// built on a container handle of a Client log to the Client's Config.Logger (their per-page lines
-// at Debug) and never to slog.Default(), and take its diagnostics policy; a Logger set in their
-// own options wins; a handle the Client did not make gets slog.Default().
-func TestPackagesInheritClientLogger(t *testing.T) {
+// TestPackagesTakeClientLoggerExplicitly: a repository made with NewFromClient from a Client logs
+// to the Client's Config.Logger (its per-page lines at Debug) and takes its diagnostics policy;
+// crosspartition and vector take the Client's Logger() when their options pass it; a Logger set
+// in the options wins. What a package logs does not depend on how its container handle was made:
+// repository.New over the Client's own handle and over a plain azcosmos client's handle both get
+// the defaults (slog.Default(), no diagnostics policy). Before, a process-wide map of the handles
+// Client.Container made decided it.
+func TestPackagesTakeClientLoggerExplicitly(t *testing.T) {
 	var deflt, client, own lockedBuffer
 	prev := slog.Default()
 	slog.SetDefault(debugLogger(&deflt))
@@ -45,13 +48,17 @@ func TestPackagesInheritClientLogger(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "inh", PartitionKeyPaths: []string{"/pk"},
+	if c.Logger() != clientLog {
+		t.Fatal("Client.Logger() is not Config.Logger")
+	}
+	res, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "inh", PartitionKeyPaths: []string{"/pk"},
 		Vectors: []cosmoskit.VectorSpec{{Path: "/emb", Dimensions: 2, IndexType: azcosmos.VectorIndexTypeFlat}}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := res.Container
 	key := func(d inhDoc) (string, azcosmos.PartitionKey) { return d.ID, azcosmos.NewPartitionKeyString(d.PK) }
-	repo, err := repository.New(cc, repository.Options[inhDoc]{Type: "doc", Key: key})
+	repo, err := repository.NewFromClient(c, "db", "inh", repository.Options[inhDoc]{Type: "doc", Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,13 +78,10 @@ func TestPackagesInheritClientLogger(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// crosspartition: one Debug line per page.
-	xq, err := crosspartition.New(cc, crosspartition.Options{})
+	// crosspartition: one Debug line per page, on the logger its options name.
+	xq, err := crosspartition.New(cc, crosspartition.Options{Logger: c.Logger()})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if xq.Options().Logger != clientLog {
-		t.Error("crosspartition Options().Logger is not the client's")
 	}
 	pager := xq.NewQueryItemsPager("SELECT c.id FROM c ORDER BY c.n", nil)
 	for pager.More() {
@@ -86,7 +90,7 @@ func TestPackagesInheritClientLogger(t *testing.T) {
 		}
 	}
 	// vector: a cross-partition search through its engine.
-	vs, err := vector.New(cc, vector.Options{})
+	vs, err := vector.New(cc, vector.Options{CrossPartition: crosspartition.Options{Logger: c.Logger()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +104,13 @@ func TestPackagesInheritClientLogger(t *testing.T) {
 	if strings.Contains(got, "level=INFO") {
 		t.Errorf("a per-query or per-page line at Info:\n%s", got)
 	}
+	if d := deflt.String(); d != "" {
+		t.Errorf("slog.Default() received:\n%s", d)
+	}
 
 	// Options win.
 	ownLog := debugLogger(&own)
-	repo2, err := repository.New(cc, repository.Options[inhDoc]{Type: "doc", Key: key, Logger: ownLog})
+	repo2, err := repository.NewFromClient(c, "db", "inh", repository.Options[inhDoc]{Type: "doc", Key: key, Logger: ownLog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,19 +124,43 @@ func TestPackagesInheritClientLogger(t *testing.T) {
 		t.Errorf("with Options.Logger set: own logger got %q, the client's got %q more", own.String(), strings.TrimPrefix(client.String(), before))
 	}
 
-	// A handle the client did not hand out: the package's defaults.
-	bare, err := c.Cosmos().NewContainer("db", "inh")
+	// repository.New: the defaults, whether the handle is the Client's or a plain azcosmos
+	// client's.
+	plain, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), s.ClientOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	repo3, err := repository.New(bare, repository.Options[inhDoc]{Type: "doc", Key: key})
+	defer plain.Close()
+	bare, err := plain.NewContainer("db", "inh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := repo3.Options(); got.Logger != slog.Default() || got.Diagnostics != nil {
-		t.Errorf("a bare handle inherited logger %p, diagnostics %p", got.Logger, got.Diagnostics)
+	for name, h := range map[string]*azcosmos.ContainerClient{"the client's handle": cc, "a plain azcosmos handle": bare} {
+		r, err := repository.New(h, repository.Options[inhDoc]{Type: "doc", Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Options(); got.Logger != slog.Default() || got.Diagnostics != nil {
+			t.Errorf("repository.New over %s: logger %p, diagnostics %p; want slog.Default() and none", name, got.Logger, got.Diagnostics)
+		}
+		before, beforeDefault := client.String(), deflt.String()
+		for _, err := range r.All(ctx, repository.NewQuery().CrossPartition()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !strings.Contains(strings.TrimPrefix(deflt.String(), beforeDefault), "cross-partition query") || client.String() != before {
+			t.Errorf("repository.New over %s logged to the client's logger, or not to slog.Default()", name)
+		}
 	}
-	if d := deflt.String(); d != "" {
-		t.Errorf("slog.Default() received:\n%s", d)
+
+	// A client without Config.Logger hands out slog.Default() at the time of the call.
+	c2, err := cosmoskit.NewIndependent(cosmoskit.Config{Endpoint: s.Endpoint(), Key: s.Key()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if c2.Logger() != slog.Default() {
+		t.Error("Logger() of a client without Config.Logger is not slog.Default()")
 	}
 }

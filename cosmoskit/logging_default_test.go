@@ -31,10 +31,11 @@ func TestConfigLoggerReceivesFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "items", PartitionKeyPaths: []string{"/pk"}})
+	ccRes, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "items", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	pk := azcosmos.NewPartitionKeyString("p")
 	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"a","pk":"p"}`), nil); err != nil {
 		t.Fatal(err)

@@ -84,15 +84,14 @@ func (r *resolved) clientOptions() (*azcosmos.ClientOptions, built, error) {
 	// The retry policy wraps the transport (its hedging sends from there): set it first.
 	if !r.cfg.Retry.Disable {
 		ro := r.cfg.Retry
-		ro.PreferredRegions = slices.Clone(r.preferred)
-		ro.ExcludedRegions = slices.Clone(r.excluded)
 		if ro.Reporter == nil && b.diag != nil {
 			ro.Reporter = b.diag
 		}
 		// resolve has validated cfg.Retry, and the regions are checked.
 		if p, err := retry.NewPipelinePolicy(ro); err == nil {
 			b.retry = p
-			b.retry.Install(&o) // first among the per-retry policies; 429 leaves azcore's retried codes
+			b.retry.SetExcludedRegions(r.excluded...)
+			b.retry.Install(&o) // first among the per-retry policies; routes by o.PreferredRegions; 429 leaves azcore's retried codes
 		}
 	}
 	return &o, b, nil

@@ -3,12 +3,10 @@ package cosmoskit
 import (
 	"context"
 	"errors"
-	"net/http"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/provision"
 )
 
 // EnsureDatabase creates database id if it does not exist and returns its handle. An existing database
@@ -28,91 +26,105 @@ func (c *Client) EnsureDatabase(ctx context.Context, id string, opts DatabaseOpt
 	if err != nil {
 		return nil, err
 	}
-	db, err := c.Database(id)
-	if err != nil {
-		return nil, err
+	if c.closed.Load() {
+		return nil, cosmoserr.ErrClosed
 	}
-	_, err = c.cosmos.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: id}, &azcosmos.CreateDatabaseOptions{ThroughputProperties: tp})
-	switch status := statusOf(err); {
-	case err == nil, status == http.StatusConflict:
-		return db, nil
-	case status == http.StatusForbidden:
-		if _, rerr := db.Read(ctx, nil); rerr == nil {
-			return db, nil
-		}
-	}
-	return nil, provisionError(cosmoserr.OpCreateDatabase, id, "", err)
+	db, err := provision.Database(ctx, c.cosmos, id, tp)
+	return db, provisionFailure(err)
+}
+
+// ContainerResult is what EnsureContainer found and did. Drift is a value, not an error: a
+// container whose changeable settings differ from the spec is usable, and EnsureContainer returns
+// a nil error with it (unless the spec's OnDrift is DriftRefuse).
+type ContainerResult struct {
+	// Container is the container's handle (the one Client.Container returns).
+	Container *azcosmos.ContainerClient
+	// Created is true when this call created the container.
+	Created bool
+	// Drift lists the changeable settings of an existing container (indexing policy, full-text
+	// policy, its own throughput when the spec declares one) that differ from the spec and were
+	// left as they are: every difference with DriftReport (the default); with DriftApply, all of
+	// them when one cannot be applied (a switch between manual and autoscale throughput). Empty
+	// when the container matches, was created, or with DriftIgnore.
+	Drift []cosmoserr.Difference
+	// Applied lists the settings DriftApply replaced to match the spec (empty otherwise).
+	Applied []cosmoserr.Difference
 }
 
 // EnsureContainer creates database db (without throughput) and then the container described by spec,
-// each only if missing, and returns the container's handle. db and the spec are validated first: a *cosmoserr.ValidationError
-// (Kind cosmoserr.ErrInvalidSpec, Field "db" or "ContainerSpec.<field>") is returned before any request. Database and
-// container ids follow the service's rules: 1 to 255 characters (not bytes), none of / \ ? #, no trailing space. A container created with a partition key path
-// known to have few distinct values (/status, /type, /country, ...) is logged at level Warn.
+// each only if missing, and returns the container's handle with what was found. db and the spec are
+// validated first: a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidSpec, Field "db" or
+// "ContainerSpec.<field>") is returned before any request. Database and container ids follow the
+// service's rules: 1 to 255 characters (not bytes), none of / \ ? #, no trailing space. A container
+// created with a partition key path known to have few distinct values (/status, /type, /country, ...)
+// is logged at level Warn.
 //
 // If the container exists (409 Conflict, or 403 for an identity that may not create containers), it
 // is read back and compared with the spec:
 //   - its partition key, vector embeddings (when the spec declares some) and conflict resolution
 //     policy (when the spec declares one) cannot be changed: if they differ, EnsureContainer returns
-//     no handle and a *cosmoserr.MismatchError (matching cosmoserr.ErrContainerMismatch) listing them;
+//     a *cosmoserr.MismatchError (matching cosmoserr.ErrContainerMismatch) listing them, and no handle;
 //   - its indexing policy, full-text policy and own throughput (when the spec declares one) can:
-//     spec.OnDrift says whether a difference is reported (the default: the handle is returned with
-//     a *cosmoserr.MismatchError listing the differing fields), applied or ignored.
+//     spec.OnDrift says whether a difference is reported in ContainerResult.Drift (DriftReport, the
+//     default, with a nil error), applied (DriftApply: ContainerResult.Applied), ignored
+//     (DriftIgnore) or refused (DriftRefuse: a *cosmoserr.MismatchError and no handle).
 //
 // Other failures are a *cosmoserr.Error naming the operation, database and container (unwrapping to the
-// SDK's *azcore.ResponseError).
-func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerSpec) (*azcosmos.ContainerClient, error) {
+// SDK's *azcore.ResponseError). A non-nil error always comes with the zero ContainerResult.
+func (c *Client) EnsureContainer(ctx context.Context, db string, spec ContainerSpec) (ContainerResult, error) {
 	if msg := checkResourceID(db); msg != "" {
-		return nil, specError("db", msg)
+		return ContainerResult{}, specError("db", msg)
 	}
 	props, err := spec.Properties()
 	if err != nil {
-		return nil, err
+		return ContainerResult{}, err
 	}
 	tp, err := throughput("ContainerSpec", spec.ManualThroughput, spec.AutoscaleMaxThroughput)
 	if err != nil {
-		return nil, err
+		return ContainerResult{}, err
 	}
-	if spec.OnDrift < DriftReport || spec.OnDrift > DriftIgnore {
-		return nil, specError("ContainerSpec.OnDrift", "is not DriftReport, DriftApply or DriftIgnore")
+	if spec.OnDrift < DriftReport || spec.OnDrift > DriftRefuse {
+		return ContainerResult{}, specError("ContainerSpec.OnDrift", "is not DriftReport, DriftApply, DriftIgnore or DriftRefuse")
 	}
 	dbc, err := c.EnsureDatabase(ctx, db, DatabaseOptions{})
 	if err != nil {
-		return nil, err
+		return ContainerResult{}, err
 	}
 	cc, err := c.Container(db, spec.ID)
 	if err != nil {
-		return nil, err
+		return ContainerResult{}, err
 	}
-	_, err = dbc.CreateContainer(ctx, props, &azcosmos.CreateContainerOptions{ThroughputProperties: tp})
-	status := statusOf(err)
-	if err == nil {
+	created, existing, err := provision.Container(ctx, dbc, props, tp)
+	switch {
+	case err != nil:
+		return ContainerResult{}, provisionFailure(err)
+	case created:
 		c.warnLowCardinality(ctx, db, spec)
-		return cc, nil
+		return ContainerResult{Container: cc, Created: true}, nil
+	case existing == nil:
+		return ContainerResult{Container: cc}, nil
 	}
-	if status != http.StatusConflict && status != http.StatusForbidden {
-		return nil, provisionError(cosmoserr.OpCreateContainer, db, spec.ID, err)
+	if spec.ConflictResolution == (ConflictResolutionSpec{}) {
+		// Not declared: whatever policy the existing container has is accepted (it may have been
+		// created elsewhere with another one; on a single-write account it has no effect).
+		props.ConflictResolutionPolicy = nil
 	}
-	resp, rerr := cc.Read(ctx, nil)
-	if rerr != nil {
-		if status == http.StatusForbidden {
-			return nil, provisionError(cosmoserr.OpCreateContainer, db, spec.ID, err)
-		}
-		return nil, provisionError(cosmoserr.OpReadContainer, db, spec.ID, rerr)
+	res, err := c.drift(ctx, cc, db, spec, props, *existing)
+	if err != nil {
+		return ContainerResult{}, err
 	}
-	if resp.ContainerProperties != nil {
-		if spec.ConflictResolution == (ConflictResolutionSpec{}) {
-			// Not declared: whatever policy the existing container has is accepted (it may have been
-			// created elsewhere with another one; on a single-write account it has no effect).
-			props.ConflictResolutionPolicy = nil
-		}
-		usable, err := c.drift(ctx, cc, db, spec, props, *resp.ContainerProperties)
-		if err != nil && !usable {
-			return nil, err
-		}
-		return cc, err // err: changeable settings differ; the container is usable
+	res.Container = cc
+	return res, nil
+}
+
+// provisionFailure is a *provision.Failure as a *cosmoserr.Error naming its operation, database and
+// container; other errors unchanged.
+func provisionFailure(err error) error {
+	var f *provision.Failure
+	if errors.As(err, &f) {
+		return provisionError(f.Op, f.Database, f.Container, f.Err)
 	}
-	return cc, nil
+	return err
 }
 
 // provisionError is err as a *cosmoserr.Error for op that names the database and container once
@@ -129,13 +141,4 @@ func provisionError(op, db, container string, err error) error {
 		}
 	}
 	return err
-}
-
-// statusOf returns the HTTP status of an SDK error, or 0.
-func statusOf(err error) int {
-	var re *azcore.ResponseError
-	if errors.As(err, &re) {
-		return re.StatusCode
-	}
-	return 0
 }

@@ -35,10 +35,11 @@ func TestEnsureContainerCreatesDatabaseThenContainer(t *testing.T) {
 	s, c := newKit(t)
 	spec := cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}}
 
-	cc, err := c.EnsureContainer(ctx, "shop", spec)
+	ccRes, err := c.EnsureContainer(ctx, "shop", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	if n := s.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpCreateDatabase}); n != 1 {
 		t.Errorf("database creates = %d, want 1", n)
 	}
@@ -66,10 +67,11 @@ func TestEnsureContainerCreatesDatabaseThenContainer(t *testing.T) {
 	}
 
 	// A second call is a no-op that returns the existing container (409 is not an error).
-	again, err := c.EnsureContainer(ctx, "shop", spec)
+	againRes, err := c.EnsureContainer(ctx, "shop", spec)
 	if err != nil {
 		t.Fatalf("second EnsureContainer: %v", err)
 	}
+	again := againRes.Container
 	if _, err := again.ReadItem(ctx, pk, "o1", nil); err != nil {
 		t.Fatalf("existing container lost its item: %v", err)
 	}
@@ -78,10 +80,11 @@ func TestEnsureContainerCreatesDatabaseThenContainer(t *testing.T) {
 func TestEnsureContainerHierarchicalKey(t *testing.T) {
 	ctx := context.Background()
 	_, c := newKit(t)
-	cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "sessions", PartitionKeyPaths: []string{"/tenantId", "/userId", "/sessionId"}})
+	ccRes, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "sessions", PartitionKeyPaths: []string{"/tenantId", "/userId", "/sessionId"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	resp, err := cc.Read(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -115,10 +118,11 @@ func TestEnsureContainerConflictResolution(t *testing.T) {
 	ctx := context.Background()
 	_, c := newKit(t)
 	spec := cosmoskit.ContainerSpec{ID: "items", PartitionKeyPaths: []string{"/pk"}, ConflictResolution: cosmoskit.ConflictResolutionSpec{Path: "/version"}}
-	cc, err := c.EnsureContainer(ctx, "db", spec)
+	ccRes, err := c.EnsureContainer(ctx, "db", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	resp, err := cc.Read(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -183,10 +187,11 @@ func TestEnsureContainerPolicies(t *testing.T) {
 		EnableItemTTL:          true,
 		AutoscaleMaxThroughput: 4000,
 	}
-	cc, err := c.EnsureContainer(ctx, "db", spec)
+	ccRes, err := c.EnsureContainer(ctx, "db", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	resp, err := cc.Read(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -50,8 +50,7 @@ type entry struct {
 	// access is what packages built on the client (package conflicts) get through
 	// internal/clientaccess: endpoint, an authorizer holding the credential, the azcore options.
 	access clientaccess.Access
-	// logger is Config.Logger as given (nil: slog.Default()), which packages built on the
-	// client's container handles inherit through internal/clientaccess.
+	// logger is Config.Logger as given (nil: slog.Default()).
 	logger *slog.Logger
 }
 
@@ -164,10 +163,6 @@ func release(e *entry) {
 	if registry.entries[e.key] == e {
 		delete(registry.entries, e.key)
 	}
-	e.containers.Range(func(_, v any) bool {
-		clientaccess.ForgetContainer(v.(*azcosmos.ContainerClient))
-		return true
-	})
 	e.cosmos.Close()
 	if e.closeIdle != nil {
 		e.closeIdle()

@@ -26,10 +26,11 @@ func twoRegions(t *testing.T, cfg cosmoskit.Config) (*cosmostest.Server, *cosmos
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	cc, err := c.EnsureContainer(context.Background(), "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+	ccRes, err := c.EnsureContainer(context.Background(), "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	if _, err := cc.CreateItem(context.Background(), azcosmos.NewPartitionKeyString("a"), []byte(`{"id":"1","pk":"a"}`), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -79,17 +79,41 @@ func keyIdentity(key string) string {
 const connectionStringForm = "must have the form AccountEndpoint=https://...;AccountKey=...; (copy it from the portal's Keys blade)"
 
 // resolve validates cfg. Every error is a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidConfig) that names the field and never contains a key.
+// The checks run in this order, so the first problem reported does not change: credentials and
+// endpoint, regions, the packages' options, application name, TLS, connections and retry.
 func resolve(cfg Config) (*resolved, error) {
 	c := &cfg
-	bad := func(field, problem string) error {
-		return configError(c.field(field), problem, nil)
-	}
 	r := &resolved{cfg: c, logger: cfg.Logger}
 	if r.logger == nil {
 		r.logger = slog.Default()
 	}
+	for _, step := range []func() error{
+		r.resolveEndpoint,
+		r.resolveAuth,
+		r.resolveRegions,
+		func() error { return checkSubOptions(c) },
+		r.resolveApplicationName,
+		r.resolveTLS,
+		r.checkTransportOptions,
+	} {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	r.identity = r.registryIdentity()
+	return r, nil
+}
 
-	// Credentials: at most one source.
+// bad is the refusal of a Config field.
+func (r *resolved) bad(field, problem string) error {
+	return configError(r.cfg.field(field), problem, nil)
+}
+
+// resolveEndpoint checks that at most one credential source is set and resolves the endpoint,
+// from Endpoint or the connection string (which must name the same account); a connection
+// string also gives the key.
+func (r *resolved) resolveEndpoint() error {
+	cfg, c := r.cfg, r.cfg
 	var set []string
 	if cfg.Key != "" {
 		set = append(set, c.field("Key"))
@@ -101,27 +125,26 @@ func resolve(cfg Config) (*resolved, error) {
 		set = append(set, c.field("Credential"))
 	}
 	if len(set) > 1 {
-		return nil, configError(strings.Join(set, ", "), "set only one of Key, ConnectionString and Credential", nil)
+		return configError(strings.Join(set, ", "), "set only one of Key, ConnectionString and Credential", nil)
 	}
 
-	// Endpoint, possibly from the connection string.
 	endpoint := cfg.Endpoint
 	if cfg.ConnectionString != "" {
 		csEndpoint, csKey, ok := parseConnectionString(cfg.ConnectionString)
 		if !ok || csEndpoint == "" || csKey == "" {
-			return nil, bad("ConnectionString", connectionStringForm)
+			return r.bad("ConnectionString", connectionStringForm)
 		}
 		csInfo, problem := parseEndpoint(csEndpoint)
 		if problem != "" {
-			return nil, bad("ConnectionString", "its AccountEndpoint "+problem)
+			return r.bad("ConnectionString", "its AccountEndpoint "+problem)
 		}
 		if endpoint != "" {
 			info, problem := parseEndpoint(endpoint)
 			if problem != "" {
-				return nil, bad("Endpoint", problem)
+				return r.bad("Endpoint", problem)
 			}
 			if info.key != csInfo.key {
-				return nil, configError(c.field("Endpoint")+", "+c.field("ConnectionString"),
+				return configError(c.field("Endpoint")+", "+c.field("ConnectionString"),
 					fmt.Sprintf("name different accounts (%s and %s); set only one of them", info.url, csInfo.url), nil)
 			}
 		}
@@ -132,22 +155,29 @@ func resolve(cfg Config) (*resolved, error) {
 	}
 	info, problem := parseEndpoint(endpoint)
 	if problem != "" {
-		return nil, bad("Endpoint", problem)
+		return r.bad("Endpoint", problem)
 	}
 	r.ep = info
+	return nil
+}
 
+// resolveAuth picks the credential (Key, the connection string's key, Credential, the emulator
+// key for a loopback endpoint, else the default Azure credential) and checks an account key: it
+// must be base64, and the public emulator key only goes to a loopback endpoint.
+func (r *resolved) resolveAuth() error {
+	cfg := r.cfg
 	switch {
 	case cfg.Key != "":
 		r.key = strings.TrimSpace(cfg.Key)
 		r.auth = authKey
 		r.authSource = "Key"
 	case cfg.ConnectionString != "":
-		// set above
+		// set by resolveEndpoint
 	case cfg.Credential != nil:
 		r.auth = authToken
 		r.authSource = "Credential"
 		r.cred = cfg.Credential
-	case info.loopback:
+	case r.ep.loopback:
 		r.key = EmulatorKey
 		r.auth = authKey
 		r.authSource = "emulator default"
@@ -155,21 +185,26 @@ func resolve(cfg Config) (*resolved, error) {
 		r.auth = authDefault
 		r.authSource = "default azure credential"
 	}
-	if r.auth == authKey {
-		field := r.authSource
-		if field == "emulator default" {
-			field = "Key"
-		}
-		if _, err := base64.StdEncoding.DecodeString(r.key); err != nil {
-			return nil, configError(c.field(field), "is not a base64 account key; copy the primary or secondary key from the portal's Keys blade", err)
-		}
-		if r.key == EmulatorKey && !info.loopback {
-			return nil, bad(field, fmt.Sprintf("is the public emulator key, which is refused for the non-loopback endpoint %s; use that account's own key or a Credential (the emulator key is accepted only for localhost, 127.0.0.0/8 and ::1)", info.url))
-		}
-		r.identity = keyIdentity(r.key)
+	if r.auth != authKey {
+		return nil
 	}
+	field := r.authSource
+	if field == "emulator default" {
+		field = "Key"
+	}
+	if _, err := base64.StdEncoding.DecodeString(r.key); err != nil {
+		return configError(cfg.field(field), "is not a base64 account key; copy the primary or secondary key from the portal's Keys blade", err)
+	}
+	if r.key == EmulatorKey && !r.ep.loopback {
+		return r.bad(field, fmt.Sprintf("is the public emulator key, which is refused for the non-loopback endpoint %s; use that account's own key or a Credential (the emulator key is accepted only for localhost, 127.0.0.0/8 and ::1)", r.ep.url))
+	}
+	return nil
+}
 
-	// Regions.
+// resolveRegions checks PreferredRegions (or ClientOptions.PreferredRegions when it is nil) and
+// ExcludedRegions.
+func (r *resolved) resolveRegions() error {
+	cfg := r.cfg
 	preferred := cfg.PreferredRegions
 	preferredField := "PreferredRegions"
 	if preferred == nil && cfg.ClientOptions != nil {
@@ -177,76 +212,85 @@ func resolve(cfg Config) (*resolved, error) {
 		preferredField = "ClientOptions.PreferredRegions"
 	}
 	var err error
-	if r.preferred, err = checkRegions(c, preferredField, preferred); err != nil {
-		return nil, err
+	if r.preferred, err = checkRegions(cfg, preferredField, preferred); err != nil {
+		return err
 	}
-	if r.excluded, err = checkRegions(c, "ExcludedRegions", cfg.ExcludedRegions); err != nil {
-		return nil, err
-	}
+	r.excluded, err = checkRegions(cfg, "ExcludedRegions", cfg.ExcludedRegions)
+	return err
+}
 
-	if len(cfg.Retry.PreferredRegions) > 0 {
-		return nil, bad("Retry.PreferredRegions", "must be empty: set Config.PreferredRegions, which New passes to both the SDK and the retry policy")
-	}
-	if len(cfg.Retry.ExcludedRegions) > 0 {
-		return nil, bad("Retry.ExcludedRegions", "must be empty: set Config.ExcludedRegions")
-	}
-
-	if err := checkSubOptions(c); err != nil {
-		return nil, err
-	}
-
-	// User agent.
+// resolveApplicationName checks ApplicationName (it goes into the User-Agent header); unset, it
+// is "cosmoskit" unless ClientOptions.Telemetry names an application.
+func (r *resolved) resolveApplicationName() error {
+	cfg := r.cfg
 	r.appName = cfg.ApplicationName
 	if r.appName != "" {
 		if len(r.appName) > 24 || strings.IndexFunc(r.appName, unicode.IsSpace) >= 0 {
-			return nil, bad("ApplicationName", fmt.Sprintf("%q must be at most 24 characters with no whitespace (it goes into the User-Agent header)", r.appName))
+			return r.bad("ApplicationName", fmt.Sprintf("%q must be at most 24 characters with no whitespace (it goes into the User-Agent header)", r.appName))
 		}
 	} else if cfg.ClientOptions == nil || cfg.ClientOptions.Telemetry.ApplicationID == "" {
 		r.appName = "cosmoskit"
 	}
+	return nil
+}
 
-	// TLS.
+// resolveTLS reads the pinned server certificate (ServerCertificate or ServerCertificatePEM, not
+// both, and not with a transport of the caller's) and checks DisableEndpointDiscovery, which is
+// for emulators: a loopback endpoint or a pinned certificate.
+func (r *resolved) resolveTLS() error {
+	cfg, c := r.cfg, r.cfg
 	if cfg.ServerCertificate != nil && cfg.ServerCertificatePEM != nil {
-		return nil, configError(c.field("ServerCertificate")+", "+c.field("ServerCertificatePEM"), "set only one of them", nil)
+		return configError(c.field("ServerCertificate")+", "+c.field("ServerCertificatePEM"), "set only one of them", nil)
 	}
 	r.cert = cfg.ServerCertificate
 	if cfg.ServerCertificatePEM != nil {
 		block, _ := pem.Decode(cfg.ServerCertificatePEM)
 		if block == nil || block.Type != "CERTIFICATE" {
-			return nil, bad("ServerCertificatePEM", "holds no PEM \"CERTIFICATE\" block")
+			return r.bad("ServerCertificatePEM", "holds no PEM \"CERTIFICATE\" block")
 		}
 		cert, err := x509.ParseCertificate(block.Bytes)
 		if err != nil {
-			return nil, configError(c.field("ServerCertificatePEM"), "is not a valid X.509 certificate", err)
+			return configError(c.field("ServerCertificatePEM"), "is not a valid X.509 certificate", err)
 		}
 		r.cert = cert
 	}
 	if r.cert != nil && cfg.ClientOptions != nil && cfg.ClientOptions.Transport != nil {
-		return nil, bad("ServerCertificate", "cannot be combined with ClientOptions.Transport: configure TLS in your transport, or drop the transport")
+		return r.bad("ServerCertificate", "cannot be combined with ClientOptions.Transport: configure TLS in your transport, or drop the transport")
 	}
 	r.base = cfg.ClientOptions
-	if cfg.DisableEndpointDiscovery && !info.loopback && r.cert == nil {
-		return nil, bad("DisableEndpointDiscovery", fmt.Sprintf("is for emulators: %s is not loopback and no ServerCertificate is set; a real account needs its regional endpoints", info.url))
+	if cfg.DisableEndpointDiscovery && !r.ep.loopback && r.cert == nil {
+		return r.bad("DisableEndpointDiscovery", fmt.Sprintf("is for emulators: %s is not loopback and no ServerCertificate is set; a real account needs its regional endpoints", r.ep.url))
 	}
+	return nil
+}
 
+// checkTransportOptions checks Connections and, unless disabled, Retry.
+func (r *resolved) checkTransportOptions() error {
+	cfg := r.cfg
 	if cfg.Connections.MaxPerHost < 0 {
-		return nil, bad("Connections.MaxPerHost", "is negative; 0 means the default (50), Connections.Disable removes the cap")
+		return r.bad("Connections.MaxPerHost", "is negative; 0 means the default (50), Connections.Disable removes the cap")
 	}
 	if !cfg.Retry.Disable {
-		ro := cfg.Retry
-		ro.PreferredRegions, ro.ExcludedRegions = nil, nil // checked above, as Config's own fields
-		if err := ro.Validate(); err != nil {
-			return nil, subOptionError("Retry", err)
+		if err := cfg.Retry.Validate(); err != nil {
+			return subOptionError("Retry", err)
 		}
 	}
-	if r.auth == authToken && !reflect.TypeOf(r.cred).Comparable() {
-		r.identity = "token:unshared"
-	} else if r.auth == authToken {
-		r.identity = "token"
-	} else if r.auth == authDefault {
-		r.identity = "default-azure-credential"
+	return nil
+}
+
+// registryIdentity is the identity half of the registry key: an HMAC of the account key (never
+// the key), "token" for a comparable TokenCredential (compared by value in the key),
+// "token:unshared" for one that cannot be compared, or the default credential.
+func (r *resolved) registryIdentity() string {
+	switch {
+	case r.auth == authKey:
+		return keyIdentity(r.key)
+	case r.auth == authToken && !reflect.TypeOf(r.cred).Comparable():
+		return "token:unshared"
+	case r.auth == authToken:
+		return "token"
 	}
-	return r, nil
+	return "default-azure-credential"
 }
 
 // checkRegions validates a region list: entries non-empty and distinct after the SDK's canonical form

@@ -75,10 +75,11 @@ func TestNoKeyInAnyOutput(t *testing.T) {
 
 	// The right key, from a connection string: successes and service failures.
 	good := newClient(cosmoskit.Config{ConnectionString: s.ConnectionString()})
-	cc, err := good.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+	ccRes, err := good.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	cc := ccRes.Container
 	pk := azcosmos.NewPartitionKeyString("a")
 	if _, err := cc.CreateItem(ctx, pk, []byte(`{"id":"1","pk":"a"}`), nil); err != nil {
 		t.Fatal(err)

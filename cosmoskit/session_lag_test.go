@@ -27,10 +27,11 @@ func writeThenRead(tb testing.TB, pairs int, lag time.Duration, ro retry.Options
 	}
 	tb.Cleanup(c.Close)
 	ctx := context.Background()
-	cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+	ccRes, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	cc := ccRes.Container
 	pk := azcosmos.NewPartitionKeyString("p")
 	west := cosmostest.RequestFilter{Region: "West US", Operation: cosmostest.OpReadItem}
 	before := s.Requests(west)

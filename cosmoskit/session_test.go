@@ -47,10 +47,11 @@ func TestSessionContainerByDefault(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		cc, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
+		ccRes, err := c.EnsureContainer(ctx, "db", cosmoskit.ContainerSpec{ID: "c", PartitionKeyPaths: []string{"/pk"}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		cc := ccRes.Container
 		sent := &tokensSent{}
 		s.InjectFault(cosmostest.Fault{ResourceType: cosmostest.ResourceDocument, Match: sent.match})
 		pk := azcosmos.NewPartitionKeyString("a")

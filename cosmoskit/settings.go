@@ -59,9 +59,7 @@ func settingsOf(r *resolved) settings {
 	s.flatten("Diagnostics", reflect.ValueOf(c.Diagnostics))
 	s.flatten("Session", reflect.ValueOf(c.Session))
 	s.flatten("Connections", reflect.ValueOf(c.Connections))
-	ro := c.Retry
-	ro.PreferredRegions, ro.ExcludedRegions = nil, nil // refused by resolve unless empty
-	s.flatten("Retry", reflect.ValueOf(ro))
+	s.flatten("Retry", reflect.ValueOf(c.Retry))
 	if c.ClientOptions != nil {
 		co := *c.ClientOptions
 		co.PreferredRegions = nil // compared above, canonically

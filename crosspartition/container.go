@@ -13,7 +13,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
-	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/internal/tokenmac"
 )
 
@@ -37,8 +36,8 @@ type Options struct {
 	// DefaultMaxNonStreamingItems (50,000), as the other SDKs; negative is refused.
 	MaxNonStreamingItems int
 	// Logger receives one Debug record per page read across partitions (container, items,
-	// request charge, whether more follow; never a query or its parameters). Default (nil): the
-	// Config.Logger of the cosmoskit.Client whose Container made the handle, else slog.Default().
+	// request charge, whether more follow; never a query or its parameters). Default (nil):
+	// slog.Default(), however the handle was made (pass cosmoskit.Client.Logger() for the client's).
 	Logger *slog.Logger
 	// TokenSigningKey keys the MAC of continuation tokens (HMAC-SHA256): a secret of at least
 	// 32 bytes (New refuses a shorter one), the same on every instance of a service so that
@@ -101,7 +100,9 @@ func New(c *azcosmos.ContainerClient, o Options) (*Container, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
-	o.Logger = clientaccess.Logger(o.Logger, c)
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
 	return &Container{c: c, opts: o, identity: tokenmac.Identity(c)}, nil
 }
 

@@ -63,7 +63,7 @@ func Explain(ctx context.Context, c *azcosmos.ContainerClient, query string, pk 
 	if page.QueryMetrics != nil {
 		if qm, ok := wire.ParseQueryMetrics(*page.QueryMetrics); ok {
 			x.Retrieved, x.Returned, x.IndexHitRatio = qm.RetrievedDocumentCount, qm.OutputDocumentCount, qm.IndexHitRatio
-			x.Scan = scan.IsScan(max(qm.RetrievedDocumentCount, 0), max(qm.OutputDocumentCount, 0))
+			x.Scan = scan.isScan(max(qm.RetrievedDocumentCount, 0), max(qm.OutputDocumentCount, 0))
 		}
 	}
 	if page.IndexMetrics != nil && *page.IndexMetrics != "" {

@@ -76,9 +76,9 @@ func (o ScanOptions) Options() ScanOptions {
 	return o
 }
 
-// IsScan reports whether a page that retrieved retrieved documents and returned returned is a
+// isScan reports whether a page that retrieved retrieved documents and returned returned is a
 // scan under o (defaults applied).
-func (o ScanOptions) IsScan(retrieved, returned int64) bool {
+func (o ScanOptions) isScan(retrieved, returned int64) bool {
 	o = o.Options()
 	if o.Disable || retrieved < int64(o.MinRetrieved) {
 		return false
@@ -140,7 +140,7 @@ func (p *Policy) observeQuery(ctx context.Context, req *policy.Request, op wire.
 	}
 	retrieved, returned := max(qm.RetrievedDocumentCount, 0), max(qm.OutputDocumentCount, 0)
 	so := p.opts.Scan.Options()
-	scan := so.IsScan(retrieved, returned)
+	scan := so.isScan(retrieved, returned)
 	meter.addQuery(retrieved, returned, scan)
 	if p.inst != nil && p.inst.query.retrieved != nil {
 		set := metric.WithAttributes(

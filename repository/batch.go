@@ -22,7 +22,9 @@ const MaxBatchOperations = 100
 // customer and its orders change together: all operations apply, or none. Add operations with the
 // repositories' CreateIn, UpsertIn, ReplaceIn, PatchIn, ReadIn and DeleteIn, which validate each
 // item as the single-item methods do and record the first error; Execute returns it before sending
-// anything. For one repository, Batch is the typed shorthand.
+// anything. Each TxResult.Item is a T of the repository that added the operation: assert it
+// (res[i].Item.(Order)). Like guregu/dynamo's WriteTx it spans repositories (entity types); it is
+// the only transactional batch of the package (package bulk runs non-atomic bulk writes).
 type Tx struct {
 	c   *azcosmos.ContainerClient
 	pk  azcosmos.PartitionKey
@@ -316,84 +318,6 @@ func (tx *Tx) typeAt(i int) string {
 		return tx.dec[i].Type()
 	}
 	return ""
-}
-
-// Batch is a transactional batch of one repository's items in one partition: a Tx whose results
-// are typed. Build it with Repository.NewBatch; builder methods validate each item (as the
-// single-item methods do) and record the first error, which Execute returns before sending
-// anything.
-type Batch[T any] struct {
-	r  *Repository[T]
-	tx *Tx
-}
-
-// BatchResult is the outcome of one batch operation.
-type BatchResult[T any] struct {
-	// StatusCode is the operation's HTTP status (201 create, 200 read/replace/upsert/patch,
-	// 204 delete).
-	StatusCode int
-	// ETag is the item's ETag after the operation ("" for delete).
-	ETag azcore.ETag
-	// Item is the item as stored (read, written or patched); zero for delete and when Err is set.
-	Item T
-	// Err is set when the batch committed but this operation's result could not be decoded (see
-	// TxResult.Err): it matches cosmoserr.ErrCommittedResult.
-	Err error
-}
-
-// NewBatch starts a transactional batch in partition pk.
-func (r *Repository[T]) NewBatch(pk PartitionKey) *Batch[T] {
-	return &Batch[T]{r: r, tx: NewTx(r.c, pk)}
-}
-
-// Create adds a create: the batch fails with cosmoserr.ErrConflict if the id exists.
-func (b *Batch[T]) Create(item T) *Batch[T] { b.r.CreateIn(b.tx, item); return b }
-
-// Upsert adds an upsert, conditional with IfMatch.
-func (b *Batch[T]) Upsert(item T, opts ...WriteOption) *Batch[T] {
-	b.r.UpsertIn(b.tx, item, opts...)
-	return b
-}
-
-// Replace adds a replace, conditional with IfMatch.
-func (b *Batch[T]) Replace(item T, opts ...WriteOption) *Batch[T] {
-	b.r.ReplaceIn(b.tx, item, opts...)
-	return b
-}
-
-// Read adds a read of id.
-func (b *Batch[T]) Read(id string) *Batch[T] { b.r.ReadIn(b.tx, id); return b }
-
-// Delete adds a delete of id, conditional with IfMatch (see Repository.DeleteIn: the type is not
-// checked).
-func (b *Batch[T]) Delete(id string, opts ...WriteOption) *Batch[T] {
-	b.r.DeleteIn(b.tx, id, opts...)
-	return b
-}
-
-// Patch adds a patch of id (see Repository.Patch for the guard it carries).
-func (b *Batch[T]) Patch(id string, p *Patch, opts ...WriteOption) *Batch[T] {
-	b.r.PatchIn(b.tx, id, p, opts...)
-	return b
-}
-
-// Len returns the number of operations added.
-func (b *Batch[T]) Len() int { return b.tx.Len() }
-
-// Execute runs the batch (see Tx.Execute).
-func (b *Batch[T]) Execute(ctx context.Context) ([]BatchResult[T], error) {
-	res, err := b.tx.Execute(ctx)
-	out := make([]BatchResult[T], len(res))
-	for i, r := range res {
-		out[i] = BatchResult[T]{StatusCode: r.StatusCode, ETag: r.ETag, Err: r.Err}
-		if v, ok := r.Item.(T); ok {
-			out[i].Item = v
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // BatchError is a transactional batch that was rolled back because one operation failed: nothing

@@ -20,7 +20,7 @@
 // in the projections of PageOf and AllOf. Delete refuses a document of another type too (it reads
 // the item first unless given IfMatch). Several repositories may
 // share a container; Mixed reads a partition of it decoding each document to its Go type, and Tx
-// changes items of several of them in one partition atomically (Batch for one repository).
+// changes items of one or several of them in one partition atomically.
 //
 // Queries are a template plus parameters (SQL) or built from filters (NewQuery), and run in one
 // partition unless CrossPartition is called, which is logged. Page returns a URL-safe token for

@@ -37,7 +37,7 @@ func TestKeyOfRefusesUnrepresentableNumbers(t *testing.T) {
 		}
 		_, err := orders.Get(ctx, key, "x")
 		check("Get", err)
-		_, err = orders.NewBatch(key).Upsert(Order{ID: "x", CustomerID: "t"}).Execute(ctx)
+		_, err = orders.UpsertIn(repository.NewTx(orders.Container(), key), Order{ID: "x", CustomerID: "t"}).Execute(ctx)
 		check("batch Upsert", err)
 		check("Delete", orders.Delete(ctx, key, "x"))
 		_, err = orders.Update(ctx, key, "x", func(*Order) error { return nil })

@@ -65,13 +65,13 @@ func TestWriteChecksDocumentKey(t *testing.T) {
 	if !errors.As(err, &ve) || !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) || ve.Field != "/address/region" {
 		t.Fatalf("missing key property = %v, want ErrInvalidPartitionKey for /address/region", err)
 	}
-	if _, err := ships.NewBatch(azcosmos.NewPartitionKeyString("t1").AppendString("eu")).
-		Upsert(Shipment{ID: "s3", Tenant: "t1"}).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+	if _, err := ships.UpsertIn(repository.NewTx(ships.Container(), azcosmos.NewPartitionKeyString("t1").AppendString("eu")),
+		Shipment{ID: "s3", Tenant: "t1"}).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("batch with a missing key property = %v", err)
 	}
 	// a typed batch key is compared with each item's own key before sending
-	if _, err := ships.NewBatch(partitionkey.Of("t1", "us")).
-		Upsert(good).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+	if _, err := ships.UpsertIn(repository.NewTx(ships.Container(), partitionkey.Of("t1", "us")),
+		good).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("batch item of another partition = %v", err)
 	}
 	if n := e.srv.Requests(cosmostestDocs()); n != 0 {

@@ -111,18 +111,19 @@ func TestReadManyAndBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.Status = "batched"
-	res, err := orders.NewBatch(pk("c1")).
-		Create(Order{ID: "b1", CustomerID: "c1", Total: 1}).
-		Replace(first, repository.IfMatch(first.ETag)).
-		Patch("c1-0001", new(repository.Patch).Increment("/total", 100)).
-		Read("c1-0002").
-		Delete("c1-0002").
-		Execute(ctx)
+	tx := repository.NewTx(orders.Container(), pk("c1"))
+	orders.CreateIn(tx, Order{ID: "b1", CustomerID: "c1", Total: 1})
+	orders.ReplaceIn(tx, first, repository.IfMatch(first.ETag))
+	orders.PatchIn(tx, "c1-0001", new(repository.Patch).Increment("/total", 100))
+	orders.ReadIn(tx, "c1-0002")
+	orders.DeleteIn(tx, "c1-0002")
+	res, err := tx.Execute(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 5 || res[0].StatusCode != 201 || res[0].Item.ID != "b1" || res[1].Item.Status != "batched" ||
-		res[2].Item.Total != 101 || res[3].Item.ID != "c1-0002" || res[4].StatusCode != 204 {
+	item := func(i int) Order { o, _ := res[i].Item.(Order); return o }
+	if len(res) != 5 || res[0].StatusCode != 201 || item(0).ID != "b1" || item(1).Status != "batched" ||
+		item(2).Total != 101 || item(3).ID != "c1-0002" || res[4].StatusCode != 204 || res[4].Item != nil {
 		t.Fatalf("batch results = %+v", res)
 	}
 	if raw := rawGet(t, e.container, "c1", "b1"); raw["type"] != "order" || raw["schemaVersion"] != float64(1) {
@@ -130,10 +131,10 @@ func TestReadManyAndBatch(t *testing.T) {
 	}
 
 	// atomic: a conflict rolls everything back
-	_, err = orders.NewBatch(pk("c1")).
-		Create(Order{ID: "b2", CustomerID: "c1"}).
-		Create(Order{ID: "b1", CustomerID: "c1"}).
-		Execute(ctx)
+	tx = repository.NewTx(orders.Container(), pk("c1"))
+	orders.CreateIn(tx, Order{ID: "b2", CustomerID: "c1"})
+	orders.CreateIn(tx, Order{ID: "b1", CustomerID: "c1"})
+	_, err = tx.Execute(ctx)
 	var be *repository.BatchError
 	if !errors.Is(err, cosmoserr.ErrConflict) || !errors.As(err, &be) || be.Index != 1 {
 		t.Fatalf("conflicting batch = %v", err)
@@ -142,10 +143,10 @@ func TestReadManyAndBatch(t *testing.T) {
 		t.Fatal("b2 was written by a failed batch")
 	}
 	// every item must be in the batch's partition, checked before sending
-	if _, err := orders.NewBatch(pk("c1")).Create(Order{ID: "x", CustomerID: "c2"}).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
+	if _, err := orders.CreateIn(repository.NewTx(orders.Container(), pk("c1")), Order{ID: "x", CustomerID: "c2"}).Execute(ctx); !errors.Is(err, cosmoserr.ErrInvalidPartitionKey) {
 		t.Fatalf("item of another partition: %v", err)
 	}
-	if _, err := orders.NewBatch(pk("c1")).Execute(ctx); !errors.Is(err, cosmoserr.ErrValidation) {
+	if _, err := repository.NewTx(orders.Container(), pk("c1")).Execute(ctx); !errors.Is(err, cosmoserr.ErrValidation) {
 		t.Fatalf("empty batch: %v", err)
 	}
 	var _ azcosmos.PartitionKey

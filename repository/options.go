@@ -132,10 +132,9 @@ type Options[T any] struct {
 	// replace rounds, a Page reading through empty pages, Migrate, a batch...) is one internal span
 	// "repository.<Method> <container>" with the cosmoskit.repository.type attribute, the
 	// request charge and number of calls it made, and the SDK calls' own spans as children.
-	// Default (nil): the policy of the cosmoskit.Client whose Container made the handle (and
-	// NewFromClient's client); for any other handle none, and then a span is started only when
-	// ctx already carries a span, with that span's provider; otherwise nothing is traced and
-	// nothing is allocated.
+	// Default (nil): NewFromClient's client's; with New none (however the handle was made), and
+	// then a span is started only when ctx already carries a span, with that span's provider;
+	// otherwise nothing is traced and nothing is allocated.
 	Diagnostics *diagnostics.Policy
 
 	// TokenSigningKey keys the MAC of page tokens (HMAC-SHA256) and of the cross-partition
@@ -151,7 +150,7 @@ type Options[T any] struct {
 	TokenSigningKey []byte
 
 	// Logger receives the start of each cross-partition query and each cross-partition page
-	// (Debug), large items (Warn) and failed write-backs (Warn). Default (nil): the Config.Logger
-	// of the cosmoskit.Client whose Container made the handle, else slog.Default().
+	// (Debug), large items (Warn) and failed write-backs (Warn). Default (nil): NewFromClient's
+	// client's Logger(); with New slog.Default() (however the handle was made).
 	Logger *slog.Logger
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/crosspartition"
 	"github.com/cosmoskit/cosmoskit-go/diagnostics"
-	"github.com/cosmoskit/cosmoskit-go/internal/clientaccess"
 	"github.com/cosmoskit/cosmoskit-go/internal/tokenmac"
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 	"github.com/cosmoskit/cosmoskit-go/retry"
@@ -155,13 +154,11 @@ func New[T any](c *azcosmos.ContainerClient, opts Options[T]) (*Repository[T], e
 		r.largeAt = DefaultLargeItemThreshold
 	}
 	r.onLarge = opts.OnLargeItem
-	r.log = clientaccess.Logger(opts.Logger, c)
-	r.diag = opts.Diagnostics
-	if r.diag == nil {
-		if in, ok := clientaccess.ForContainer(c); ok {
-			r.diag, _ = in.Diagnostics.(*diagnostics.Policy) // opaque in clientaccess, which imports no public package
-		}
+	r.log = opts.Logger
+	if r.log == nil {
+		r.log = slog.Default()
 	}
+	r.diag = opts.Diagnostics
 	r.ctr = c.ID()
 	xq, err := crosspartition.New(c, crosspartition.Options{Logger: r.log, TokenSigningKey: r.tokenKey})
 	if err != nil {
@@ -189,19 +186,21 @@ func (r *Repository[T]) Options() Options[T] {
 	return o
 }
 
-// Client is what NewFromClient needs of a client: a container handle and the diagnostics policy
-// installed on the client (nil for none). *cosmoskit.Client satisfies it; package repository does
+// Client is what NewFromClient needs of a client: a container handle, the diagnostics policy
+// installed on the client (nil for none) and the logger it logs to. *cosmoskit.Client satisfies it; package repository does
 // not import cosmoskit, so code that wraps a plain *azcosmos.ContainerClient with New never links
 // the client factory and its credentials (azidentity, MSAL).
 type Client interface {
 	Container(db, id string) (*azcosmos.ContainerClient, error)
 	Diagnostics() *diagnostics.Policy
+	Logger() *slog.Logger
 }
 
 // NewFromClient returns a repository over container id of database db of a client such as a
 // *cosmoskit.Client (whose pipeline carries cosmoskit's diagnostics and retry policies), with
-// Options.Diagnostics defaulting to the client's, so each repository call is one span. Errors are
-// those of New and of the client's Container.
+// Options.Diagnostics defaulting to the client's Diagnostics(), so each repository call is one
+// span, and Options.Logger to the client's Logger(). Errors are those of New and of the client's
+// Container.
 func NewFromClient[T any](client Client, db, container string, opts Options[T]) (*Repository[T], error) {
 	c, err := client.Container(db, container)
 	if err != nil {
@@ -209,6 +208,9 @@ func NewFromClient[T any](client Client, db, container string, opts Options[T]) 
 	}
 	if opts.Diagnostics == nil {
 		opts.Diagnostics = client.Diagnostics()
+	}
+	if opts.Logger == nil {
+		opts.Logger = client.Logger()
 	}
 	r, err := New(c, opts)
 	if err != nil {

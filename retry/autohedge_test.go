@@ -16,10 +16,8 @@ import (
 // slow request is cancelled, and exactly one hedge was sent. (Before, only code wrapped in
 // retry.Hedge was hedged: this read waited the full delay.)
 func TestPolicyHedgesReadsItself(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"East US", "West US"},
-		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 50 * time.Millisecond},
-	})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: 50 * time.Millisecond}})
 	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	if err := e.read(context.Background()); err != nil {
 		t.Fatal(err)
@@ -61,10 +59,8 @@ func TestPolicyHedgesReadsItself(t *testing.T) {
 // TestChangeFeedIsNotHedged: change feed reads keep their region (their continuation is per
 // region's LSNs), hedging on or not.
 func TestChangeFeedIsNotHedged(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"East US", "West US"},
-		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Millisecond},
-	})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: time.Millisecond}})
 	ranges, err := e.cc.ReadFeedRanges(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -33,11 +33,9 @@ func TestRegionDownMidRun(t *testing.T) {
 	rep := &reporter{}
 	// gobreaker reads time.Now: a short open interval instead of a fake clock.
 	const interval = time.Second
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"East US", "West US"},
-		Reporter:         rep,
-		Breaker:          retry.BreakerOptions{OpenInterval: interval},
-	})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
+		Reporter: rep,
+		Breaker:  retry.BreakerOptions{OpenInterval: interval}})
 	east, west := e.host(t, "East US"), e.host(t, "West US")
 	ctx, _ := diagnostics.WithMeter(context.Background()) // Stats for every read
 	if err := e.read(ctx); err != nil {
@@ -126,10 +124,8 @@ func TestRegionDownMidRun(t *testing.T) {
 // TestAllRegionsOpenTriesTheLeastRecentlyOpened: when every region's breaker is open, a read is
 // not refused: it goes, without asking the breaker, to the region whose breaker opened first, alone.
 func TestAllRegionsOpenTriesTheLeastRecentlyOpened(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"East US", "West US"},
-		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 3},
-	})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
+		Breaker: retry.BreakerOptions{ReadFailureThreshold: 3}})
 	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusServiceUnavailable})
 	ctx := context.Background()
@@ -200,7 +196,7 @@ func TestBreakerClassification(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// East US fails, West US answers: a failure fails over and counts once in East US.
-			e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+			e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{})
 			f := tt.fault
 			f.Region, f.Operation, f.ResourceType = "East US", cosmostest.OpReadItem, cosmostest.ResourceDocument
 			e.s.InjectFault(f)
@@ -224,7 +220,7 @@ func TestBreakerClassification(t *testing.T) {
 }
 
 func TestCallerCancellationIsNotAFailure(t *testing.T) {
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{})
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -240,10 +236,8 @@ func TestCallerCancellationIsNotAFailure(t *testing.T) {
 }
 
 func TestPartitionBreaker(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"East US", "West US"},
-		Breaker:          retry.BreakerOptions{ReadFailureThreshold: 2, OpenInterval: time.Hour},
-	}, cosmostest.WithPartitionCount(2))
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
+		Breaker: retry.BreakerOptions{ReadFailureThreshold: 2, OpenInterval: time.Hour}}, cosmostest.WithPartitionCount(2))
 	east := e.host(t, "East US")
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQueryItems, PartitionKeyRangeID: "0",
 		Status: http.StatusServiceUnavailable})
@@ -290,7 +284,7 @@ func TestEveryRegionDown(t *testing.T) {
 	// Both regions refuse connections (only the account endpoint, West US, stays up for GET /):
 	// the read fails at once with a retryable error naming the last region, not after the SDK's
 	// 1 s connection retries.
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "North Europe"}},
+	e := newEnv(t, envRegions{preferred: []string{"East US", "North Europe"}}, retry.Options{},
 		cosmostest.WithRegions("West US", "East US", "North Europe"))
 	if err := e.s.SetRegionDown("East US", true); err != nil {
 		t.Fatal(err)
@@ -311,7 +305,7 @@ func TestEveryRegionDown(t *testing.T) {
 }
 
 func TestBreakersDisabled(t *testing.T) {
-	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{Disable: true, ReadFailureThreshold: 1}},
+	e := newEnv(t, envRegions{}, retry.Options{Breaker: retry.BreakerOptions{Disable: true, ReadFailureThreshold: 1}},
 		cosmostest.WithRegions("West US"))
 	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusServiceUnavailable, Times: 3})
@@ -327,7 +321,7 @@ func TestBreakersDisabled(t *testing.T) {
 }
 
 func TestRegionDownUnderConcurrentReads(t *testing.T) {
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{})
 	if err := e.s.SetRegionDown("East US", true); err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +355,7 @@ func TestRegionDownUnderConcurrentReads(t *testing.T) {
 // TestEveryRegionDroppingIsRetryable: when every region drops a read's connection, the error is
 // retryable and stays so once wrapped as a *cosmoserr.Error (as every cosmoskit package does).
 func TestEveryRegionDroppingIsRetryable(t *testing.T) {
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"West US", "East US"}})
+	e := newEnv(t, envRegions{preferred: []string{"West US", "East US"}}, retry.Options{})
 	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, DropConnection: true})
 	err := e.read(context.Background())
 	if err == nil {

@@ -17,7 +17,7 @@ import (
 // TestDoReadModifyWrite runs an ETag read-modify-write through the real SDK while another writer
 // gets in between twice: Do starts the unit over on each 412 and the final count is exact.
 func TestDoReadModifyWrite(t *testing.T) {
-	e := newEnv(t, retry.Options{})
+	e := newEnv(t, envRegions{}, retry.Options{})
 	ctx := context.Background()
 	pk := azcosmos.NewPartitionKeyString("p")
 	type doc struct {

@@ -6,9 +6,9 @@
 //
 // # The pipeline policy
 //
-//	p, err := retry.NewPipelinePolicy(retry.Options{PreferredRegions: []string{"East US", "West US"}})
+//	p, err := retry.NewPipelinePolicy(retry.Options{})
 //	opts := &azcosmos.ClientOptions{PreferredRegions: []string{"East US", "West US"}}
-//	p.Install(opts) // package cosmoskit does this for you
+//	p.Install(opts) // routes by opts.PreferredRegions; package cosmoskit does this for you
 //	client, _ := azcosmos.NewClientWithKey(endpoint, cred, opts)
 //
 // What it does for every request:

@@ -22,7 +22,7 @@ func ExamplePipelinePolicy_Install() {
 
 	opts := s.ClientOptions()
 	opts.PreferredRegions = []string{"East US", "West US"}
-	p, _ := retry.NewPipelinePolicy(retry.Options{PreferredRegions: opts.PreferredRegions})
+	p, _ := retry.NewPipelinePolicy(retry.Options{}) // Install routes by opts.PreferredRegions
 	p.Install(opts)
 	client, _ := azcosmos.NewClientFromConnectionString(s.ConnectionString(), opts)
 	defer client.Close()
@@ -59,7 +59,7 @@ func ExamplePipelinePolicy_Install() {
 // TestSingleReadRegionNeverFailsFast: an account with one region has nowhere else to read from,
 // so an open read breaker lets each read through (half-open) instead of refusing it.
 func TestSingleReadRegionNeverFailsFast(t *testing.T) {
-	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{ReadFailureThreshold: 1}, Clock: newFakeClock()},
+	e := newEnv(t, envRegions{}, retry.Options{Breaker: retry.BreakerOptions{ReadFailureThreshold: 1}, Clock: newFakeClock()},
 		cosmostest.WithRegions("West US"))
 	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem, Status: http.StatusInternalServerError})
 	_ = e.read(context.Background())
@@ -92,7 +92,7 @@ func ExampleHedge() {
 
 	opts := s.ClientOptions()
 	opts.PreferredRegions = []string{"East US", "West US"}
-	p, _ := retry.NewPipelinePolicy(retry.Options{PreferredRegions: opts.PreferredRegions,
+	p, _ := retry.NewPipelinePolicy(retry.Options{
 		Hedging: retry.HedgingOptions{Enable: true, Threshold: 20 * time.Millisecond}})
 	p.Install(opts)
 	client, _ := azcosmos.NewClientFromConnectionString(s.ConnectionString(), opts)

@@ -27,10 +27,8 @@ func (e *env) hedgedRead(ctx context.Context) error {
 }
 
 func TestHedgedReadCancelsTheLoser(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"East US", "West US"},
-		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 20 * time.Millisecond},
-	})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: 20 * time.Millisecond}})
 	east, west := e.host(t, "East US"), e.host(t, "West US")
 	slow := e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	start := time.Now()
@@ -83,10 +81,8 @@ func TestHedgedReadCancelsTheLoser(t *testing.T) {
 }
 
 func TestHedgingNotNeededWhenFast(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"East US", "West US"},
-		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 5 * time.Second},
-	})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: 5 * time.Second}})
 	for range 3 {
 		if err := e.hedgedRead(context.Background()); err != nil {
 			t.Fatal(err)
@@ -98,10 +94,8 @@ func TestHedgingNotNeededWhenFast(t *testing.T) {
 }
 
 func TestHedgeStartsAtOnceAfterATransientFailure(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"East US", "West US"},
-		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Minute},
-	})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: time.Minute}})
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Status: http.StatusServiceUnavailable})
 	if err := e.hedgedRead(context.Background()); err != nil {
 		t.Fatal(err)
@@ -115,10 +109,8 @@ func TestHedgeStartsAtOnceAfterATransientFailure(t *testing.T) {
 }
 
 func TestHedgedQuery(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"East US", "West US"},
-		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond},
-	})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond}})
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpQueryItems, Delay: time.Minute})
 	page, err := retry.Hedge(context.Background(), e.p, func(ctx context.Context) (azcosmos.QueryItemsResponse, error) {
 		pager := e.cc.NewQueryItemsPager("SELECT * FROM c WHERE c.id = @id", azcosmos.NewPartitionKeyString("p"),
@@ -134,10 +126,8 @@ func TestHedgedQuery(t *testing.T) {
 }
 
 func TestWritesAreNotHedged(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"West US", "East US"},
-		Hedging:          retry.HedgingOptions{Enable: true, Threshold: time.Millisecond},
-	}, cosmostest.WithMultiWrite())
+	e := newEnv(t, envRegions{preferred: []string{"West US", "East US"}}, retry.Options{
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: time.Millisecond}}, cosmostest.WithMultiWrite())
 	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsertItem, Delay: 50 * time.Millisecond})
 	// The pipeline never hedges writes by itself.
 	if _, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
@@ -163,7 +153,7 @@ func TestWritesAreNotHedged(t *testing.T) {
 }
 
 func TestHedgingPerRequest(t *testing.T) {
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{})
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	ctx := retry.WithHedging(context.Background(), retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond})
 	if err := e.hedgedRead(ctx); err != nil {
@@ -173,7 +163,7 @@ func TestHedgingPerRequest(t *testing.T) {
 		t.Errorf("%d hedged reads in West US, want 1", got)
 	}
 	// WithoutHedging on a hedging client: the slow region is waited for (here: until the deadline).
-	e2 := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"},
+	e2 := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{
 		Hedging: retry.HedgingOptions{Enable: true, Threshold: time.Millisecond}})
 	e2.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem, Delay: time.Minute})
 	ctx2, cancel := context.WithTimeout(retry.WithoutHedging(context.Background()), 100*time.Millisecond)
@@ -187,10 +177,8 @@ func TestHedgingPerRequest(t *testing.T) {
 }
 
 func TestHedgedWritesWhenAsked(t *testing.T) {
-	e := newEnv(t, retry.Options{
-		PreferredRegions: []string{"West US", "East US"},
-		Hedging:          retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond, Writes: true},
-	}, cosmostest.WithMultiWrite())
+	e := newEnv(t, envRegions{preferred: []string{"West US", "East US"}}, retry.Options{
+		Hedging: retry.HedgingOptions{Enable: true, Threshold: 10 * time.Millisecond, Writes: true}}, cosmostest.WithMultiWrite())
 	e.s.InjectFault(cosmostest.Fault{Region: "West US", Operation: cosmostest.OpUpsertItem, Delay: time.Minute})
 	if _, err := retry.Hedge(context.Background(), e.p, func(ctx context.Context) (azcosmos.ItemResponse, error) {
 		return e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)

@@ -112,10 +112,14 @@ type env struct {
 	stats  *stats
 }
 
+// envRegions are the regions a test client routes by: the client options' PreferredRegions,
+// which the policy takes at Install, and the policy's initial excluded regions.
+type envRegions struct{ preferred, excluded []string }
+
 // newEnv starts a two-region server (West US is the write region), builds one azcosmos client
 // with the policy installed the way cosmoskit does (diagnostics per call, the policy, then the
 // diagnostics attempt policy), and creates database db / container c with item "a" in "p".
-func newEnv(t *testing.T, o retry.Options, serverOpts ...cosmostest.Option) *env {
+func newEnv(t *testing.T, r envRegions, o retry.Options, serverOpts ...cosmostest.Option) *env {
 	t.Helper()
 	serverOpts = append([]cosmostest.Option{cosmostest.WithRegions("West US", "East US")}, serverOpts...)
 	s := cosmostest.NewServer(t, serverOpts...)
@@ -123,7 +127,7 @@ func newEnv(t *testing.T, o retry.Options, serverOpts ...cosmostest.Option) *env
 	co := s.ClientOptions()
 	e.rec = &recorder{next: co.Transport}
 	co.Transport = e.rec
-	co.PreferredRegions = o.PreferredRegions
+	co.PreferredRegions = r.preferred
 	diag, err := diagnostics.NewPolicy(diagnostics.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -131,6 +135,7 @@ func newEnv(t *testing.T, o retry.Options, serverOpts ...cosmostest.Option) *env
 	co.PerCallPolicies = append(co.PerCallPolicies, diag, e.stats)
 	co.PerRetryPolicies = append(co.PerRetryPolicies, diagnostics.NewAttemptPolicy())
 	e.p = mustPolicy(t, o)
+	e.p.SetExcludedRegions(r.excluded...)
 	e.p.Install(co)
 	c, err := azcosmos.NewClientFromConnectionString(s.ConnectionString(), co)
 	if err != nil {

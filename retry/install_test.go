@@ -45,7 +45,7 @@ func TestInstall(t *testing.T) {
 
 func TestThrottledWrite(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock})
+	e := newEnv(t, envRegions{}, retry.Options{Clock: clock})
 	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpCreateItem,
 		Status: http.StatusTooManyRequests, RetryAfter: 12 * time.Millisecond, Times: 2})
 	if _, err := e.cc.CreateItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil); err != nil {
@@ -68,7 +68,7 @@ func TestThrottledWrite(t *testing.T) {
 // breaker closes when its first probe after the open interval succeeds.
 func TestSingleWriteRegionNeverFailsFast(t *testing.T) {
 	const interval = time.Second // gobreaker reads time.Now: a short interval, not a fake clock
-	e := newEnv(t, retry.Options{Breaker: retry.BreakerOptions{OpenInterval: interval}})
+	e := newEnv(t, envRegions{}, retry.Options{Breaker: retry.BreakerOptions{OpenInterval: interval}})
 	fault := e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpUpsertItem, Status: http.StatusServiceUnavailable})
 	ctx := context.Background()
 	upsert := func() error {

@@ -2,7 +2,6 @@ package retry
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"time"
 
@@ -78,23 +77,16 @@ const (
 
 // Options configures [NewPipelinePolicy]. The zero value is valid: 429s retried 9 times within 30 s,
 // 404/1002 sent to the write region at once, 449 retried for up to 30 s, circuit breakers at 10
-// failed reads / 5 failed writes, no excluded regions, no hedging, reads routed in the account's
-// region order. Negative durations and counts are refused (see [Options.Validate]): "off" is
+// failed reads / 5 failed writes, no hedging. Regions are not options of the policy: it routes
+// by the azcosmos.ClientOptions.PreferredRegions it is installed with ([PipelinePolicy.Install];
+// empty: the account's region order) minus the excluded regions ([PipelinePolicy.SetExcludedRegions],
+// none until set; per request, [WithExcludedRegions]). package cosmoskit sets both from its Config. Negative durations and counts are refused (see [Options.Validate]): "off" is
 // spelled Disable in each feature's options.
 type Options struct {
 	// Disable turns the whole policy off: package cosmoskit does not install it (the SDK's own
 	// retries apply unchanged), and a PipelinePolicy built with it passes every request on
 	// unchanged and Install leaves the client options as they are. Default: false.
 	Disable bool
-	// PreferredRegions is the order in which reads (and writes, on a multi-write account) try
-	// the account's regions; pass the same list as azcosmos.ClientOptions.PreferredRegions.
-	// Names are compared like the SDK does (case and spaces ignored); names the account does not
-	// have are skipped. If empty, the account's readable regions in the account's order are used
-	// (the SDK itself, without PreferredRegions, reads from the first region only).
-	PreferredRegions []string
-	// ExcludedRegions are kept out of routing for every request. Change them at runtime with
-	// (*PipelinePolicy).SetExcludedRegions; per request, see WithExcludedRegions.
-	ExcludedRegions []string
 	// Throttle configures the 429 retries.
 	Throttle ThrottleOptions
 	// SessionRetry configures in-region retries of requests answered 404 with sub-status 1002
@@ -293,21 +285,11 @@ func (o BackoffOptions) withDefaults(maxWait, initial, maxBackoff time.Duration,
 
 // Validate reports the first field of o that [NewPipelinePolicy] refuses, as a
 // *cosmoserr.ValidationError naming it (for example "Options.Throttle.MaxWait"): negative counts
-// and durations, a backoff Multiplier below 1 other than 0, empty region names. A disabled
+// and durations, a backoff Multiplier below 1 other than 0. A disabled
 // feature's fields are still checked.
 func (o Options) Validate() error {
 	bad := func(field, reason string) error {
 		return &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "Options." + field, Reason: reason}
-	}
-	for i, r := range o.PreferredRegions {
-		if canonical(r) == "" {
-			return bad(fmt.Sprintf("PreferredRegions[%d]", i), "is empty")
-		}
-	}
-	for i, r := range o.ExcludedRegions {
-		if canonical(r) == "" {
-			return bad(fmt.Sprintf("ExcludedRegions[%d]", i), "is empty")
-		}
 	}
 	negative := "is negative; 0 means the default"
 	type check struct {

@@ -47,13 +47,13 @@ import (
 // retries, 403/3 write-region failover, 404/1002 session retries) apply as without this policy.
 type PipelinePolicy struct {
 	disabled  bool    // Options.Disable: pass every request on unchanged
-	opts      Options // in effect, defaults filled in; ExcludedRegions unused (see excluded)
+	opts      Options // in effect, defaults filled in
 	throttle  ThrottleOptions
 	session   BackoffOptions
 	retryWith BackoffOptions
 	hedging   HedgingOptions
 	clock     Clock
-	preferred []string // canonical names
+	preferred atomic.Pointer[preferredRegions] // set by Install; nil: the account's order
 	excluded  atomic.Pointer[excludedRegions]
 	topo      atomic.Pointer[topology]
 	routes    atomic.Pointer[routeCache]
@@ -82,18 +82,11 @@ func NewPipelinePolicy(o Options) (*PipelinePolicy, error) {
 		hedging: o.Hedging,
 		clock:   clockOr(o.Clock),
 	}
-	for _, r := range o.PreferredRegions {
-		if c := canonical(r); c != "" {
-			p.preferred = append(p.preferred, c)
-		}
-	}
 	if !o.Breaker.Disable {
 		p.br = newBreakers(o.Breaker, o.Reporter)
 	}
-	p.SetExcludedRegions(o.ExcludedRegions...)
+	p.SetExcludedRegions()
 	p.opts = o
-	p.opts.PreferredRegions = append([]string(nil), o.PreferredRegions...)
-	p.opts.ExcludedRegions = nil
 	p.opts.Throttle = p.throttle
 	p.opts.SessionRetry = p.session
 	p.opts.RetryWith = p.retryWith
@@ -110,15 +103,31 @@ func NewPipelinePolicy(o Options) (*PipelinePolicy, error) {
 // ×5; RetryWith 30 s, 10 ms,
 // 1 s, ×2, filled in even when disabled; Hedging Threshold 500 ms and Step 100 ms, filled in even
 // when hedging is off; Clock SystemClock), except where the zero value is itself the behaviour:
-// empty PreferredRegions (the account's order) and a nil Reporter stay as they are. With
-// Throttle.Disable, Throttle.MaxRetries reads 0. ExcludedRegions are the client-level ones now in effect
-// (see [PipelinePolicy.SetExcludedRegions]). The slices are copies; passing the result to
-// NewPipelinePolicy configures an equivalent policy.
-func (p *PipelinePolicy) Options() Options {
-	o := p.opts
-	o.PreferredRegions = append([]string(nil), p.opts.PreferredRegions...)
-	o.ExcludedRegions = p.ExcludedRegions()
-	return o
+// a nil Reporter stays nil. With Throttle.Disable, Throttle.MaxRetries reads 0. Passing the result
+// to NewPipelinePolicy configures an equivalent policy. The regions are read back with
+// [PipelinePolicy.PreferredRegions] and [PipelinePolicy.ExcludedRegions].
+func (p *PipelinePolicy) Options() Options { return p.opts }
+
+// preferredRegions is the region order Install took from the client options.
+type preferredRegions struct {
+	names     []string // as given
+	canonical []string // compared like the SDK does (case and spaces ignored); empty names dropped
+}
+
+// PreferredRegions returns a copy of the region order the policy routes by: the
+// azcosmos.ClientOptions.PreferredRegions it was installed with (empty: the account's order).
+func (p *PipelinePolicy) PreferredRegions() []string {
+	if pr := p.preferred.Load(); pr != nil {
+		return append([]string(nil), pr.names...)
+	}
+	return nil
+}
+
+func (p *PipelinePolicy) preferredOrder() []string {
+	if pr := p.preferred.Load(); pr != nil {
+		return pr.canonical
+	}
+	return nil
 }
 
 // Install adds p to opts.PerRetryPolicies, ahead of the policies already there (so that the
@@ -128,11 +137,20 @@ func (p *PipelinePolicy) Options() Options {
 // opts.Retry is wrapped to return false for 429. It also wraps opts.Transport (an http.Client like
 // azcosmos's default when nil) in the transport that sends the policy's hedges (see
 // [HedgingOptions]), so set the Transport before calling Install. A policy built with
-// Options.Disable installs nothing.
+// Options.Disable installs nothing. The policy routes by opts.PreferredRegions (names the account
+// does not have are skipped; empty: the account's readable regions in its order), the one list the
+// SDK and the policy share: set it before calling Install, and install a policy in one client only.
 func (p *PipelinePolicy) Install(opts *azcosmos.ClientOptions) {
 	if p.disabled {
 		return
 	}
+	pr := &preferredRegions{names: append([]string(nil), opts.PreferredRegions...)}
+	for _, r := range opts.PreferredRegions {
+		if c := canonical(r); c != "" {
+			pr.canonical = append(pr.canonical, c)
+		}
+	}
+	p.preferred.Store(pr)
 	opts.PerRetryPolicies = append([]policy.Policy{p}, opts.PerRetryPolicies...)
 	if _, ok := opts.Transport.(*hedgeTransport); !ok {
 		next := opts.Transport
@@ -449,7 +467,7 @@ func (p *PipelinePolicy) order(t *topology, write bool, ex *excludedRegions, req
 	if write {
 		all = t.writable
 	}
-	out := without(ordered(all, p.preferred), ex.set, reqEx)
+	out := without(ordered(all, p.preferredOrder()), ex.set, reqEx)
 	if len(out) == 0 && len(t.writable) > 0 {
 		out = []region{t.writable[0]}
 	}

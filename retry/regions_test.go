@@ -40,7 +40,7 @@ func TestExcludedRegions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t, retry.Options{PreferredRegions: tt.preferred, ExcludedRegions: tt.client}, three)
+			e := newEnv(t, envRegions{preferred: tt.preferred, excluded: tt.client}, retry.Options{}, three)
 			ctx := context.Background()
 			if tt.request != nil {
 				ctx = retry.WithExcludedRegions(ctx, tt.request...)
@@ -59,7 +59,7 @@ func TestExcludedRegions(t *testing.T) {
 }
 
 func TestExcludedRegionFailoverSkipsIt(t *testing.T) {
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "North Europe", "West US"}},
+	e := newEnv(t, envRegions{preferred: []string{"East US", "North Europe", "West US"}}, retry.Options{},
 		cosmostest.WithRegions("West US", "East US", "North Europe"))
 	if err := e.s.SetRegionDown("East US", true); err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestExcludedRegionFailoverSkipsIt(t *testing.T) {
 }
 
 func TestExcludedRegionsChangeAtRuntime(t *testing.T) {
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{})
 	ctx := context.Background()
 	e.p.SetExcludedRegions("East US")
 	if err := e.read(ctx); err != nil {
@@ -140,7 +140,7 @@ func TestExcludedRegionsChangeAtRuntime(t *testing.T) {
 }
 
 func TestWritesGoToTheWriteRegion(t *testing.T) {
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}, ExcludedRegions: []string{"West US"}})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}, excluded: []string{"West US"}}, retry.Options{})
 	_, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestWritesGoToTheWriteRegion(t *testing.T) {
 }
 
 func TestMultiWriteWritesHonourExclusion(t *testing.T) {
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"West US", "East US"}}, cosmostest.WithMultiWrite())
+	e := newEnv(t, envRegions{preferred: []string{"West US", "East US"}}, retry.Options{}, cosmostest.WithMultiWrite())
 	ctx := retry.WithExcludedRegions(context.Background(), "West US")
 	_, err := e.cc.UpsertItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"b","pk":"p"}`), nil)
 	if err != nil {
@@ -172,7 +172,7 @@ func TestRegionsBeforeTopology(t *testing.T) {
 func TestSessionRetryKeepsTheSDKsChoice(t *testing.T) {
 	// East US keeps answering 404/1002 (read session not available): the SDK retries once on the
 	// write region, and the policy must let it (after its own in-region retries, on a fake clock).
-	e := newEnv(t, retry.Options{PreferredRegions: []string{"East US", "West US"}, Clock: newFakeClock()})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{Clock: newFakeClock()})
 	e.s.InjectFault(cosmostest.Fault{Region: "East US", Operation: cosmostest.OpReadItem,
 		Status: 404, SubStatus: 1002})
 	if err := e.read(context.Background()); err != nil {

@@ -27,7 +27,7 @@ func sessionNotAvailable(region string, times int) cosmostest.Fault {
 // to be retried in the region for up to 500 ms first.)
 func TestSessionNotAvailableGoesToTheWriteRegion(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock, PreferredRegions: []string{"East US", "West US"}})
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{Clock: clock})
 	e.s.InjectFault(sessionNotAvailable("East US", 1))
 	if err := e.read(context.Background()); err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestSessionNotAvailableGoesToTheWriteRegion(t *testing.T) {
 // the first retry at once and then with the .NET backoff (5 ms, ×5), before any other region.
 func TestSessionNotAvailableRetriedInRegion(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock, PreferredRegions: []string{"East US", "West US"},
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{Clock: clock,
 		SessionRetry: retry.BackoffOptions{MaxWait: 500 * time.Millisecond}})
 	e.s.InjectFault(sessionNotAvailable("East US", 3))
 	if err := e.read(context.Background()); err != nil {
@@ -67,7 +67,7 @@ func TestSessionNotAvailableRetriedInRegion(t *testing.T) {
 // region once (no second in-region wait there), and the caller gets a typed, retryable error.
 func TestSessionNotAvailableBudget(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock, PreferredRegions: []string{"East US", "West US"},
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{Clock: clock,
 		SessionRetry: retry.BackoffOptions{MaxWait: 30 * time.Millisecond}})
 	always := e.s.InjectFault(sessionNotAvailable("", 0))
 	err := e.read(context.Background())
@@ -102,7 +102,7 @@ func TestSessionNotAvailableBudget(t *testing.T) {
 
 func TestSessionRetryDisabled(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock, PreferredRegions: []string{"East US", "West US"},
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{Clock: clock,
 		SessionRetry: retry.BackoffOptions{Disable: true}})
 	e.s.InjectFault(sessionNotAvailable("East US", 1))
 	if err := e.read(context.Background()); err != nil {
@@ -124,7 +124,7 @@ func retryWith(op cosmostest.Operation, times int) cosmostest.Fault {
 // TestRetryWith: a 449 is retried in the same region with the .NET backoff (at once, 10 ms, ×2).
 func TestRetryWith(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock})
+	e := newEnv(t, envRegions{}, retry.Options{Clock: clock})
 	e.s.InjectFault(retryWith(cosmostest.OpReadItem, 3))
 	if err := e.read(context.Background()); err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestRetryWith(t *testing.T) {
 // TestRetryWithWrite: a 449 means the write was not applied, so writes are retried too.
 func TestRetryWithWrite(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock})
+	e := newEnv(t, envRegions{}, retry.Options{Clock: clock})
 	e.s.InjectFault(retryWith(cosmostest.OpCreateItem, 2))
 	ctx := context.Background()
 	pk := azcosmos.NewPartitionKeyString("p")
@@ -160,7 +160,7 @@ func TestRetryWithWrite(t *testing.T) {
 // with every attempt counted and no retry by the SDK or azcore on top.
 func TestRetryWithBudget(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock, RetryWith: retry.BackoffOptions{MaxWait: 70 * time.Millisecond}})
+	e := newEnv(t, envRegions{}, retry.Options{Clock: clock, RetryWith: retry.BackoffOptions{MaxWait: 70 * time.Millisecond}})
 	e.s.InjectFault(retryWith(cosmostest.OpReadItem, 0))
 	err := e.read(context.Background())
 	var ce *cosmoserr.Error
@@ -187,7 +187,7 @@ func TestRetryWithDeadline(t *testing.T) {
 	// A deadline an hour away in real time, 25 ms away on the policy's clock.
 	base := time.Now()
 	clock := &fakeClock{now: base.Add(time.Hour - 25*time.Millisecond)}
-	e := newEnv(t, retry.Options{Clock: clock})
+	e := newEnv(t, envRegions{}, retry.Options{Clock: clock})
 	e.s.InjectFault(retryWith(cosmostest.OpReadItem, 0))
 	ctx, cancel := context.WithDeadline(context.Background(), base.Add(time.Hour))
 	defer cancel()
@@ -222,7 +222,7 @@ func TestBackoffOptionsInEffect(t *testing.T) {
 // 30 ms in all because the next step (125 ms) would not fit.
 func TestSessionRetryUsesTheWholeWindow(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock, PreferredRegions: []string{"East US", "West US"},
+	e := newEnv(t, envRegions{preferred: []string{"East US", "West US"}}, retry.Options{Clock: clock,
 		SessionRetry: retry.BackoffOptions{MaxWait: 100 * time.Millisecond}})
 	e.s.InjectFault(sessionNotAvailable("", 0))
 	if err := e.read(context.Background()); !errors.Is(cosmoserr.FromError("", err), cosmoserr.ErrSessionNotAvailable) {

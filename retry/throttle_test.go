@@ -25,7 +25,7 @@ func throttle(retryAfter time.Duration, times int) cosmostest.Fault {
 func TestThrottledThenSuccess(t *testing.T) {
 	for _, n := range []int{1, 4, 9} {
 		clock := newFakeClock()
-		e := newEnv(t, retry.Options{Clock: clock})
+		e := newEnv(t, envRegions{}, retry.Options{Clock: clock})
 		e.s.InjectFault(throttle(37*time.Millisecond, n))
 		ctx, meter := diagnostics.WithMeter(context.Background()) // turns the diagnostics policy on
 		if err := e.read(ctx); err != nil {
@@ -76,7 +76,7 @@ func TestThrottleStormPastTheBudget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			clock := newFakeClock()
-			e := newEnv(t, retry.Options{Clock: clock, Throttle: tt.throttle})
+			e := newEnv(t, envRegions{}, retry.Options{Clock: clock, Throttle: tt.throttle})
 			e.s.InjectFault(throttle(tt.retryAfter, 0))
 			err := e.read(context.Background())
 			if !errors.Is(err, cosmoserr.ErrThrottled) {
@@ -117,7 +117,7 @@ func TestThrottleStormPastTheBudget(t *testing.T) {
 }
 
 func TestThrottleRespectsTheDeadline(t *testing.T) {
-	e := newEnv(t, retry.Options{}) // the real clock
+	e := newEnv(t, envRegions{}, retry.Options{}) // the real clock
 	e.s.InjectFault(throttle(time.Hour, 0))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -132,7 +132,7 @@ func TestThrottleRespectsTheDeadline(t *testing.T) {
 }
 
 func TestThrottleWaitIsCutByCancellation(t *testing.T) {
-	e := newEnv(t, retry.Options{}) // the real clock
+	e := newEnv(t, envRegions{}, retry.Options{}) // the real clock
 	e.s.InjectFault(throttle(20*time.Second, 0))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -151,7 +151,7 @@ func TestThrottleWaitIsCutByCancellation(t *testing.T) {
 }
 
 func TestThrottleIsNotABreakerFailure(t *testing.T) {
-	e := newEnv(t, retry.Options{Clock: newFakeClock(), Breaker: retry.BreakerOptions{ReadFailureThreshold: 2}})
+	e := newEnv(t, envRegions{}, retry.Options{Clock: newFakeClock(), Breaker: retry.BreakerOptions{ReadFailureThreshold: 2}})
 	e.s.InjectFault(throttle(time.Millisecond, 0))
 	for range 5 {
 		if err := e.read(context.Background()); !errors.Is(err, cosmoserr.ErrThrottled) {
@@ -167,7 +167,7 @@ func TestThrottleIsNotABreakerFailure(t *testing.T) {
 
 func TestEachWaitIsItsHeader(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock})
+	e := newEnv(t, envRegions{}, retry.Options{Clock: clock})
 	want := []time.Duration{10 * time.Millisecond, 250 * time.Millisecond, 3 * time.Second, 1500 * time.Millisecond}
 	for _, w := range want {
 		e.s.InjectFault(throttle(w, 1))
@@ -207,7 +207,7 @@ func TestThrottledAccountRead(t *testing.T) {
 
 func TestHugeRetryAfterIsNotRetried(t *testing.T) {
 	clock := newFakeClock()
-	e := newEnv(t, retry.Options{Clock: clock})
+	e := newEnv(t, envRegions{}, retry.Options{Clock: clock})
 	e.s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpReadItem,
 		Status: http.StatusTooManyRequests, Headers: http.Header{"Retry-After-Ms": {"100000000000000000000"}}}) // 1e20 ms: an exponent is not a number to azcore either
 	if err := e.read(context.Background()); !errors.Is(err, cosmoserr.ErrThrottled) {

@@ -18,7 +18,7 @@ import (
 // a single-region account: each fails before reaching the network with an error matching
 // ErrBadRequest, none counts against a breaker, and reads and writes keep working.
 func TestUnsendableRequestIsNotAFailure(t *testing.T) {
-	e := newEnv(t, retry.Options{}, cosmostest.WithRegions("West US"))
+	e := newEnv(t, envRegions{}, retry.Options{}, cosmostest.WithRegions("West US"))
 	ctx := context.Background()
 	bad := "\n"
 	for i := range 3 * retry.DefaultReadFailureThreshold {

@@ -43,7 +43,7 @@ type Options struct {
 	// most that cap.
 	MaxK int
 	// CrossPartition configures the engine of cross-partition searches (crosspartition.New
-	// validates it). Default: its defaults (its Logger: the client's, see crosspartition.Options).
+	// validates it). Default: its defaults (its Logger: slog.Default(), see crosspartition.Options).
 	CrossPartition crosspartition.Options
 }
 

@@ -71,10 +71,11 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		return err
 	}
 	defer client.Close()
-	orders, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
+	res, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
 	if err != nil {
 		return err
 	}
+	orders := res.Container
 	// Five orders of one customer for the reads, the updates and the query.
 	cust := azcosmos.NewPartitionKeyString("c1")
 	for i := range 5 {

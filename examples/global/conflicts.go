@@ -44,11 +44,12 @@ func (d *demo) conflicts(ctx context.Context, acct *account) error {
 	defer b.Close()
 
 	d.say("2. a multi-write conflict settled by last writer wins on /version\n")
-	cc, err := prov.EnsureContainer(ctx, d.db, cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/id"},
+	res, err := prov.EnsureContainer(ctx, d.db, cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/id"},
 		ConflictResolution: cosmoskit.ConflictResolutionSpec{Path: "/version"}})
 	if err != nil {
 		return err
 	}
+	cc := res.Container
 	props, err := cc.Read(ctx, nil)
 	if err != nil {
 		return err

@@ -111,13 +111,14 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		say("using the account at %s\n", client.Endpoint())
 	}
 
-	container, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{
+	res, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{
 		ID:                "customers",
 		PartitionKeyPaths: []string{"/customerId"},
 	})
 	if err != nil {
 		return err
 	}
+	container := res.Container
 	say("container %q is ready: customers and their orders share partition key /customerId\n", "customers")
 	if !embedded {
 		if err := removeSample(ctx, container); err != nil {
@@ -126,7 +127,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	}
 
 	pkPaths := []string{"/customerId"}
-	customers, err := repository.New(container, repository.Options[customer]{
+	customers, err := repository.NewFromClient(client, cfg.Database, "customers", repository.Options[customer]{
 		Type: "customer",
 		Key: func(c customer) (string, azcosmos.PartitionKey) {
 			return c.ID, azcosmos.NewPartitionKeyString(c.CustomerID)
@@ -139,7 +140,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	if err != nil {
 		return err
 	}
-	orders, err := repository.New(container, repository.Options[order]{
+	orders, err := repository.NewFromClient(client, cfg.Database, "customers", repository.Options[order]{
 		Type: "order",
 		Key: func(o order) (string, azcosmos.PartitionKey) {
 			return o.ID, azcosmos.NewPartitionKeyString(o.CustomerID)

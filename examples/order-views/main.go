@@ -98,19 +98,21 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 	if _, err := client.EnsureDatabase(ctx, cfg.Database, cosmoskit.DatabaseOptions{}); err != nil {
 		return err
 	}
-	ordersC, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
+	res, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/customerId"}})
 	if err != nil {
 		return err
 	}
+	ordersC := res.Container
 	// /status has a handful of values, so EnsureContainer warns at creation (a low-cardinality key):
 	// every order of one status shares one logical partition, capped at 20 GB and 10,000 RU/s.
 	// That is acceptable for this demo's few orders; at scale key the view by a hierarchical key
 	// (/status, /bucket) with a bucket derived from the order id, and count per bucket.
-	viewsC, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{ID: "views", PartitionKeyPaths: []string{"/status"}})
+	res, err = client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{ID: "views", PartitionKeyPaths: []string{"/status"}})
 	if err != nil {
 		return err
 	}
-	orders, err := repository.New(ordersC, repository.Options[order]{
+	viewsC := res.Container
+	orders, err := repository.NewFromClient(client, cfg.Database, "orders", repository.Options[order]{ // the client's logger and diagnostics
 		Type: "order",
 		Key: func(o order) (string, azcosmos.PartitionKey) {
 			return o.ID, azcosmos.NewPartitionKeyString(o.CustomerID)
@@ -123,7 +125,7 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 
 	// Each instance dispatches order changes to the view; a Dispatcher decodes them to order.
 	v := &view{c: viewsC}
-	leases := changefeed.EnsureLeases(client, cfg.Database, "leases")
+	leases := changefeed.EnsureLeases(client.Cosmos(), cfg.Database, "leases")
 	var procs []*changefeed.Processor
 	defer func() {
 		for _, p := range procs {

@@ -125,10 +125,11 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 		return nil
 	}
 
-	container, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{ID: "items", PartitionKeyPaths: []string{"/pk"}})
+	res, err := client.EnsureContainer(ctx, cfg.Database, cosmoskit.ContainerSpec{ID: "items", PartitionKeyPaths: []string{"/pk"}})
 	if err != nil {
 		return err
 	}
+	container := res.Container
 	pk := azcosmos.NewPartitionKeyString("a")
 	if _, err := container.UpsertItem(ctx, pk, []byte(`{"id":"1","pk":"a"}`), nil); err != nil {
 		return fmt.Errorf("write the sample item: %w", err)

@@ -128,10 +128,11 @@ func run(ctx context.Context, out io.Writer, cfg cosmoskit.Config) error {
 
 // tenants is the hierarchical-key part: write, storage report, prefix query, point read.
 func (d *demo) tenants(ctx context.Context) error {
-	c, err := d.client.EnsureContainer(ctx, d.db, cosmoskit.ContainerSpec{ID: "tenants", PartitionKeyPaths: []string{"/tenantId", "/userId"}})
+	res, err := d.client.EnsureContainer(ctx, d.db, cosmoskit.ContainerSpec{ID: "tenants", PartitionKeyPaths: []string{"/tenantId", "/userId"}})
 	if err != nil {
 		return err
 	}
+	c := res.Container
 	def, err := partitionkey.ReadDefinition(ctx, c)
 	if err != nil {
 		return err
@@ -232,10 +233,11 @@ func (d *demo) tenants(ctx context.Context) error {
 // hotKey runs the same order load on a /country key and on the sharded fix, and prints RU and 429s
 // per physical partition.
 func (d *demo) hotKey(ctx context.Context) error {
-	byCountry, err := d.client.EnsureContainer(ctx, d.db, cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/country"}, ManualThroughput: 400})
+	res, err := d.client.EnsureContainer(ctx, d.db, cosmoskit.ContainerSpec{ID: "orders", PartitionKeyPaths: []string{"/country"}, ManualThroughput: 400})
 	if err != nil {
 		return err
 	}
+	byCountry := res.Container
 	countryDef, err := partitionkey.ReadDefinition(ctx, byCountry)
 	if err != nil {
 		return err
@@ -269,10 +271,11 @@ func (d *demo) hotKey(ctx context.Context) error {
 	// The fix: the hot value spread over suffixes chosen by a hash of the order id. A point read
 	// recomputes the suffix from the id; a read of all of a country's orders fans out over the
 	// suffixes (partitionkey.FanOut).
-	sharded, err := d.client.EnsureContainer(ctx, d.db, cosmoskit.ContainerSpec{ID: "orders-sharded", PartitionKeyPaths: []string{"/countryShard"}, ManualThroughput: 400})
+	res, err = d.client.EnsureContainer(ctx, d.db, cosmoskit.ContainerSpec{ID: "orders-sharded", PartitionKeyPaths: []string{"/countryShard"}, ManualThroughput: 400})
 	if err != nil {
 		return err
 	}
+	sharded := res.Container
 	s := partitionkey.Sharded{Count: shards}
 	d.say("\n== the fix: /countryShard = country-0..%d by a hash of the order id, same load ==\n", shards-1)
 	d.tracker.Reset()

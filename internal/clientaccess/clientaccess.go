@@ -5,22 +5,16 @@
 // cosmoskit's diagnostics and retry policies). cosmoskit registers the lookup at init; packages
 // built on a *cosmoskit.Client call Of.
 //
-// It also carries the client's logger and diagnostics policy to packages given only a container
-// handle (repository, crosspartition, vector, changefeed): cosmoskit records every handle its
-// Client.Container makes (RegisterContainer), and those packages look theirs up with
-// ForContainer or Logger when their own options leave the logger or diagnostics unset. A handle
-// made any other way (azcosmos's NewContainer on Client.Cosmos(), a bare azcosmos client) is
-// unknown and gets the package's defaults (slog.Default(), no diagnostics policy).
+// It holds no state: Of asks the *cosmoskit.Client it is given. Nothing here passes a client's
+// logger or diagnostics policy on to packages given a container handle; those packages take them
+// from their options or from the client they are explicitly given (repository.NewFromClient).
 package clientaccess
 
 import (
 	"errors"
-	"log/slog"
 	"net/http"
-	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
 // Authorizer signs one request attempt: it sets the x-ms-date and Authorization headers for the
@@ -56,55 +50,4 @@ func Of(client any) (Access, error) {
 		return Access{}, ErrNoAccess
 	}
 	return lookup(client)
-}
-
-// Inherited is what a package given a container handle learns of the cosmoskit client that
-// handed it out (cosmoskit.Client.Container): the client's logger and diagnostics policy, which
-// the package uses wherever its own options leave them unset.
-type Inherited struct {
-	// Logger is the client's Config.Logger; nil when the client was built without one (then
-	// slog.Default(), read by the package when it is built, as for a bare azcosmos client).
-	Logger *slog.Logger
-	// Diagnostics is the diagnostics policy installed on the client (a *diagnostics.Policy), nil
-	// when disabled. It is opaque here: clientaccess sits below the public packages and imports
-	// none of them (internal/surface checks it), so the package that uses the policy asserts its
-	// type.
-	Diagnostics any
-}
-
-// containers maps every *azcosmos.ContainerClient a cosmoskit client handed out to what it
-// passes on. Entries go when the client's last handle closes.
-var containers sync.Map // *azcosmos.ContainerClient → Inherited
-
-// RegisterContainer records what packages built on c inherit; cosmoskit calls it for every
-// handle Client.Container creates.
-func RegisterContainer(c *azcosmos.ContainerClient, in Inherited) { containers.Store(c, in) }
-
-// ForgetContainer drops c's record; cosmoskit calls it when the client that made c closes.
-func ForgetContainer(c *azcosmos.ContainerClient) { containers.Delete(c) }
-
-// ForContainer returns what c inherits from the cosmoskit client it came from, and false for a
-// handle made otherwise (azcosmos.Client.NewContainer, a client closed since, or a
-// cosmoskit.NewFromClient client): then the package uses its own defaults.
-func ForContainer(c *azcosmos.ContainerClient) (Inherited, bool) {
-	if c == nil {
-		return Inherited{}, false
-	}
-	v, ok := containers.Load(c)
-	if !ok {
-		return Inherited{}, false
-	}
-	return v.(Inherited), true
-}
-
-// Logger returns explicit if set, else the logger c inherits from its cosmoskit client, else
-// slog.Default(): the order every package built on a container follows.
-func Logger(explicit *slog.Logger, c *azcosmos.ContainerClient) *slog.Logger {
-	if explicit != nil {
-		return explicit
-	}
-	if in, ok := ForContainer(c); ok && in.Logger != nil {
-		return in.Logger
-	}
-	return slog.Default()
 }

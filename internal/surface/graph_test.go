@@ -275,8 +275,9 @@ func TestReadmeImportGraph(t *testing.T) {
 }
 
 // TestDependencyClaims checks what the README and package docs promise a package does not link:
-// cosmoserr neither OpenTelemetry nor azidentity; repository (over a plain container) neither
-// azidentity nor MSAL.
+// cosmoserr neither OpenTelemetry nor azidentity; repository (over a plain container) and
+// changefeed (which takes azcosmos handles, EnsureLeases included) neither cosmoskit, azidentity
+// nor MSAL.
 func TestDependencyClaims(t *testing.T) {
 	root := filepath.Join("..", "..")
 	for _, c := range []struct {
@@ -284,7 +285,8 @@ func TestDependencyClaims(t *testing.T) {
 		forbidden []string
 	}{
 		{"./cosmoserr", []string{"go.opentelemetry.io/", "github.com/Azure/azure-sdk-for-go/sdk/azidentity"}},
-		{"./repository", []string{"github.com/Azure/azure-sdk-for-go/sdk/azidentity", "github.com/AzureAD/microsoft-authentication-library-for-go"}},
+		{"./repository", []string{"github.com/cosmoskit/cosmoskit-go/cosmoskit\n", "github.com/Azure/azure-sdk-for-go/sdk/azidentity", "github.com/AzureAD/microsoft-authentication-library-for-go"}},
+		{"./changefeed", []string{"github.com/cosmoskit/cosmoskit-go/cosmoskit\n", "github.com/Azure/azure-sdk-for-go/sdk/azidentity", "github.com/AzureAD/microsoft-authentication-library-for-go"}},
 	} {
 		cmd := exec.Command(goTool(t), "list", "-deps", c.pkg)
 		cmd.Dir = root
