@@ -197,9 +197,9 @@ type Client interface {
 }
 
 // NewFromClient returns a repository over container id of database db of a client such as a
-// *cosmoskit.Client (whose pipeline carries cosmoskit's diagnostics and retry policies), with
-// Options.Diagnostics defaulting to the client's Diagnostics(), so each repository call is one
-// span, and Options.Logger to the client's Logger(). Errors are those of New and of the client's
+// *cosmoskit.Client. Its pipeline carries cosmoskit's diagnostics and retry policies;
+// Options.Diagnostics defaults to the client's Diagnostics(), so each repository call is one span,
+// and Options.Logger to the client's Logger(). Errors are those of New and of the client's
 // Container.
 func NewFromClient[T any](client Client, db, container string, opts Options[T]) (*Repository[T], error) {
 	c, err := client.Container(db, container)
