@@ -110,11 +110,11 @@
 // container's current partition key ranges, a plain position and a split's drop group hold at most
 // one backend page of rows, an ORDER BY position is a fresh query from values, and a page that would
 // drop more rows on a token's word than a legitimate one (DISTINCT hashes, positions) is cut short
-// or refused (cosmoserr.ErrInvalidToken). Measured (TestCraftedTokenCost: 4 physical partitions,
-// 1,200 rows, page size 50, 150 mutations of every token field for each of six queries): the worst
-// crafted token cost 7 requests for one page, the worst legitimate resume 7 (plain queries 2 and
-// 3, DISTINCT 7 and 7, ORDER BY 4 and 4, ORDER BY with TOP 5 and 5); before these bounds one page of
-// a crafted token cost 1,204 requests. With the key tokens cannot be forged.
+// or refused (cosmoserr.ErrInvalidToken). Measured with 4 physical partitions, 1,200 rows, page
+// size 50 and 150 mutations of every token field for each of six queries: the worst crafted token
+// cost 7 requests for one page, the worst legitimate resume 7 (plain queries 2 and 3, DISTINCT 7 and
+// 7, ORDER BY 4 and 4, ORDER BY with TOP 5 and 5); before these bounds one page of a crafted token
+// cost 1,204 requests. With the key tokens cannot be forged.
 //
 // Hybrid search (ORDER BY RANK FullTextScore or RRF) runs the plan's hybridSearchQueryInfo as the
 // other SDKs do (hybrid.go): the global statistics query on every range, the component queries with

@@ -15,8 +15,8 @@ import (
 // a query prefix) and the length of each string. An azcosmos.PartitionKey keeps its components
 // unexported; the repository reads them by reflection (the one []interface{} field of azcosmos
 // v1.5.0's PartitionKey, its string, float64, bool and nil values; no unsafe) and checks them the
-// same way. TestSDKKeyLayout fails if an SDK upgrade changes that layout; until it is adapted, an
-// SDK key that cannot be read is sent as given and the service checks it (a wrong key is 400,
+// same way. cosmoskit.New reports a changed layout when the client is built (a warning and a metric,
+// docs/versioning.md); with such a layout an SDK key that cannot be read is sent as given and the service checks it (a wrong key is 400,
 // cosmoserr.ErrBadRequest; a key that differs from the item's own properties is 400 with
 // sub-status 1001, which also matches cosmoserr.ErrInvalidPartitionKey), except that a write
 // with PartitionKeyPaths still compares it with the SDK key built from the item's own values.
