@@ -142,14 +142,29 @@ func TestBadInput(t *testing.T) {
 func TestThrottledAtTheLimit(t *testing.T) {
 	e := newEnv(t, 400, cosmostest.WithThroughputLimits())
 	// About 900 RU (a 1.5 MB item): the partition's budget is spent for the next second or two.
+	// Written as the job reads its first operation (after it read the container and its offer),
+	// so its first requests meet the overdrawn budget.
 	big := fmt.Appendf(nil, `{"id":"big","pk":"other","pad":%q}`, strings.Repeat("x", 1500<<10))
-	if _, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("other"), big, nil); err != nil {
-		t.Fatal(err)
-	}
 	const n = 250 // about 5 RU each: about 3 s of budget
+	ops := func(yield func(bulk.Operation) bool) {
+		if _, err := e.cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString("other"), big, nil); err != nil {
+			t.Error(err)
+		}
+		for _, op := range upserts(n, 10, 10) {
+			if !yield(op) {
+				return
+			}
+		}
+	}
 	var last bulk.Progress
 	x := e.executor(t, bulk.Options{OnProgress: func(p bulk.Progress) { last = p }, ProgressInterval: 100 * time.Millisecond, Total: n})
-	res := collect(t, x, context.Background(), upserts(n, 10, 10))
+	res := make([]bulk.Result, n)
+	for r, err := range x.Execute(context.Background(), ops) {
+		if r.Index < 0 {
+			t.Fatalf("job failed: %v", err)
+		}
+		res[r.Index] = r
+	}
 	retried := 0
 	for i, r := range res {
 		if r.Err != nil || r.StatusCode != http.StatusCreated {

@@ -205,7 +205,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !o.noBar {
 		bar = progressbar.NewOptions64(total-ck.Done, progressbar.OptionSetWriter(stderr), progressbar.OptionShowCount(),
 			progressbar.OptionSetDescription("importing"), progressbar.OptionThrottle(200*time.Millisecond),
-			progressbar.OptionSetItsString("items"), progressbar.OptionShowIts())
+			progressbar.OptionSetItsString("items"), progressbar.OptionShowIts(),
+			// The ETA is the executor's (Progress.ETA: from the pacing at first, then the last
+			// 10 s), not the bar's own average of its last few rates, which a job's first seconds
+			// (windows growing from one request per partition) put at 2-4× the time left.
+			progressbar.OptionSetPredictTime(false), progressbar.OptionShowElapsedTimeOnFinish())
 	}
 	var saveErr error
 	var saveMu sync.Mutex
@@ -221,7 +225,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		OnProgress: func(p bulk.Progress) {
 			save()
 			if bar != nil {
-				bar.Describe(fmt.Sprintf("%.0f RU/s, %.0f%% throttled", p.RUPerSecond, 100*p.ThrottleRate))
+				bar.Describe(fmt.Sprintf("%.0f RU/s, %.0f%% throttled, %s", p.RUPerSecond, 100*p.ThrottleRate, etaText(p)))
 			}
 		},
 	})
@@ -317,6 +321,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d lines failed", failed)
 	}
 	return nil
+}
+
+// etaText is the progress bar's estimate of the time left.
+func etaText(p bulk.Progress) string {
+	if p.ETA <= 0 {
+		return "ETA -"
+	}
+	return "ETA " + p.ETA.Round(time.Second).String()
 }
 
 // keyOf reads the partition key of a document at the container's paths.
