@@ -128,7 +128,7 @@ func main() {
 	}()
 
 	// Resident memory every second.
-	var rss []string
+	var rss, server []string
 	var peakSampled int64
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
@@ -141,6 +141,11 @@ func main() {
 			case <-stop:
 				return
 			case <-t.C:
+				if *ru > 0 && len(server) < 10 {
+					server = append(server, fmt.Sprintf("%ds:%d/%d", int(time.Since(start).Seconds()+0.5),
+						srv.Throttled(cosmostest.RequestFilter{Operation: cosmostest.OpExecuteBatch}),
+						srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpExecuteBatch})))
+				}
 				kb := statusKB(cmd.Process.Pid, "VmRSS")
 				peakSampled = max(peakSampled, kb)
 				if s := int(time.Since(start).Seconds()); s%10 == 0 || s < 10 {
@@ -171,6 +176,7 @@ func main() {
 		}
 	}
 	if *ru > 0 {
+		log.Printf("server, first seconds (bulk requests refused whole with 429 / sent, cumulative): %s", strings.Join(server, " "))
 		log.Printf("server: %d bulk requests, %d refused whole with 429",
 			srv.Requests(cosmostest.RequestFilter{Operation: cosmostest.OpExecuteBatch}),
 			srv.Throttled(cosmostest.RequestFilter{Operation: cosmostest.OpExecuteBatch}))
