@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -32,20 +31,20 @@ func faultLines() int {
 	return 10000
 }
 
+// buildDir holds the importer buildImporter built; TestMain removes it.
+var buildDir string
+
 // buildImporter builds this command into a temporary directory, once per test binary.
 var buildImporter = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "cosmosbulk-test")
 	if err != nil {
 		return "", err
 	}
+	buildDir = dir
 	bin := filepath.Join(dir, "cosmosbulk")
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
-	out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+		return "", fmt.Errorf("go build: %w\n%s", err, out)
 	}
 	return bin, nil
 })

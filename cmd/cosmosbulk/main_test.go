@@ -17,7 +17,19 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmostest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir) // the importer built by the fault tests
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // writeLines writes n documents (ids d0..), with bad lines at the given line numbers.
 func writeLines(t *testing.T, n int, bad map[int]string) string {
