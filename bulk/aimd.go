@@ -1,6 +1,10 @@
 package bulk
 
-import "time"
+import (
+	"time"
+
+	"github.com/cosmoskit/cosmoskit-go/internal/rucharge"
+)
 
 // Adaptive control per physical partition (AIMD from the 429s it sees):
 //
@@ -126,12 +130,30 @@ func (r *rangeState) putBack(items []*item) {
 }
 
 // maxOps is how many operations one request may carry: limit, and, once the partition is paced,
-// no more than cost requestShare of a second at its rate.
+// no more than cost requestShare of a second at its rate. Before its first answer the charge of
+// an operation is the documented charge of inserting the first queued document (guessRUPerOp):
+// a paced partition's first request of 100 operations of 1 KB cost 550 RU, more than a second
+// of a 400 RU/s partition, and came back mostly throttled.
 func (r *rangeState) maxOps(limit int) int {
-	if r.rate <= 0 || r.ruPerOp <= 0 {
+	if r.rate <= 0 {
 		return limit
 	}
-	return min(limit, max(int(r.rate*requestShare/r.ruPerOp), 1))
+	per := r.ruPerOp
+	if per <= 0 {
+		per = r.guessRUPerOp()
+	}
+	return min(limit, max(int(r.rate*requestShare/per), 1))
+}
+
+// guessRUPerOp is the documented charge of inserting an item the size of the first queued
+// operation's JSON (rucharge.TableWriteRU, at least 1 KB): the charge of a write, an upper bound
+// for a read or a delete of that size.
+func (r *rangeState) guessRUPerOp() float64 {
+	size := 0
+	if len(r.queue) > 0 {
+		size = len(r.queue[0].p.enc)
+	}
+	return rucharge.TableWriteRU(max(float64(size)/1024, 1))
 }
 
 // sent paces the next request after one of n operations.
@@ -203,8 +225,13 @@ func (r *rangeState) adapt(now, sentAt time.Time, throttled bool, retryAfter tim
 	r.lastCut, r.lastGrow = now, now
 	r.window = max(r.window/2, 1)
 	if r.rate <= 0 {
-		r.rate = max(r.recentRate(now)*rateCut, minRate)
-		r.baseRate = r.rate
+		// Unpaced: the rate the partition was charged over the last second, once it was
+		// charged anything (a throttle before any charge says nothing of the rate: pacing at
+		// minRate then sent a request every 5 s).
+		if m := r.recentRate(now); m > 0 {
+			r.rate = max(m*rateCut, minRate)
+			r.baseRate = r.rate
+		}
 		return
 	}
 	r.rate = max(r.rate*rateCut, minRate)

@@ -183,10 +183,12 @@ type reply struct {
 }
 
 // send posts one bulk request of n operations (body) to range rangeID.
-func (e *Executor) send(ctx context.Context, rangeID string, body []byte, n int) reply {
+// rep is a named result: the deferred function adds the throttles the client's retry policy
+// absorbed to the reply returned (with an unnamed result they were added to a copy and lost, so
+// a partition never slowed down for whole-request 429s and Progress showed none).
+func (e *Executor) send(ctx context.Context, rangeID string, body []byte, n int) (rep reply) {
 	log := &attemptLog{}
 	ctx = context.WithValue(ctx, attemptKey{}, log)
-	var rep reply
 	defer func() {
 		rep.throttles += int(log.throttles.Load())
 		rep.retryAfter = max(rep.retryAfter, time.Duration(log.retryAfter.Load()))

@@ -331,6 +331,8 @@ func (j *job) complete(b *batch) {
 			again = append(again, it)
 		}
 		r.observeCharge(now, charge, charged)
+		j.st.ran += int64(charged)
+		j.st.ranCharge += charge
 	}
 	if throttled {
 		j.st.throttled++

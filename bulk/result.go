@@ -51,6 +51,9 @@ type Progress struct {
 	Requests, ThrottledRequests int64
 	ThrottleRate                float64
 	// Elapsed is the time since the job started; ETA the estimated time left (0 when
-	// Options.Total is unknown or nothing is done yet).
+	// Options.Total is unknown or nothing is done yet): the operations left divided by the rate
+	// of the last 10 s, or, during the first 10 s of a job whose partitions are paced (the
+	// container's offer read, or a throughput group's target), by the rate that pacing allows at
+	// the average charge of an operation so far.
 	Elapsed, ETA time.Duration
 }

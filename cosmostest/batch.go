@@ -151,6 +151,9 @@ func (tx *batchTxn) commit() {
 			delete(tx.r.items, key)
 		}
 	}
+	for _, e := range *tx.work.staged {
+		tx.srv.countWrite(tx.c, e.pk, e.id)
+	}
 	tx.r.lsn = tx.work.lsn
 	tx.r.progress = tx.work.progress
 	if tx.r.copy != nil {

@@ -372,6 +372,9 @@ func (srv *server) put(c *container, r *pkRange, pk []any, id string, doc map[st
 	it.size = len(it.raw)
 	key := itemKey(pk, id)
 	r.items[key] = it
+	if r.staged == nil { // a batch's working copy counts its writes when it commits
+		srv.countWrite(c, pk, id)
+	}
 	srv.logWrite(r, key, pk, id, it, versionTag(old))
 	return it
 }
@@ -410,6 +413,7 @@ func (srv *server) deleteItem(rq *request, c *container) error {
 	}
 	delete(r.items, key)
 	r.nextLSN()
+	srv.countWrite(c, pk, rq.ID)
 	srv.logWrite(r, key, pk, rq.ID, nil, it.etag)
 	rq.session = r.sessionToken()
 	rq.charge = ruWrite(c, it)

@@ -26,6 +26,7 @@ type config struct {
 	clock          func() time.Time
 	clockSkew      time.Duration
 	throughput     bool
+	writeCounts    bool // WithWriteCounts (writecounts.go)
 	lag            time.Duration
 	staleness      staleness
 	explorer       bool   // WithExplorer (explorer.go)

@@ -27,6 +27,8 @@ type container struct {
 	// conflicts is the container's conflicts feed (conflictfeed.go), nil until the first conflict;
 	// a region's view shares its container's (recordConflict records into the container).
 	conflicts *conflictFeed
+	// writes counts the writes applied to each item (WithWriteCounts), nil until the first.
+	writes map[ItemRef]int
 
 	// Replication (replication.go): per region index, that region's view of the container (nil
 	// for the home region, and nil slice without replication); a view's base is the container.
