@@ -15,10 +15,10 @@ type ItemRef struct {
 	ID           string
 }
 
-// WithWriteCounts makes the server count the writes it applies to each item, for tests that must
-// show an importer or a retry loop applied every operation once (an upsert applied twice leaves
-// the same document behind, so the items alone cannot show it): read them with
-// (*Server).WriteCounts. A write is a create, replace, upsert, patch or delete that succeeded,
+// WithWriteCounts makes the server count the writes it applies to each item; read them with
+// (*Server).WriteCounts. It is for tests that must show an importer or a retry loop applied every
+// operation once (an upsert applied twice leaves the same document behind, so the items alone
+// cannot show it). A write is a create, replace, upsert, patch or delete that succeeded,
 // over HTTP: a point operation, each operation of a transactional batch that committed (none of
 // a rolled-back one), each operation of a bulk request that succeeded. Seed and the other
 // direct methods are not counted, nor a region's copy applying a replicated write. Default: off
