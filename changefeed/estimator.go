@@ -12,11 +12,13 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
-// Estimator estimates how far a processor's leases are behind: per lease, it counts the changes
-// after the lease's checkpoint by reading them (up to EstimatorOptions.CountLimit, exact, also
-// after splits), and estimates any rest from the partition's current LSN (from the session token)
-// minus the _lsn of the last change counted, as the .NET estimator does from the checkpoint. It
-// only reads: run it anywhere, with or without the processor. 0 means caught up.
+// Estimator estimates how far a processor's leases are behind. It only reads: run it anywhere,
+// with or without the processor. 0 means caught up.
+//
+// Per lease, it counts the changes after the lease's checkpoint by reading them (up to
+// EstimatorOptions.CountLimit, exact, also after splits), and estimates any rest from the
+// partition's current LSN (from the session token) minus the _lsn of the last change counted, as
+// the .NET estimator does from the checkpoint.
 type Estimator struct {
 	monitored *azcosmos.ContainerClient
 	opts      EstimatorOptions

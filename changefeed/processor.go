@@ -17,12 +17,13 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
-// Processor is a change feed processor: instances sharing a name and a lease container split the
-// monitored container's feed ranges between them (one lease per range), each reading its leases'
-// changes and handing them to the handler in batches, checkpointing after each. It follows the
-// .NET and Java processors: lease documents with their field names, equal-partitions balancing,
-// leases of dead instances taken over after they expire, and splits handled by replacing a lease
-// with its children. Run it with Run(ctx), or Start and Stop; it can run again after it stopped.
+// Processor is a change feed processor: it hands a container's changes to a handler in batches,
+// checkpointing after each. Instances sharing a name and a lease container split the monitored
+// container's feed ranges between them (one lease per range), each reading its leases' changes. It
+// follows the .NET and Java processors: lease documents with their field names, equal-partitions
+// balancing, leases of dead instances taken over after they expire, and splits handled by replacing
+// a lease with its children. Run it with Run(ctx), or Start and Stop; it can run again after it
+// stopped.
 type Processor struct {
 	name, instance string
 	monitored      *azcosmos.ContainerClient

@@ -134,12 +134,14 @@ func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *
 }
 
 // NewPrefixQueryItemsPager is NewQueryItemsPager over the logical partitions whose hierarchical
-// partition key starts with prefix (its first components): the plan request and every per-range
-// request carry prefix as the partition key header, so the plan's queryRanges are the ranges
-// holding the prefix and each range answers only its documents under the prefix. A tenant that
-// spans several physical partitions is then merged like any cross-partition query (the gateway
-// answers such a query with ORDER BY, TOP, aggregates, DISTINCT or GROUP BY with a 400/1004 when
-// sent as a single-partition query). Tokens are bound to the prefix.
+// partition key starts with prefix (its first components).
+//
+// The plan request and every per-range request carry prefix as the partition key header, so the
+// plan's queryRanges are the ranges holding the prefix and each range answers only its documents
+// under the prefix. A tenant that spans several physical partitions is then merged like any
+// cross-partition query (the gateway answers such a query with ORDER BY, TOP, aggregates, DISTINCT
+// or GROUP BY with a 400/1004 when sent as a single-partition query). Tokens are bound to the
+// prefix.
 func (c *Container) NewPrefixQueryItemsPager(query string, prefix azcosmos.PartitionKey, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
 	return c.newPager(query, &prefix, o)
 }

@@ -103,9 +103,10 @@ func (e *OpError) Error() string {
 // Unwrap returns the cause.
 func (e *OpError) Unwrap() error { return e.Err }
 
-// Is matches cosmoserr.ErrInvalidPartitionKey when the service refused the item because its partition key
-// properties differ from the key it was sent with (400, sub-status 1001): the check the repository
-// makes itself before sending when it can read both keys (see PartitionKey).
+// Is matches cosmoserr.ErrInvalidPartitionKey when the service refused the item because its
+// partition key properties differ from the key it was sent with (400, sub-status 1001). The
+// repository makes the same check itself before sending when it can read both keys (see
+// PartitionKey).
 func (e *OpError) Is(target error) bool {
 	if target != cosmoserr.ErrInvalidPartitionKey {
 		return false
