@@ -100,7 +100,8 @@ type Options struct {
 	// SessionTokenMismatchRetryPolicy does before its ClientRetryPolicy: a region a little behind
 	// answers locally, one far behind costs MaxWait. The budget is per operation: the write-region
 	// attempts do not wait again. Measured with two regions and 300 ms of lag, 40 write-then-read
-	// pairs take a few round trips each by default, about 500 ms each with MaxWait 500 ms (README).
+	// pairs take a few round trips each by default, about 500 ms each with MaxWait 500 ms
+	// (docs/resilience.md).
 	SessionRetry BackoffOptions
 	// RetryWith configures the retries of requests answered 449 (RetryWith: the write conflicted
 	// with a concurrent operation and was not applied), which nothing in azcosmos retries. Writes
