@@ -175,11 +175,11 @@ func (p *Processor) Start(ctx context.Context) error {
 	return nil
 }
 
-// Run starts the processor (as Start), blocks until ctx ends, then stops it gracefully as Stop
-// does with a context of Options.StopTimeout, and returns Stop's error (nil when every batch in
-// flight finished and every lease was released). It returns early, with nil, when Stop is called
-// from elsewhere and that stop has finished; it returns Start's error if the processor cannot
-// start. Run again after it returned runs the processor again.
+// Run starts the processor (as Start), blocks until ctx ends, then stops it gracefully (as Stop).
+// The stop gets a context of Options.StopTimeout, and Run returns Stop's error (nil when every
+// batch in flight finished and every lease was released). It returns early, with nil, when Stop is
+// called from elsewhere and that stop has finished; it returns Start's error if the processor
+// cannot start. Run again after it returned runs the processor again.
 func (p *Processor) Run(ctx context.Context) error {
 	if err := p.start(ctx); err != nil {
 		return err

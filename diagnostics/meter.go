@@ -87,9 +87,9 @@ func (m *Meter) Throttles() int {
 }
 
 // ThrottleWait returns the time spent so far waiting before retrying throttled attempts of those
-// operations, as the retry layer reported them (package retry's
-// PipelinePolicy does; azcore's own retry policy does not, so its waits are not included). An
-// operation's wait is added when the operation completes.
+// operations. It counts the waits the retry layer reported (package retry's PipelinePolicy does;
+// azcore's own retry policy does not, so its waits are not included). An operation's wait is added
+// when the operation completes.
 func (m *Meter) ThrottleWait() time.Duration {
 	if m == nil {
 		return 0

@@ -62,7 +62,7 @@ func (r *core) opError(op, id string, err error) error {
 	return &OpError{Op: op, Type: r.typeName, ID: id, Err: cosmoserr.FromError(op, err)}
 }
 
-// OpError is a failed call of a repository method: it names the operation, the repository type and
+// OpError is a failed call of a repository method. It names the operation, the repository type and
 // the item id, and unwraps to a *cosmoserr.Error (and through it to the SDK's
 // *azcore.ResponseError), so errors.Is(err, cosmoserr.ErrNotFound) and errors.As work.
 type OpError struct {

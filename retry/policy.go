@@ -204,10 +204,9 @@ func (p *PipelinePolicy) ExcludedRegions() []string {
 // write, on first use), sorted by name.
 func (p *PipelinePolicy) Breakers() []BreakerInfo { return p.br.list() }
 
-// Regions returns the effective read order for a request made with ctx (the preferred regions,
-// or the account's, minus the client's and ctx's excluded regions, falling back to the write
-// region), before circuit breakers are applied. It is empty until the client has read the account
-// metadata.
+// Regions returns the effective read order for a request made with ctx, before circuit breakers are
+// applied: the preferred regions, or the account's, minus the client's and ctx's excluded regions,
+// falling back to the write region. It is empty until the client has read the account metadata.
 func (p *PipelinePolicy) Regions(ctx context.Context) []string {
 	t := p.topo.Load()
 	if t == nil {

@@ -139,8 +139,8 @@ func (s *Searcher) Text(ctx context.Context, q Query, t TextRank) (Result[json.R
 	return s.ranked(ctx, q, t, false)
 }
 
-// Hybrid runs a hybrid search: the K documents best by reciprocal rank fusion (k = 60) of the
-// vector ranking of q.Vector and the BM25 ranking of t.Terms, best first (ORDER BY RANK
+// Hybrid runs a hybrid search: the K documents best by reciprocal rank fusion of the vector ranking
+// of q.Vector and the BM25 ranking of t.Terms, best first. The fusion uses k = 60 (ORDER BY RANK
 // RRF(VectorDistance, FullTextScore[, weights])). Hit.Score is the vector score (as for Search);
 // the fused score is not returned by the service.
 func (s *Searcher) Hybrid(ctx context.Context, q Query, t TextRank) (Result[json.RawMessage], error) {
