@@ -105,7 +105,7 @@ func (e *Estimator) open(ctx context.Context) (*store, error) {
 	return e.store, nil
 }
 
-// Estimate returns every lease of the processor with its EstimatedLag, reading the changes after
+// Estimate returns every lease of the processor with its EstimatedLag. It reads the changes after
 // each lease's checkpoint up to CountLimit (per child range for a lease whose range was split and
 // not yet replaced).
 func (e *Estimator) Estimate(ctx context.Context) ([]LeaseState, error) {

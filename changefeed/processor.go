@@ -151,13 +151,13 @@ func (p *Processor) Name() string { return p.name }
 // Instance returns the instance name.
 func (p *Processor) Instance() string { return p.instance }
 
-// Start provisions the lease container if asked to, creates the leases (one per feed range of the
-// monitored container) if this is the processor's first start, and starts balancing and
-// processing in the background. The processor runs until Stop, or until ctx ends: then it stops
-// as Stop does with a context of Options.StopTimeout (so pass a context that lives as long as the
-// processor should, not a setup timeout). A stopped processor can be started again (Start or Run)
-// once its previous run has fully stopped; before that, Start returns an error matching
-// cosmoserr.ErrStarted.
+// Start starts the processor: balancing and processing run in the background. It first provisions
+// the lease container if asked to, and creates the leases (one per feed range of the monitored
+// container) if this is the processor's first start. The processor runs until Stop, or until ctx
+// ends: then it stops as Stop does with a context of Options.StopTimeout (so pass a context that
+// lives as long as the processor should, not a setup timeout). A stopped processor can be started
+// again (Start or Run) once its previous run has fully stopped; before that, Start returns an error
+// matching cosmoserr.ErrStarted.
 func (p *Processor) Start(ctx context.Context) error {
 	if err := p.start(ctx); err != nil {
 		return err

@@ -136,9 +136,9 @@ func sessionFrom(ctx context.Context) *Session {
 	return s
 }
 
-// Token returns the composite session token recorded for the container (one token per physical
-// partition, comma-separated, in the service's format), "" if none: pass it to WithSessionToken
-// in the other instance, or as ItemOptions.SessionToken.
+// Token returns the composite session token recorded for the container, "" if none: pass it to
+// WithSessionToken in the other instance, or as ItemOptions.SessionToken. It holds one token per
+// physical partition, comma-separated, in the service's format.
 func (s *Session) Token(database, container string) string {
 	if s == nil {
 		return ""

@@ -104,8 +104,9 @@ func WithMultiWrite() Option { return func(c *config) { c.multiWrite = true } }
 func WithAADTokens() Option { return func(c *config) { c.aad = true } }
 
 // WithAADAudience accepts AAD tokens as WithAADTokens does, and only those whose aud claim names
-// one of audiences (compared without a trailing slash, ignoring case), such as the account scope
-// "https://localhost:8081" or "https://cosmos.azure.com". Default: any audience.
+// one of audiences, such as the account scope "https://localhost:8081" or
+// "https://cosmos.azure.com". Audiences are compared without a trailing slash, ignoring case.
+// Default: any audience.
 func WithAADAudience(audiences ...string) Option {
 	return func(c *config) {
 		c.aad = true
@@ -123,8 +124,8 @@ func WithCertificateFile(path string) Option { return func(c *config) { c.certFi
 var consistencyLevels = []string{"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}
 
 // WithDefaultConsistency sets the account's default consistency level, reported by GET /
-// (userConsistencyPolicy): "Strong", "BoundedStaleness", "Session", "ConsistentPrefix" or
-// "Eventual" (any case; Start fails on anything else, and on Strong WithMultiWrite, which the
+// (userConsistencyPolicy). It is one of "Strong", "BoundedStaleness", "Session", "ConsistentPrefix"
+// or "Eventual" (any case; Start fails on anything else, and on Strong WithMultiWrite, which the
 // service refuses). It is the level of every read without an x-ms-consistency-level header (a
 // request may only ask for a weaker one) and decides what a read in a region other than the write
 // region sees when replication lags (WithReplicationLag; consistency.go): Strong reads are never

@@ -75,7 +75,7 @@ type OpError struct {
 }
 
 // Error returns the message of the *cosmoserr.Error it wraps with the repository type and the item
-// id added, so that each of operation, resource, status, sub-status and activity id appears once:
+// id added. Each of operation, resource, status, sub-status and activity id appears once:
 //
 //	cosmoskit: read_item shop/orders order "o-1": 404 Not Found (sub-status 0, activity id …, 1 RU): Entity with the specified id does not exist in the system.
 //

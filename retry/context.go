@@ -5,10 +5,10 @@ import "context"
 type excludedKey struct{}
 type hedgingKey struct{}
 
-// WithExcludedRegions returns a context that keeps the requests made with it away from the
-// named regions (names compared like the SDK does: case and spaces ignored), in addition to the
-// policy's client-level excluded regions. The effective order is the preferred regions minus
-// every excluded one; when that leaves nothing, requests go to the write region. Calling it again
+// WithExcludedRegions returns a context that keeps the requests made with it away from the named
+// regions, in addition to the policy's client-level excluded regions. Names are compared like the
+// SDK does: case and spaces ignored. The effective order is the preferred regions minus every
+// excluded one; when that leaves nothing, requests go to the write region. Calling it again
 // replaces the request-level list.
 func WithExcludedRegions(ctx context.Context, regions ...string) context.Context {
 	return context.WithValue(ctx, excludedKey{}, canonicalSet(regions))

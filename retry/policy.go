@@ -205,8 +205,9 @@ func (p *PipelinePolicy) ExcludedRegions() []string {
 func (p *PipelinePolicy) Breakers() []BreakerInfo { return p.br.list() }
 
 // Regions returns the effective read order for a request made with ctx, before circuit breakers are
-// applied: the preferred regions, or the account's, minus the client's and ctx's excluded regions,
-// falling back to the write region. It is empty until the client has read the account metadata.
+// applied. It is the preferred regions, or the account's, minus the client's and ctx's excluded
+// regions, falling back to the write region. It is empty until the client has read the account
+// metadata.
 func (p *PipelinePolicy) Regions(ctx context.Context) []string {
 	t := p.topo.Load()
 	if t == nil {

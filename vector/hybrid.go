@@ -24,12 +24,12 @@ const MethodFullText Method = "fullText"
 // a cross-partition search).
 const MaxTerms = 16
 
-// TextRank is the full-text part of a Text or Hybrid search: ORDER BY RANK FullTextScore(path,
-// terms...), alone (Text) or fused with the vector distance by reciprocal rank fusion (Hybrid:
-// ORDER BY RANK RRF(VectorDistance(...), FullTextScore(...)[, weights])). The path need not be in
-// the container's full-text policy nor have a full-text index: the service then scores without
-// the index, at a higher RU charge (declare both for production). Each term is a word or a
-// phrase, sent as a parameter.
+// TextRank is the full-text part of a Text or Hybrid search. It ranks by ORDER BY RANK
+// FullTextScore(path, terms...), alone (Text) or fused with the vector distance by reciprocal rank
+// fusion (Hybrid: ORDER BY RANK RRF(VectorDistance(...), FullTextScore(...)[, weights])). The path
+// need not be in the container's full-text policy nor have a full-text index: the service then
+// scores without the index, at a higher RU charge (declare both for production). Each term is a
+// word or a phrase, sent as a parameter.
 type TextRank struct {
 	// Path is the text's path ("/text"): letters, digits and _ per segment. Required.
 	Path string
