@@ -327,9 +327,9 @@ const (
 	maxReservedDiscount  = 0.65
 )
 
-// PeakHours returns a daily LoadShape with hours hours at the peak (the first ones of the day)
-// and the rest at offPeak (a share of the peak, 0 to 1): the capacity calculator's "hours at
-// peak" input. hours is clamped to 0..24.
+// PeakHours returns a daily LoadShape with hours hours at the peak and the rest at offPeak: the
+// capacity calculator's "hours at peak" input. The peak hours are the first ones of the day;
+// offPeak is a share of the peak, 0 to 1. hours is clamped to 0..24.
 func PeakHours(hours int, offPeak float64) []float64 {
 	s := make([]float64, 24)
 	for i := range s {

@@ -17,8 +17,8 @@ import (
 // OnError) and when Processor.Stop's context ends before the batch does.
 type Handler func(ctx context.Context, b Batch) error
 
-// Batch is a page of changes of one lease, each the latest version of a created or replaced item
-// (deletes are not in the latest-version change feed; use a soft-delete flag and TTL).
+// Batch is a page of changes of one lease, each the latest version of a created or replaced item.
+// Deletes are not in the latest-version change feed; use a soft-delete flag and TTL.
 type Batch struct {
 	// LeaseToken names the lease: its partition key range id, or "<min>-<max>" of its feed range
 	// for an EPK lease (see LeaseState).

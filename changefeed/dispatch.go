@@ -13,12 +13,13 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
-// Dispatcher is a Handler that routes each change to a function for its document type, using
-// the "type" discriminator and "schemaVersion" that repository.Repository writes (the shape
-// repository.Mixed reads): register a typed function per repository with On, and optionally a
-// raw function for everything else. The changes of a batch are dispatched in order, one at a
-// time; the first error fails the whole batch (it is delivered again, so typed functions must be
-// idempotent like any handler).
+// Dispatcher is a Handler that routes each change to a function for its document type.
+//
+// It uses the "type" discriminator and "schemaVersion" that repository.Repository writes (the shape
+// repository.Mixed reads). Register a typed function per repository with On, and optionally a raw
+// function for everything else. The changes of a batch are dispatched in order, one at a time; the
+// first error fails the whole batch (it is delivered again, so typed functions must be idempotent
+// like any handler).
 //
 // A change at the repository's current schema version is decoded directly; an older one is
 // decoded as delivered with the repository's registered upgrades (Repository.Decode: no request).

@@ -12,11 +12,13 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
-// Estimator estimates how far a processor's leases are behind: per lease, it counts the changes
-// after the lease's checkpoint by reading them (up to EstimatorOptions.CountLimit, exact, also
-// after splits), and estimates any rest from the partition's current LSN (from the session token)
-// minus the _lsn of the last change counted, as the .NET estimator does from the checkpoint. It
-// only reads: run it anywhere, with or without the processor. 0 means caught up.
+// Estimator estimates how far a processor's leases are behind. It only reads: run it anywhere,
+// with or without the processor. 0 means caught up.
+//
+// Per lease, it counts the changes after the lease's checkpoint by reading them (up to
+// EstimatorOptions.CountLimit, exact, also after splits), and estimates any rest from the
+// partition's current LSN (from the session token) minus the _lsn of the last change counted, as
+// the .NET estimator does from the checkpoint.
 type Estimator struct {
 	monitored *azcosmos.ContainerClient
 	opts      EstimatorOptions
@@ -103,7 +105,7 @@ func (e *Estimator) open(ctx context.Context) (*store, error) {
 	return e.store, nil
 }
 
-// Estimate returns every lease of the processor with its EstimatedLag, reading the changes after
+// Estimate returns every lease of the processor with its EstimatedLag. It reads the changes after
 // each lease's checkpoint up to CountLimit (per child range for a lease whose range was split and
 // not yet replaced).
 func (e *Estimator) Estimate(ctx context.Context) ([]LeaseState, error) {

@@ -27,15 +27,17 @@ type LeaseContainer struct {
 // Leases uses c, which must exist and be partitioned by /id.
 func Leases(c *azcosmos.ContainerClient) LeaseContainer { return LeaseContainer{c: c} }
 
-// EnsureLeases provisions, on Start, database (without throughput) and in it the container id
-// (partitioned by /id, consistent indexing of every path but _etag, last-writer-wins conflict
-// resolution on /_ts), each only if missing, and uses the container. client is the account's
+// EnsureLeases provisions, on Start, database and in it the lease container id, each only if
+// missing, and uses the container.
+//
+// The database gets no throughput; the container is partitioned by /id, with consistent indexing of
+// every path but _etag and last-writer-wins conflict resolution on /_ts. client is the account's
 // azcosmos client (cosmoskit.Client.Cosmos() for a cosmoskit client): package changefeed does not
 // import cosmoskit, so a change feed program links no credential library it does not use. An
 // existing container is used as it is if it is partitioned by /id (its other settings are not
-// compared); otherwise Start fails with a *cosmoserr.MismatchError (cosmoserr.ErrContainerMismatch).
-// An identity that may not create databases or containers (403, e.g. a Microsoft Entra data-plane
-// role) can still use ones that exist.
+// compared); otherwise Start fails with a *cosmoserr.MismatchError
+// (cosmoserr.ErrContainerMismatch). An identity that may not create databases or containers (403,
+// e.g. a Microsoft Entra data-plane role) can still use ones that exist.
 func EnsureLeases(client *azcosmos.Client, database, id string) LeaseContainer {
 	return LeaseContainer{client: client, database: database, id: id}
 }

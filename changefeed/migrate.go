@@ -10,12 +10,14 @@ import (
 )
 
 // MigrateHandler returns a Handler that brings repo's documents to its current schema version as
-// they go by: every change of repo's type below the current version (or without one) is
-// rewritten with repo.Update, which reads it, runs the registered upgrades and replaces it with
-// If-Match, so a concurrent writer wins. Run it in a processor of its own (a name of its own)
-// with StartFromBeginning: it walks every live document once, like repository.Migrate, without a
-// cross-partition query, spread over instances and resumable from its checkpoints; left running,
-// it also upgrades documents that older application versions keep writing during a rollout. The
+// they go by.
+//
+// Every change of repo's type below the current version (or without one) is rewritten with
+// repo.Update, which reads it, runs the registered upgrades and replaces it with If-Match, so a
+// concurrent writer wins. Run it in a processor of its own (a name of its own) with
+// StartFromBeginning: it walks every live document once, like repository.Migrate, without a
+// cross-partition query, spread over instances and resumable from its checkpoints; left running, it
+// also upgrades documents that older application versions keep writing during a rollout. The
 // rewritten documents come by again at the current version and are left alone.
 //
 // opts.PartitionKeyPaths is required (to find each document's partition key). A document that

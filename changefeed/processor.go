@@ -17,12 +17,13 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
-// Processor is a change feed processor: instances sharing a name and a lease container split the
-// monitored container's feed ranges between them (one lease per range), each reading its leases'
-// changes and handing them to the handler in batches, checkpointing after each. It follows the
-// .NET and Java processors: lease documents with their field names, equal-partitions balancing,
-// leases of dead instances taken over after they expire, and splits handled by replacing a lease
-// with its children. Run it with Run(ctx), or Start and Stop; it can run again after it stopped.
+// Processor is a change feed processor: it hands a container's changes to a handler in batches,
+// checkpointing after each. Instances sharing a name and a lease container split the monitored
+// container's feed ranges between them (one lease per range), each reading its leases' changes. It
+// follows the .NET and Java processors: lease documents with their field names, equal-partitions
+// balancing, leases of dead instances taken over after they expire, and splits handled by replacing
+// a lease with its children. Run it with Run(ctx), or Start and Stop; it can run again after it
+// stopped.
 type Processor struct {
 	name, instance string
 	monitored      *azcosmos.ContainerClient
@@ -150,13 +151,13 @@ func (p *Processor) Name() string { return p.name }
 // Instance returns the instance name.
 func (p *Processor) Instance() string { return p.instance }
 
-// Start provisions the lease container if asked to, creates the leases (one per feed range of the
-// monitored container) if this is the processor's first start, and starts balancing and
-// processing in the background. The processor runs until Stop, or until ctx ends: then it stops
-// as Stop does with a context of Options.StopTimeout (so pass a context that lives as long as the
-// processor should, not a setup timeout). A stopped processor can be started again (Start or Run)
-// once its previous run has fully stopped; before that, Start returns an error matching
-// cosmoserr.ErrStarted.
+// Start starts the processor: balancing and processing run in the background. It first provisions
+// the lease container if asked to, and creates the leases (one per feed range of the monitored
+// container) if this is the processor's first start. The processor runs until Stop, or until ctx
+// ends: then it stops as Stop does with a context of Options.StopTimeout (so pass a context that
+// lives as long as the processor should, not a setup timeout). A stopped processor can be started
+// again (Start or Run) once its previous run has fully stopped; before that, Start returns an error
+// matching cosmoserr.ErrStarted.
 func (p *Processor) Start(ctx context.Context) error {
 	if err := p.start(ctx); err != nil {
 		return err
@@ -174,11 +175,11 @@ func (p *Processor) Start(ctx context.Context) error {
 	return nil
 }
 
-// Run starts the processor (as Start), blocks until ctx ends, then stops it gracefully as Stop
-// does with a context of Options.StopTimeout, and returns Stop's error (nil when every batch in
-// flight finished and every lease was released). It returns early, with nil, when Stop is called
-// from elsewhere and that stop has finished; it returns Start's error if the processor cannot
-// start. Run again after it returned runs the processor again.
+// Run starts the processor (as Start), blocks until ctx ends, then stops it gracefully (as Stop).
+// The stop gets a context of Options.StopTimeout, and Run returns Stop's error (nil when every
+// batch in flight finished and every lease was released). It returns early, with nil, when Stop is
+// called from elsewhere and that stop has finished; it returns Start's error if the processor
+// cannot start. Run again after it returned runs the processor again.
 func (p *Processor) Run(ctx context.Context) error {
 	if err := p.start(ctx); err != nil {
 		return err

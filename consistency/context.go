@@ -27,18 +27,20 @@ type given struct {
 // link names a container as its resource path does: "dbs/<db>/colls/<coll>".
 func link(database, container string) string { return "dbs/" + database + "/colls/" + container }
 
-// WithSessionToken returns a context whose requests to container (in database) carry token: a
-// session token captured by another instance (Session.Token there), so that a read here sees
-// every write that token covers, in whichever region it lands. The policy sends it merged with
-// the container's own token, on the requests it sends session tokens with (see Policy). Calling
-// it again adds tokens: for another container, or merged with the first for the same one.
+// WithSessionToken returns a context whose requests to container (in database) carry token, a
+// session token captured by another instance (Session.Token there).
+//
+// With it, a read here sees every write that token covers, in whichever region it lands. The policy
+// sends it merged with the container's own token, on the requests it sends session tokens with (see
+// Policy). Calling it again adds tokens: for another container, or merged with the first for the
+// same one.
 //
 // The token is checked at once, since it may be an end user's cookie: a malformed token, or one
-// longer than 16 KiB, is a *cosmoserr.ValidationError matching cosmoserr.ErrInvalidSessionToken, and the returned
-// context makes every item, query and feed request fail with that error before anything is sent
-// (so a caller that ignores the error does not read without it; account reads and database or
-// container deletes still pass). An empty token is no token: ctx is returned as
-// is. Empty database or container ids are a *cosmoserr.ValidationError too.
+// longer than 16 KiB, is a *cosmoserr.ValidationError matching cosmoserr.ErrInvalidSessionToken,
+// and the returned context makes every item, query and feed request fail with that error before
+// anything is sent (so a caller that ignores the error does not read without it; account reads and
+// database or container deletes still pass). An empty token is no token: ctx is returned as is.
+// Empty database or container ids are a *cosmoserr.ValidationError too.
 //
 // A token is scoped to one container because its range ids and LSNs mean nothing elsewhere: sent
 // to another container it would make reads wait for LSNs that container never reaches.
@@ -134,9 +136,9 @@ func sessionFrom(ctx context.Context) *Session {
 	return s
 }
 
-// Token returns the composite session token recorded for the container (one token per physical
-// partition, comma-separated, in the service's format), "" if none: pass it to WithSessionToken
-// in the other instance, or as ItemOptions.SessionToken.
+// Token returns the composite session token recorded for the container, "" if none: pass it to
+// WithSessionToken in the other instance, or as ItemOptions.SessionToken. It holds one token per
+// physical partition, comma-separated, in the service's format.
 func (s *Session) Token(database, container string) string {
 	if s == nil {
 		return ""

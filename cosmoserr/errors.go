@@ -190,10 +190,10 @@ func (e *Error) Is(target error) bool {
 	return s != nil && s == target
 }
 
-// Retryable reports whether the failure is transient, so the same request may succeed later:
-// 408, 404/1002 (read session not available), 410, 429, 449, 500, 502, 503, 504, and transport
-// errors that are not the caller's own cancellation or deadline. It does not say a write is safe to repeat: after a timeout or a
-// dropped connection the write may have been applied.
+// Retryable reports whether the failure is transient, so the same request may succeed later.
+// Transient are 408, 404/1002 (read session not available), 410, 429, 449, 500, 502, 503, 504, and
+// transport errors that are not the caller's own cancellation or deadline. It does not say a write
+// is safe to repeat: after a timeout or a dropped connection the write may have been applied.
 func (e *Error) Retryable() bool {
 	switch e.StatusCode {
 	case 0:

@@ -53,11 +53,13 @@ func New(cfg Config) (*Client, error) {
 }
 
 // NewIndependent returns a Client for cfg with its own azcosmos client, outside the process-wide
-// registry: built with the same validation, policies (diagnostics, session container, retry) and
+// registry.
+//
+// It is built with the same validation, policies (diagnostics, session container, retry) and
 // defaults as New, but shared with no other Client and never compared with one, so it is never
-// cosmoserr.ErrConfigConflict. Use it on purpose, where one process needs two clients for the same account
-// and identity that must not share state: two instances of a service in one test, each with its
-// own session container and preferred regions, or a migration tool talking to one account with
+// cosmoserr.ErrConfigConflict. Use it on purpose, where one process needs two clients for the same
+// account and identity that must not share state: two instances of a service in one test, each with
+// its own session container and preferred regions, or a migration tool talking to one account with
 // two region orders. Everything else should use New (the SDK's guidance is one client per account
 // per process: each independent client holds its own connections and account metadata). Close
 // closes its azcosmos client. Errors are New's, except the conflict.

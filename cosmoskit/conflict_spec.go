@@ -12,9 +12,9 @@ import (
 const DefaultConflictResolutionPath = "/_ts"
 
 // ConflictResolutionSpec is a container's conflict resolution policy: how an account with
-// multi-region writes settles two regions writing one item concurrently (on a single-write account
-// it is stored and has no effect). The zero value is last-writer-wins on /_ts. The policy cannot
-// be changed after the container is created (the service answers 400), so choose it up front.
+// multi-region writes settles two regions writing one item concurrently. On a single-write account
+// it is stored and has no effect. The zero value is last-writer-wins on /_ts. The policy cannot be
+// changed after the container is created (the service answers 400), so choose it up front.
 //
 // Last writer wins on /_ts keeps the version written last by the service's clock, in whole
 // seconds: two writes within one second are decided by the service, not by your order. When

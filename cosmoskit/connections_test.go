@@ -172,10 +172,10 @@ func TestConnectionOptionsRefused(t *testing.T) {
 	}
 }
 
-// BenchmarkConcurrentCallers is the curve of the README: n callers each make one point read at
-// once through one client (healthy one-region cosmostest, in process, TLS), with the default cap
-// of 50 connections per host and without a cap. Metrics per op: reads/s, p99 latency, errors and
-// connections dialled. Run with -benchtime 1x.
+// BenchmarkConcurrentCallers is the curve of docs/performance.md: n callers each make one point
+// read at once through one client (healthy one-region cosmostest, in process, TLS), with the
+// default cap of 50 connections per host and without a cap. Metrics per op: reads/s, p99 latency,
+// errors and connections dialled. Run with -benchtime 1x.
 func BenchmarkConcurrentCallers(b *testing.B) {
 	for _, capped := range []bool{true, false} {
 		for _, n := range []int{10, 100, 1000, 10_000} {

@@ -13,7 +13,7 @@ import (
 const EmulatorEndpoint = "https://localhost:8081/"
 
 // EmulatorKey is the well-known account key of the Azure Cosmos DB emulator (and of cosmostest by
-// default); this is its one public name (the value lives in internal/wire, which cosmostest uses).
+// default). This is its one public name (the value lives in internal/wire, which cosmostest uses).
 // It is public; New refuses it for any endpoint that is not loopback.
 const EmulatorKey = wire.EmulatorKey
 

@@ -9,9 +9,9 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// Operation is what a request does, as request counters and fault rules see it: the operation
-// names of internal/wire (the azcosmos SDK's span names, "read_item", "query_items", ...), the one
-// spelling cosmoserr and the diagnostics use too.
+// Operation is what a request does, as request counters and fault rules see it. Its values are the
+// operation names of internal/wire (the azcosmos SDK's span names, "read_item",
+// "query_items", ...), the one spelling cosmoserr and the diagnostics use too.
 type Operation string
 
 // Operations the server tells apart (wire.Classify names them).

@@ -60,10 +60,10 @@ func (srv *server) account(c *classification, charge float64) {
 	srv.charged[requestKey{c.Region, c.Operation, c.ResourceType, c.Database, c.Container}] += charge
 }
 
-// RequestCharge returns the request units the server charged (x-ms-request-charge) to the
-// requests matching filter that its handlers served, since it started or since ResetRequests:
-// what a container's workloads spent, measured where the budget is enforced. Throttled requests
-// (charged 0) and injected faults add nothing.
+// RequestCharge returns the request units the server charged (x-ms-request-charge) to the requests
+// matching filter that its handlers served. It counts since the server started or since
+// ResetRequests: what a container's workloads spent, measured where the budget is enforced.
+// Throttled requests (charged 0) and injected faults add nothing.
 func (s *Server) RequestCharge(filter RequestFilter) float64 {
 	s.s.mu.Lock()
 	defer s.s.mu.Unlock()

@@ -105,8 +105,9 @@ func WithMultiWrite() Option { return func(c *config) { c.multiWrite = true } }
 func WithAADTokens() Option { return func(c *config) { c.aad = true } }
 
 // WithAADAudience accepts AAD tokens as WithAADTokens does, and only those whose aud claim names
-// one of audiences (compared without a trailing slash, ignoring case), such as the account scope
-// "https://localhost:8081" or "https://cosmos.azure.com". Default: any audience.
+// one of audiences, such as the account scope "https://localhost:8081" or
+// "https://cosmos.azure.com". Audiences are compared without a trailing slash, ignoring case.
+// Default: any audience.
 func WithAADAudience(audiences ...string) Option {
 	return func(c *config) {
 		c.aad = true
@@ -124,8 +125,8 @@ func WithCertificateFile(path string) Option { return func(c *config) { c.certFi
 var consistencyLevels = []string{"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}
 
 // WithDefaultConsistency sets the account's default consistency level, reported by GET /
-// (userConsistencyPolicy): "Strong", "BoundedStaleness", "Session", "ConsistentPrefix" or
-// "Eventual" (any case; Start fails on anything else, and on Strong WithMultiWrite, which the
+// (userConsistencyPolicy). It is one of "Strong", "BoundedStaleness", "Session", "ConsistentPrefix"
+// or "Eventual" (any case; Start fails on anything else, and on Strong WithMultiWrite, which the
 // service refuses). It is the level of every read without an x-ms-consistency-level header (a
 // request may only ask for a weaker one) and decides what a read in a region other than the write
 // region sees when replication lags (WithReplicationLag; consistency.go): Strong reads are never
@@ -146,9 +147,9 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithReplicationLag sets how long a write takes to reach every region other than the one it was
-// made in (replication.go): until then a read there that its consistency level lets be stale
-// sees the older version. Time is the server clock (WithClock, Advance), so tests drive it
-// without sleeping. (*Server).SetReplicationLag changes it per receiving region at run time and
+// made in (replication.go). Until then a read there that its consistency level lets be stale sees
+// the older version. Time is the server clock (WithClock, Advance), so tests drive it without
+// sleeping. (*Server).SetReplicationLag changes it per receiving region at run time and
 // ReplicationLag reads it back. Default 0: every region sees every write at once, and no region
 // holds a copy of its own.
 func WithReplicationLag(d time.Duration) Option { return func(c *config) { c.lag = max(d, 0) } }
@@ -161,11 +162,10 @@ const (
 )
 
 // WithBoundedStaleness sets the Bounded Staleness bounds (maxStalenessPrefix, maxIntervalInSeconds
-// in the account metadata): a Bounded Staleness read in a region that lags sees at most
-// maxVersions writes of a physical partition missing and none older than maxLag. Unlike the
-// service, values below its minimums (and sub-second lags) are accepted, so tests can reach
-// them; a value ≤ 0 means its default. Default: 100,000 versions, 300 s (the service's minimums
-// for multi-region accounts).
+// in the account metadata). A Bounded Staleness read in a region that lags sees at most maxVersions
+// writes of a physical partition missing and none older than maxLag. Unlike the service, values
+// below its minimums (and sub-second lags) are accepted, so tests can reach them; a value ≤ 0 means
+// its default. Default: 100,000 versions, 300 s (the service's minimums for multi-region accounts).
 func WithBoundedStaleness(maxVersions int64, maxLag time.Duration) Option {
 	return func(c *config) {
 		c.staleness = staleness{maxVersions: defaultMaxStalenessPrefix, maxLag: defaultMaxStalenessInterval}
@@ -178,10 +178,10 @@ func WithBoundedStaleness(maxVersions int64, maxLag time.Duration) Option {
 	}
 }
 
-// WithThroughputLimits enforces provisioned RU/s per physical partition like the service: a
+// WithThroughputLimits enforces provisioned RU/s per physical partition like the service. A
 // partition that has spent its share of the offer for the current second of the server clock
-// answers 429 with sub-status 3200 and x-ms-retry-after-ms (see throughput.go). Default: off,
-// every request is admitted whatever the offers say.
+// answers 429 with sub-status 3200 and x-ms-retry-after-ms (see throughput.go). Default: off, every
+// request is admitted whatever the offers say.
 func WithThroughputLimits() Option { return func(c *config) { c.throughput = true } }
 
 // WithClockSkew sets how far a master-key request's date may be from the machine's wall clock.

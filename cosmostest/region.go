@@ -157,10 +157,10 @@ func (srv *server) regionNamed(caller, name string) (*region, error) {
 // not have.
 var ErrUnknownRegion = errors.New("unknown region")
 
-// FailoverWriteRegion makes the named region the write region: the account metadata lists it in
-// writableLocations and the former write region answers document and metadata writes with
-// 403 / sub-status 3 (WriteForbidden), as the service does after a failover. An unknown name is
-// an error matching ErrUnknownRegion. In multi-write mode it only changes the order of
+// FailoverWriteRegion makes the named region the write region, as the service does after a
+// failover. The account metadata lists it in writableLocations and the former write region answers
+// document and metadata writes with 403 / sub-status 3 (WriteForbidden). An unknown name is an
+// error matching ErrUnknownRegion. In multi-write mode it only changes the order of
 // writableLocations. With replication, every region first receives every pending write (as in a
 // planned failover).
 func (s *Server) FailoverWriteRegion(name string) error {

@@ -160,7 +160,7 @@ func (srv *server) closeAll() {
 // WithHTTP). It is the URL clients are built with, not the advertised host.
 func (s *Server) Endpoint() string { return s.s.regions[0].url() }
 
-// CertificatePEM returns the server's TLS certificate, PEM-encoded (nil with WithHTTP): the
+// CertificatePEM returns the server's TLS certificate, PEM-encoded (nil with WithHTTP). It is the
 // certificate a client must trust, also served at /_explorer/emulator.pem as the emulators serve
 // theirs, and written to a file by WithCertificateFile.
 func (s *Server) CertificatePEM() []byte { return s.s.certificatePEM() }

@@ -113,33 +113,36 @@ func (c *Container) Options() Options {
 	return o
 }
 
-// NewQueryItemsPager runs query across every partition the query's plan targets, like
-// azcosmos's ContainerClient.NewQueryItemsPager with an empty partition key, but with ORDER BY,
-// TOP, OFFSET/LIMIT, DISTINCT, aggregates and GROUP BY merged on the client from the service's
-// query plan. From o it uses QueryParameters, PageSizeHint (items per page, default 100, at most
-// 1000), ContinuationToken (a token of this package, for this query and parameters),
-// SessionToken, ConsistencyLevel, PriorityLevel, ThroughputBucket, EnableScanInQuery and
-// DedicatedGatewayRequestOptions; every page's ContinuationToken is this package's own opaque,
-// URL-safe token (nil on the last page). A page is never empty unless the query has no (more)
-// results. RequestCharge of a page is the sum over the requests it made; RawResponse, ActivityID,
-// QueryMetrics and Diagnostics are empty (a page is made of several responses: see the span).
-// Range targeting travels as policy.WithHTTPHeader in the request context, so headers the caller
-// put in ctx that way are not sent with the per-range requests (set them on the client instead).
-// A service error is a *cosmoserr.Error for query_items (errors.Is(err, cosmoserr.ErrNotFound)
-// and errors.As to *azcore.ResponseError work); a refused token or PageSizeHint is a
-// *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidToken for a token), a query this package
-// cannot answer an *UnsupportedError.
+// NewQueryItemsPager runs query across every partition the query's plan targets, merging ORDER BY,
+// TOP, OFFSET/LIMIT, DISTINCT, aggregates and GROUP BY on the client.
+//
+// It is like azcosmos's ContainerClient.NewQueryItemsPager with an empty partition key, but with
+// the merging done from the service's query plan. From o it uses QueryParameters, PageSizeHint
+// (items per page, default 100, at most 1000), ContinuationToken (a token of this package, for this
+// query and parameters), SessionToken, ConsistencyLevel, PriorityLevel, ThroughputBucket,
+// EnableScanInQuery and DedicatedGatewayRequestOptions; every page's ContinuationToken is this
+// package's own opaque, URL-safe token (nil on the last page). A page is never empty unless the
+// query has no (more) results. RequestCharge of a page is the sum over the requests it made;
+// RawResponse, ActivityID, QueryMetrics and Diagnostics are empty (a page is made of several
+// responses: see the span). Range targeting travels as policy.WithHTTPHeader in the request
+// context, so headers the caller put in ctx that way are not sent with the per-range requests (set
+// them on the client instead). A service error is a *cosmoserr.Error for query_items
+// (errors.Is(err, cosmoserr.ErrNotFound) and errors.As to *azcore.ResponseError work); a refused
+// token or PageSizeHint is a *cosmoserr.ValidationError (Kind cosmoserr.ErrInvalidToken for a
+// token), a query this package cannot answer an *UnsupportedError.
 func (c *Container) NewQueryItemsPager(query string, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
 	return c.newPager(query, nil, o)
 }
 
 // NewPrefixQueryItemsPager is NewQueryItemsPager over the logical partitions whose hierarchical
-// partition key starts with prefix (its first components): the plan request and every per-range
-// request carry prefix as the partition key header, so the plan's queryRanges are the ranges
-// holding the prefix and each range answers only its documents under the prefix. A tenant that
-// spans several physical partitions is then merged like any cross-partition query (the gateway
-// answers such a query with ORDER BY, TOP, aggregates, DISTINCT or GROUP BY with a 400/1004 when
-// sent as a single-partition query). Tokens are bound to the prefix.
+// partition key starts with prefix (its first components).
+//
+// The plan request and every per-range request carry prefix as the partition key header, so the
+// plan's queryRanges are the ranges holding the prefix and each range answers only its documents
+// under the prefix. A tenant that spans several physical partitions is then merged like any
+// cross-partition query (the gateway answers such a query with ORDER BY, TOP, aggregates, DISTINCT
+// or GROUP BY with a 400/1004 when sent as a single-partition query). Tokens are bound to the
+// prefix.
 func (c *Container) NewPrefixQueryItemsPager(query string, prefix azcosmos.PartitionKey, o *azcosmos.QueryOptions) *runtime.Pager[azcosmos.QueryItemsResponse] {
 	return c.newPager(query, &prefix, o)
 }

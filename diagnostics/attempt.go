@@ -42,15 +42,15 @@ func snapshot(st *opstate.State) Stats {
 	return s
 }
 
-// StatsFromContext returns the attempt statistics of the operation whose request context is ctx
-// (the context a per-retry policy, or a per-call policy installed after [Policy], sees), and false
-// when ctx carries no operation started by [Policy].
+// StatsFromContext returns the attempt statistics of the operation whose request context is ctx,
+// and false when ctx carries no operation started by [Policy]. ctx is the context a per-retry
+// policy, or a per-call policy installed after [Policy], sees.
 //
-// [Policy] starts an operation only when it has work to do: when its Options set a
-// TracerProvider, a MeterProvider (whose instruments it could create) or a Logger, or when the
-// request's context carries a [Meter] (see [WithMeter]). Otherwise it passes the request on
-// untouched, to stay free, and StatsFromContext returns false (and the retry layer's throttle
-// waits are not recorded) for every call made with a zero Options and no Meter. The counts are complete only with
+// [Policy] starts an operation only when it has work to do: when its Options set a TracerProvider,
+// a MeterProvider (whose instruments it could create) or a Logger, or when the request's context
+// carries a [Meter] (see [WithMeter]). Otherwise it passes the request on untouched, to stay free,
+// and StatsFromContext returns false (and the retry layer's throttle waits are not recorded) for
+// every call made with a zero Options and no Meter. The counts are complete only with
 // [NewAttemptPolicy] installed below the policies that retry; without it Attempts stays 0.
 func StatsFromContext(ctx context.Context) (Stats, bool) {
 	st := opstate.From(ctx)

@@ -7,12 +7,12 @@ import (
 )
 
 // Meter adds up the request units, operations, throttled attempts and throttle waits of a unit of
-// work, such as one HTTP request of a service ("this request cost 7.3 RU in 3 calls"). Get one
-// with [WithMeter]; every Cosmos DB operation run with that context (or a context derived from
-// it) through a client with [Policy] installed is added to it. Meters nest: an operation counts toward every meter in
-// its context. Calls the SDK makes on contexts of its own (its partition key range cache and account
-// refreshes run on context.Background) are not charged to any meter. A Meter is safe for
-// concurrent use; the methods of a nil *Meter return zero.
+// work. A unit of work is, for example, one HTTP request of a service ("this request cost 7.3 RU in
+// 3 calls"). Get one with [WithMeter]; every Cosmos DB operation run with that context (or a
+// context derived from it) through a client with [Policy] installed is added to it. Meters nest: an
+// operation counts toward every meter in its context. Calls the SDK makes on contexts of its own
+// (its partition key range cache and account refreshes run on context.Background) are not charged
+// to any meter. A Meter is safe for concurrent use; the methods of a nil *Meter return zero.
 type Meter struct {
 	parent *Meter
 
@@ -87,9 +87,9 @@ func (m *Meter) Throttles() int {
 }
 
 // ThrottleWait returns the time spent so far waiting before retrying throttled attempts of those
-// operations, as the retry layer reported them (package retry's
-// PipelinePolicy does; azcore's own retry policy does not, so its waits are not included). An
-// operation's wait is added when the operation completes.
+// operations. It counts the waits the retry layer reported (package retry's PipelinePolicy does;
+// azcore's own retry policy does not, so its waits are not included). An operation's wait is added
+// when the operation completes.
 func (m *Meter) ThrottleWait() time.Duration {
 	if m == nil {
 		return 0

@@ -31,9 +31,10 @@ func ReadDefinition(ctx context.Context, c *azcosmos.ContainerClient) (Definitio
 	return DefinitionOf(resp.ContainerProperties.PartitionKeyDefinition)
 }
 
-// DefinitionOf checks d and returns it as a Definition: 1 path for kind Hash (the default when
-// Kind is empty and there is one path), 1 to MaxLevels paths for MultiHash. A version other than 2
-// limits values to MaxLegacyValueBytes (101), as the service does without large partition keys.
+// DefinitionOf checks d and returns it as a Definition. d must have 1 path for kind Hash (the
+// default when Kind is empty and there is one path), 1 to MaxLevels paths for MultiHash. A version
+// other than 2 limits values to MaxLegacyValueBytes (101), as the service does without large
+// partition keys.
 func DefinitionOf(d azcosmos.PartitionKeyDefinition) (Definition, error) {
 	kind := d.Kind
 	if kind == "" {

@@ -7,11 +7,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 )
 
-// Key is a checked partition key: its values, broadest first (one value, or two or three for a
-// hierarchical key), each a string, a float64, a bool or nil (JSON null). It is the one key type
-// of cosmoskit: [Of] and the builders of this package ([Definition.Key], [Synthetic.Key],
-// [Sharded.Key]) make it, and repository, vector and changefeed take it. It is an immutable
-// value, safe to share; the zero Key has no value and is refused wherever a key is required.
+// Key is a checked partition key: its values, broadest first. There is one value, or two or three
+// for a hierarchical key, each a string, a float64, a bool or nil (JSON null). It is the one key
+// type of cosmoskit: [Of] and the builders of this package ([Definition.Key], [Synthetic.Key],
+// [Sharded.Key]) make it, and repository, vector and changefeed take it. It is an immutable value,
+// safe to share; the zero Key has no value and is refused wherever a key is required.
 //
 // A Key implements the Append methods of azcosmos.PartitionKey, so it is accepted wherever
 // package repository takes a partition key; [Key.SDK] returns it as the SDK takes it.

@@ -7,13 +7,15 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 )
 
-// Condition renders the filters of q, a query from NewQuery narrowed only by Where, as a WHERE
-// condition over c for this repository's type ("c.type = @type AND c[\"status\"] = @p0 ...", with
-// Options.ReadUntyped "(c.type = @type OR NOT IS_DEFINED(c.type)) AND ..."), with
-// its parameters (@type and @p0, @p1, ...): values never enter the text. Other packages that build
-// their own queries (vector search) use it to accept the repository's filters. A template query
-// (SQL), OrderBy, Top, Select, a scope (Partition or CrossPartition: the condition carries no
-// scope, so a scoped filter would silently widen) or a recorded builder error is a
+// Condition renders the Where filters of q as a WHERE condition over c for this repository's
+// type, with its parameters.
+//
+// q is a query from NewQuery narrowed only by Where. The condition reads "c.type = @type AND
+// c[\"status\"] = @p0 ...", or with Options.ReadUntyped "(c.type = @type OR NOT IS_DEFINED(c.type))
+// AND ...", and the parameters are @type and @p0, @p1, ...: values never enter the text. Other
+// packages that build their own queries (vector search) use it to accept the repository's filters.
+// A template query (SQL), OrderBy, Top, Select, a scope (Partition or CrossPartition: the condition
+// carries no scope, so a scoped filter would silently widen) or a recorded builder error is a
 // *cosmoserr.ValidationError (cosmoserr.ErrInvalidQuery).
 func (r *Repository[T]) Condition(q *Query) (string, []azcosmos.QueryParameter, error) {
 	if q == nil {

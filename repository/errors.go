@@ -62,7 +62,7 @@ func (r *core) opError(op, id string, err error) error {
 	return &OpError{Op: op, Type: r.typeName, ID: id, Err: cosmoserr.FromError(op, err)}
 }
 
-// OpError is a failed call of a repository method: it names the operation, the repository type and
+// OpError is a failed call of a repository method. It names the operation, the repository type and
 // the item id, and unwraps to a *cosmoserr.Error (and through it to the SDK's
 // *azcore.ResponseError), so errors.Is(err, cosmoserr.ErrNotFound) and errors.As work.
 type OpError struct {
@@ -75,7 +75,7 @@ type OpError struct {
 }
 
 // Error returns the message of the *cosmoserr.Error it wraps with the repository type and the item
-// id added, so that each of operation, resource, status, sub-status and activity id appears once:
+// id added. Each of operation, resource, status, sub-status and activity id appears once:
 //
 //	cosmoskit: read_item shop/orders order "o-1": 404 Not Found (sub-status 0, activity id …, 1 RU): Entity with the specified id does not exist in the system.
 //
@@ -103,9 +103,10 @@ func (e *OpError) Error() string {
 // Unwrap returns the cause.
 func (e *OpError) Unwrap() error { return e.Err }
 
-// Is matches cosmoserr.ErrInvalidPartitionKey when the service refused the item because its partition key
-// properties differ from the key it was sent with (400, sub-status 1001): the check the repository
-// makes itself before sending when it can read both keys (see PartitionKey).
+// Is matches cosmoserr.ErrInvalidPartitionKey when the service refused the item because its
+// partition key properties differ from the key it was sent with (400, sub-status 1001). The
+// repository makes the same check itself before sending when it can read both keys (see
+// PartitionKey).
 func (e *OpError) Is(target error) bool {
 	if target != cosmoserr.ErrInvalidPartitionKey {
 		return false

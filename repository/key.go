@@ -8,18 +8,20 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/partitionkey"
 )
 
-// PartitionKey is the partition key the repository's methods take: a partitionkey.Key (built with
-// partitionkey.Of or a partitionkey builder), or an azcosmos.PartitionKey as the SDK builds it (so existing call sites keep
-// working). The repository checks a partitionkey.Key before anything is sent: its number of components
-// against Options.PartitionKeyPaths (exactly that many for point operations, at most that many for
-// a query prefix) and the length of each string. An azcosmos.PartitionKey keeps its components
-// unexported; the repository reads them by reflection (the one []interface{} field of azcosmos
-// v1.5.0's PartitionKey, its string, float64, bool and nil values; no unsafe) and checks them the
-// same way. cosmoskit.New reports a changed layout when the client is built (a warning and a metric,
-// docs/versioning.md); with such a layout an SDK key that cannot be read is sent as given and the service checks it (a wrong key is 400,
-// cosmoserr.ErrBadRequest; a key that differs from the item's own properties is 400 with
-// sub-status 1001, which also matches cosmoserr.ErrInvalidPartitionKey), except that a write
-// with PartitionKeyPaths still compares it with the SDK key built from the item's own values.
+// PartitionKey is the partition key the repository's methods take: a partitionkey.Key or an
+// azcosmos.PartitionKey. A partitionkey.Key is built with partitionkey.Of or a partitionkey
+// builder; an azcosmos.PartitionKey is taken as the SDK builds it, so existing call sites keep
+// working. The repository checks a partitionkey.Key before anything is sent: its number of
+// components against Options.PartitionKeyPaths (exactly that many for point operations, at most
+// that many for a query prefix) and the length of each string. An azcosmos.PartitionKey keeps its
+// components unexported; the repository reads them by reflection (the one []interface{} field of
+// azcosmos v1.5.0's PartitionKey, its string, float64, bool and nil values; no unsafe) and checks
+// them the same way. cosmoskit.New reports a changed layout when the client is built (a warning
+// and a metric, docs/versioning.md); with such a layout an SDK key that cannot be read is sent as
+// given and the service checks it (a wrong key
+// is 400, cosmoserr.ErrBadRequest; a key that differs from the item's own properties is 400 with
+// sub-status 1001, which also matches cosmoserr.ErrInvalidPartitionKey), except that a write with
+// PartitionKeyPaths still compares it with the SDK key built from the item's own values.
 //
 // Only partitionkey.Key and azcosmos.PartitionKey implement it usefully; another implementation is refused with
 // cosmoserr.ErrInvalidPartitionKey.

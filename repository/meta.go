@@ -6,8 +6,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 )
 
-// Meta is an optional helper to embed in item types: it receives the system properties the
-// service stores with every item, so an item read or written carries its ETag (for IfMatch) and
+// Meta is an optional helper to embed in item types: it receives the system properties the service
+// stores with every item. With it, an item read or written carries its ETag (for IfMatch) and
 // last-modified time. It has no methods that would change how T is encoded.
 //
 //	type Order struct {

@@ -18,13 +18,16 @@ type MigrateResult struct {
 	Gone int
 }
 
-// Migrate walks the whole container (a logged cross-partition query, paged with continuation
-// tokens) and rewrites every document of this type whose schemaVersion is below the current one
-// (or missing, with Options.UnversionedAs) in its upgraded form, and with Options.ReadUntyped
-// every document without a "type" stamped with it (and "schemaVersion"), each with the ETag loop of
-// Update, so concurrent writers are never overwritten. It is idempotent: documents already
-// current are not touched, and a second run finds nothing. It stops at the first error, returning
-// what it did so far; documents it cannot upgrade (cosmoserr.ErrUnknownSchemaVersion) stop it too.
+// Migrate rewrites every document of this type that is below the current schema version in its
+// upgraded form.
+//
+// It walks the whole container (a logged cross-partition query, paged with continuation tokens) and
+// rewrites every document of this type whose schemaVersion is below the current one (or missing,
+// with Options.UnversionedAs), and with Options.ReadUntyped every document without a "type" stamped
+// with it (and "schemaVersion"). Each is written with the ETag loop of Update, so concurrent
+// writers are never overwritten. It is idempotent: documents already current are not touched, and a
+// second run finds nothing. It stops at the first error, returning what it did so far; documents it
+// cannot upgrade (cosmoserr.ErrUnknownSchemaVersion) stop it too.
 func (r *Repository[T]) Migrate(ctx context.Context) (_ MigrateResult, err error) {
 	ctx, end := r.start(ctx, "repository.Migrate")
 	defer func() { end(err) }()

@@ -25,9 +25,9 @@ func (r *Repository[T]) decodeAny(doc []byte) (any, error) {
 	return v, err
 }
 
-// Mixed reads the documents of several types that share a container and a partition key (a
-// customer and its orders), decoding each to the Go type of the repository registered for its
-// "type": the values are T, not *T, so a type switch reads `case Order:`.
+// Mixed reads the documents of several types that share a container and a partition key (a customer
+// and its orders). It decodes each to the Go type of the repository registered for its "type": the
+// values are T, not *T, so a type switch reads `case Order:`.
 type Mixed struct {
 	core   *core
 	byType map[string]Entity

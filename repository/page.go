@@ -79,10 +79,10 @@ func (r *Repository[T]) All(ctx context.Context, q *Query) iter.Seq2[T, error] {
 	}
 }
 
-// Count returns the number of items of this type matching a query built with NewQuery (its order,
-// top and projection are ignored), in its partition or, with CrossPartition, across every
-// partition (the counts of the physical partitions are summed by the crosspartition engine). A
-// template query is an error matching cosmoserr.ErrInvalidQuery.
+// Count returns the number of items of this type matching a query built with NewQuery, in its
+// partition or, with CrossPartition, across every partition. The query's order, top and projection
+// are ignored; across partitions, the counts of the physical partitions are summed by the
+// crosspartition engine. A template query is an error matching cosmoserr.ErrInvalidQuery.
 func (r *Repository[T]) Count(ctx context.Context, q *Query) (_ int64, err error) {
 	ctx, end := r.start(ctx, "repository.Count")
 	defer func() { end(err) }()

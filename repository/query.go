@@ -43,13 +43,13 @@ func Param(name string, value any) azcosmos.QueryParameter {
 	return azcosmos.QueryParameter{Name: name, Value: value}
 }
 
-// Query is a query a repository runs: either a template with parameters (SQL) or one built from
-// filters (NewQuery), scoped to one partition key (Partition) or explicitly to all partitions
+// Query is a query a repository runs: a template with parameters (SQL) or one built from filters
+// (NewQuery). It is scoped to one partition key (Partition) or explicitly to all partitions
 // (CrossPartition). A Query is an immutable value: every builder method returns a new query and
-// never changes its receiver, so a query built once may be shared between goroutines and scoped
-// per request (base.Partition(tenantKey)) without one request's scope reaching another. Builder
-// methods record the first error, which the repository method running the query returns before
-// sending anything.
+// never changes its receiver, so a query built once may be shared between goroutines and scoped per
+// request (base.Partition(tenantKey)) without one request's scope reaching another. Builder methods
+// record the first error, which the repository method running the query returns before sending
+// anything.
 type Query struct {
 	text    string
 	params  []azcosmos.QueryParameter
@@ -168,8 +168,8 @@ func checkTemplate(t string) error {
 // by OrderBy, limited by Top, projected by Select.
 func NewQuery() *Query { return &Query{built: true, cache: &renderCache{}} }
 
-// Where returns q with a filter added (ANDed with the others): field is a property path such as
-// "status" or "address.city" (letters, digits and _ only), value is sent as a parameter.
+// Where returns q with a filter added (ANDed with the others). field is a property path such as
+// "status" or "address.city" (letters, digits and _ only); value is sent as a parameter.
 func (q *Query) Where(field string, op Op, value any) *Query {
 	q, ok := q.builder("Where")
 	if !ok {

@@ -413,9 +413,9 @@ func (r *Repository[T]) stored(item T, body []byte) (T, error) {
 	return out, err
 }
 
-// Delete deletes the item with id in partition pk: cosmoserr.ErrNotFound if there is none, cosmoserr.ErrTypeMismatch
-// (nothing deleted) if the document there has another type, cosmoserr.ErrPreconditionFailed if IfMatch is
-// given and the item changed.
+// Delete deletes the item with id in partition pk. It fails with cosmoserr.ErrNotFound if there is
+// none, cosmoserr.ErrTypeMismatch (nothing deleted) if the document there has another type,
+// cosmoserr.ErrPreconditionFailed if IfMatch is given and the item changed.
 //
 // The service has no conditional delete on a property, so without IfMatch Delete reads the item
 // first (one point read, about 1 RU, never decoded, so any schema version is fine), checks its

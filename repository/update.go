@@ -98,9 +98,9 @@ func loopError(err error, attempts int) error {
 }
 
 // Patch is a partial update built from the SDK's patch operations (set, add, replace, remove,
-// increment), checked before sending: at most 10 operations, none on /id, /type, /schemaVersion
-// or a system property (/_...). Builder methods record the first error; Repository.Patch returns
-// it. The zero value is an empty patch.
+// increment). It is checked before sending: at most 10 operations, none on /id, /type,
+// /schemaVersion or a system property (/_...). Builder methods record the first error;
+// Repository.Patch returns it. The zero value is an empty patch.
 type Patch struct {
 	ops  azcosmos.PatchOperations
 	n    int

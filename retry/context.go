@@ -5,10 +5,10 @@ import "context"
 type excludedKey struct{}
 type hedgingKey struct{}
 
-// WithExcludedRegions returns a context that keeps the requests made with it away from the
-// named regions (names compared like the SDK does: case and spaces ignored), in addition to the
-// policy's client-level excluded regions. The effective order is the preferred regions minus
-// every excluded one; when that leaves nothing, requests go to the write region. Calling it again
+// WithExcludedRegions returns a context that keeps the requests made with it away from the named
+// regions, in addition to the policy's client-level excluded regions. Names are compared like the
+// SDK does: case and spaces ignored. The effective order is the preferred regions minus every
+// excluded one; when that leaves nothing, requests go to the write region. Calling it again
 // replaces the request-level list.
 func WithExcludedRegions(ctx context.Context, regions ...string) context.Context {
 	return context.WithValue(ctx, excludedKey{}, canonicalSet(regions))
@@ -37,13 +37,12 @@ func hedgingFromContext(ctx context.Context) (HedgingOptions, bool) {
 
 type rangeKey struct{}
 
-// WithPartitionKeyRange returns a context whose requests target the physical partition with
-// the given partition key range id: the policy sends them with the
-// x-ms-documentdb-partitionkeyrangeid header (how the gateway serves a query on one physical
-// partition) and counts their outcomes on that range's circuit breaker in each region, so one
-// unhealthy partition does not close a whole region. Use it with a cross-partition query
-// (azcosmos.NewPartitionKey()). Requests the SDK itself sends with the header (change feed,
-// ReadManyItems) are recognised without it.
+// WithPartitionKeyRange returns a context whose requests target the physical partition with the
+// given partition key range id. The policy sends them with the x-ms-documentdb-partitionkeyrangeid
+// header (how the gateway serves a query on one physical partition) and counts their outcomes on
+// that range's circuit breaker in each region, so one unhealthy partition does not close a whole
+// region. Use it with a cross-partition query (azcosmos.NewPartitionKey()). Requests the SDK itself
+// sends with the header (change feed, ReadManyItems) are recognised without it.
 func WithPartitionKeyRange(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, rangeKey{}, id)
 }

@@ -70,9 +70,9 @@ func (b Backoff) Validate() error {
 	return nil
 }
 
-// Options returns b as [Do] uses it: every zero field replaced by its documented default
-// (MaxAttempts 5, InitialBackoff 50 ms, MaxBackoff 2 s, Jitter 0.5, or 0 with DisableJitter;
-// Retryable DefaultRetryable; Clock SystemClock).
+// Options returns b as [Do] uses it, with every zero field replaced by its documented default. The
+// defaults are MaxAttempts 5, InitialBackoff 50 ms, MaxBackoff 2 s, Jitter 0.5, or 0 with
+// DisableJitter; Retryable DefaultRetryable; Clock SystemClock.
 func (b Backoff) Options() Backoff {
 	if b.MaxAttempts == 0 {
 		b.MaxAttempts = DefaultMaxAttempts
@@ -95,16 +95,16 @@ func (b Backoff) Options() Backoff {
 	return b
 }
 
-// DefaultRetryable is the Retryable of a zero [Backoff]: transient Cosmos DB failures
-// ([cosmoserr.IsRetryable]: 408, 410, 429, 449, 5xx, transport errors) and 412 Precondition
-// Failed, the outcome that makes an ETag read-modify-write start over.
+// DefaultRetryable is the Retryable of a zero [Backoff]: transient Cosmos DB failures and 412
+// Precondition Failed. Transient failures are those of [cosmoserr.IsRetryable]: 408, 410, 429, 449,
+// 5xx, transport errors; 412 is the outcome that makes an ETag read-modify-write start over.
 func DefaultRetryable(err error) bool {
 	return errors.Is(err, cosmoserr.ErrPreconditionFailed) || cosmoserr.IsRetryable(err)
 }
 
-// AttemptsError is the error [Do] returns when it stops: it wraps the last error fn returned
-// (and the context's error when the context ended a wait), so errors.Is and errors.As see
-// through it. Its message is "cosmoskit: giving up after N attempt(s): <last error>".
+// AttemptsError is the error [Do] returns when it stops. It wraps the last error fn returned (and
+// the context's error when the context ended a wait), so errors.Is and errors.As see through it.
+// Its message is "cosmoskit: giving up after N attempt(s): <last error>".
 type AttemptsError struct {
 	// Attempts is the number of calls of fn that were made.
 	Attempts int

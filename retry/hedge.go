@@ -21,13 +21,14 @@ func pinnedFromContext(ctx context.Context) string {
 }
 
 // Hedge runs the operation fn with cross-region hedging, as p's Options.Hedging says (or
-// WithHedging / WithoutHedging on ctx): fn is called with a context pinned to the first region of
-// the effective read order (regions with an open breaker last); when it has no final answer after
-// Threshold, fn is called again, pinned to the next region, then to the one after every Step, and
-// at once after an attempt that failed transiently. The first final answer (a success, or an
-// error that cosmoserr.IsRetryable rejects, such as a 404) wins; the other attempts are
-// cancelled, and Hedge returns once they have stopped. When every attempt failed transiently, the
-// last failure is returned.
+// WithHedging / WithoutHedging on ctx).
+//
+// fn is called with a context pinned to the first region of the effective read order (regions with
+// an open breaker last). When it has no final answer after Threshold, fn is called again, pinned to
+// the next region, then to the one after every Step, and at once after an attempt that failed
+// transiently. The first final answer (a success, or an error that cosmoserr.IsRetryable rejects,
+// such as a 404) wins; the other attempts are cancelled, and Hedge returns once they have stopped.
+// When every attempt failed transiently, the last failure is returned.
 //
 // Each attempt is a whole operation of its own through the client's pipeline (its own request,
 // span and retry state), so fn must be safe to run concurrently with itself and should only read:

@@ -100,7 +100,8 @@ type Options struct {
 	// SessionTokenMismatchRetryPolicy does before its ClientRetryPolicy: a region a little behind
 	// answers locally, one far behind costs MaxWait. The budget is per operation: the write-region
 	// attempts do not wait again. Measured with two regions and 300 ms of lag, 40 write-then-read
-	// pairs take a few round trips each by default, about 500 ms each with MaxWait 500 ms (README).
+	// pairs take a few round trips each by default, about 500 ms each with MaxWait 500 ms
+	// (docs/resilience.md).
 	SessionRetry BackoffOptions
 	// RetryWith configures the retries of requests answered 449 (RetryWith: the write conflicted
 	// with a concurrent operation and was not applied), which nothing in azcosmos retries. Writes
@@ -155,9 +156,9 @@ func (o ThrottleOptions) withDefaults() ThrottleOptions {
 	return o
 }
 
-// BreakerOptions configures the circuit breakers: one per region endpoint, and one per
-// (region, container, partition key range) for requests that name their range (the
-// x-ms-documentdb-partitionkeyrangeid header), each separately for reads and writes.
+// BreakerOptions configures the circuit breakers, each separately for reads and writes. There is
+// one per region endpoint, and one per (region, container, partition key range) for requests that
+// name their range (the x-ms-documentdb-partitionkeyrangeid header).
 //
 // Failures are 5xx, 408, and transport errors and timeouts that are not the caller's own
 // cancellation or deadline. A 4xx other than 408 and 429 is a success (404, 409, 412, 413 and the
@@ -248,8 +249,8 @@ type StateReporter interface {
 	CircuitBreakerStateChanged(ctx context.Context, name, from, to string)
 }
 
-// BackoffOptions configures retries with exponential backoff in the same region: the first retry
-// is immediate, the second waits InitialBackoff, and each later wait is the previous one times
+// BackoffOptions configures retries with exponential backoff in the same region. The first retry is
+// immediate, the second waits InitialBackoff, and each later wait is the previous one times
 // Multiplier, capped at MaxBackoff. Retrying stops when the next wait would take the waits of the
 // operation so far past MaxWait, or past the context's deadline. MaxWait sums the waits (on
 // Options.Clock) rather than measuring wall time as the .NET SDK does, so that tests can drive it.

@@ -15,12 +15,15 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// PipelinePolicy is the per-retry azcore policy that makes an azcosmos client resilient: it
-// retries 429s within a budget, keeps circuit breakers per region endpoint and partition key
+// PipelinePolicy is the per-retry azcore policy that makes an azcosmos client resilient: retries,
+// circuit breakers, region routing and failover, hedging.
+//
+// It retries 429s within a budget, keeps circuit breakers per region endpoint and partition key
 // range, routes each request to the first region of the effective order (preferred regions minus
-// excluded ones and those whose breaker is open), fails reads over to the next region, and pins
-// the attempts of a hedged operation ([Hedge]) to their regions. Install it with [PipelinePolicy.Install] (package cosmoskit does this
-// for you); one PipelinePolicy serves one client, and is safe for concurrent use.
+// excluded ones and those whose breaker is open), fails reads over to the next region, and pins the
+// attempts of a hedged operation ([Hedge]) to their regions. Install it with
+// [PipelinePolicy.Install] (package cosmoskit does this for you); one PipelinePolicy serves one
+// client, and is safe for concurrent use.
 //
 // # Where it sits and who retries what
 //
@@ -96,16 +99,16 @@ func NewPipelinePolicy(o Options) (*PipelinePolicy, error) {
 	return p, nil
 }
 
-// Options returns the options in effect, for printing or logging the configuration: o as given
-// to [NewPipelinePolicy] with every zero value replaced by its documented default
-// (Throttle.MaxRetries 9, MaxWait 30 s, DefaultRetryAfter 100 ms; Breaker thresholds 10 and 5,
-// OpenInterval 30 s, HalfOpenProbes 1; SessionRetry MaxWait 0 (no in-region wait) with 5 ms, 500 ms,
-// ×5; RetryWith 30 s, 10 ms,
-// 1 s, ×2, filled in even when disabled; Hedging Threshold 500 ms and Step 100 ms, filled in even
-// when hedging is off; Clock SystemClock), except where the zero value is itself the behaviour:
-// a nil Reporter stays nil. With Throttle.Disable, Throttle.MaxRetries reads 0. Passing the result
-// to NewPipelinePolicy configures an equivalent policy. The regions are read back with
-// [PipelinePolicy.PreferredRegions] and [PipelinePolicy.ExcludedRegions].
+// Options returns the options in effect, for printing or logging the configuration. They are o as
+// given to [NewPipelinePolicy] with every zero value replaced by its documented default:
+// Throttle.MaxRetries 9, MaxWait 30 s, DefaultRetryAfter 100 ms; Breaker thresholds 10 and 5,
+// OpenInterval 30 s, HalfOpenProbes 1; SessionRetry MaxWait 0 (no in-region wait) with 5 ms,
+// 500 ms, ×5; RetryWith 30 s, 10 ms, 1 s, ×2, filled in even when disabled; Hedging Threshold
+// 500 ms and Step 100 ms, filled in even when hedging is off; Clock SystemClock. The exception is
+// where the zero value is itself the behaviour: a nil Reporter stays nil. With Throttle.Disable,
+// Throttle.MaxRetries reads 0. Passing the result to NewPipelinePolicy configures an equivalent
+// policy. The regions are read back with [PipelinePolicy.PreferredRegions] and
+// [PipelinePolicy.ExcludedRegions].
 func (p *PipelinePolicy) Options() Options { return p.opts }
 
 // preferredRegions is the region order Install took from the client options.
@@ -130,16 +133,18 @@ func (p *PipelinePolicy) preferredOrder() []string {
 	return nil
 }
 
-// Install adds p to opts.PerRetryPolicies, ahead of the policies already there (so that the
-// diagnostics attempt policy and any host pinning policy run below it and see each attempt), and
-// takes 429 out of the status codes azcore's retry policy retries (keeping its other defaults:
-// 408, 500, 502, 503, 504), so that throttling has one retry layer. A ShouldRetry already set in
-// opts.Retry is wrapped to return false for 429. It also wraps opts.Transport (an http.Client like
-// azcosmos's default when nil) in the transport that sends the policy's hedges (see
-// [HedgingOptions]), so set the Transport before calling Install. A policy built with
-// Options.Disable installs nothing. The policy routes by opts.PreferredRegions (names the account
-// does not have are skipped; empty: the account's readable regions in its order), the one list the
-// SDK and the policy share: set it before calling Install, and install a policy in one client only.
+// Install adds p to opts.PerRetryPolicies and takes 429 out of the status codes azcore's retry
+// policy retries, so that throttling has one retry layer.
+//
+// p goes ahead of the policies already there, so that the diagnostics attempt policy and any host
+// pinning policy run below it and see each attempt; azcore keeps its other retried status codes
+// (408, 500, 502, 503, 504). A ShouldRetry already set in opts.Retry is wrapped to return false for
+// 429. It also wraps opts.Transport (an http.Client like azcosmos's default when nil) in the
+// transport that sends the policy's hedges (see [HedgingOptions]), so set the Transport before
+// calling Install. A policy built with Options.Disable installs nothing. The policy routes by
+// opts.PreferredRegions (names the account does not have are skipped; empty: the account's readable
+// regions in its order), the one list the SDK and the policy share: set it before calling Install,
+// and install a policy in one client only.
 func (p *PipelinePolicy) Install(opts *azcosmos.ClientOptions) {
 	if p.disabled {
 		return
@@ -199,9 +204,9 @@ func (p *PipelinePolicy) ExcludedRegions() []string {
 // write, on first use), sorted by name.
 func (p *PipelinePolicy) Breakers() []BreakerInfo { return p.br.list() }
 
-// Regions returns the effective read order for a request made with ctx (the preferred regions,
-// or the account's, minus the client's and ctx's excluded regions, falling back to the write
-// region), before circuit breakers are applied. It is empty until the client has read the account
+// Regions returns the effective read order for a request made with ctx, before circuit breakers are
+// applied. It is the preferred regions, or the account's, minus the client's and ctx's excluded
+// regions, falling back to the write region. It is empty until the client has read the account
 // metadata.
 func (p *PipelinePolicy) Regions(ctx context.Context) []string {
 	t := p.topo.Load()

@@ -31,15 +31,18 @@ type GlobalOptions struct {
 	Expiry time.Duration
 }
 
-// GlobalGroup is a group whose budget is shared by every process that runs a GlobalGroup of the
-// same name over the same control container (the Java SDK's global throughput control): each
-// process renews a record every Renew, naming the share it takes, and takes an equal share of the
-// target among the records renewed within Expiry (n of them, this one included), but never more
-// than the target less the shares the others' records name: a process that joins takes what is
-// left and waits for the others to give up theirs at their next renewal, so the shares in effect
-// never add up to more than the target; while below its equal share it renews every fifth of
-// Renew, so within 1.2 Renew of a join every process has its equal share. Until Run has renewed
-// once (WaitJoined), the process's share is 0 and requests in the group wait. Requests join it like a Group: WithGroup(ctx, gg.Group).
+// GlobalGroup is a group whose budget is shared across processes (the Java SDK's global
+// throughput control).
+//
+// Every process that runs a GlobalGroup of the same name over the same control container shares it.
+// Each process renews a record every Renew, naming the share it takes, and takes an equal share of
+// the target among the records renewed within Expiry (n of them, this one included), but never more
+// than the target less the shares the others' records name. A process that joins takes what is left
+// and waits for the others to give up theirs at their next renewal, so the shares in effect never
+// add up to more than the target. While below its equal share it renews every fifth of Renew, so
+// within 1.2 Renew of a join every process has its equal share. Until Run has renewed once
+// (WaitJoined), the process's share is 0 and requests in the group wait. Requests join it like a
+// Group: WithGroup(ctx, gg.Group).
 type GlobalGroup struct {
 	*Group
 	gopts  GlobalOptions

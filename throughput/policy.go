@@ -10,12 +10,13 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
-// Policy returns the azcore policy that enforces groups: for each attempt of a request whose
-// context carries a Group (WithGroup), it waits until the group has budget, sends the group's
-// priority and throughput bucket headers, and charges the group with the response's
-// x-ms-request-charge. Requests without a group pass through untouched. Install it in the
-// per-retry policies, so each attempt (and each 429, which is free) is seen; a second instance in
-// the same pipeline passes requests through.
+// Policy returns the azcore policy that enforces groups.
+//
+// For each attempt of a request whose context carries a Group (WithGroup), it waits until the group
+// has budget, sends the group's priority and throughput bucket headers, and charges the group with
+// the response's x-ms-request-charge. Requests without a group pass through untouched. Install it
+// in the per-retry policies, so each attempt (and each 429, which is free) is seen; a second
+// instance in the same pipeline passes requests through.
 //
 // A request whose context ends while waiting fails with a *cosmoserr.Error wrapping the
 // context's error, without being sent.

@@ -24,12 +24,12 @@ const MethodFullText Method = "fullText"
 // a cross-partition search).
 const MaxTerms = 16
 
-// TextRank is the full-text part of a Text or Hybrid search: ORDER BY RANK FullTextScore(path,
-// terms...), alone (Text) or fused with the vector distance by reciprocal rank fusion (Hybrid:
-// ORDER BY RANK RRF(VectorDistance(...), FullTextScore(...)[, weights])). The path need not be in
-// the container's full-text policy nor have a full-text index: the service then scores without
-// the index, at a higher RU charge (declare both for production). Each term is a word or a
-// phrase, sent as a parameter.
+// TextRank is the full-text part of a Text or Hybrid search. It ranks by ORDER BY RANK
+// FullTextScore(path, terms...), alone (Text) or fused with the vector distance by reciprocal rank
+// fusion (Hybrid: ORDER BY RANK RRF(VectorDistance(...), FullTextScore(...)[, weights])). The path
+// need not be in the container's full-text policy nor have a full-text index: the service then
+// scores without the index, at a higher RU charge (declare both for production). Each term is a
+// word or a phrase, sent as a parameter.
 type TextRank struct {
 	// Path is the text's path ("/text"): letters, digits and _ per segment. Required.
 	Path string
@@ -139,8 +139,8 @@ func (s *Searcher) Text(ctx context.Context, q Query, t TextRank) (Result[json.R
 	return s.ranked(ctx, q, t, false)
 }
 
-// Hybrid runs a hybrid search: the K documents best by reciprocal rank fusion (k = 60) of the
-// vector ranking of q.Vector and the BM25 ranking of t.Terms, best first (ORDER BY RANK
+// Hybrid runs a hybrid search: the K documents best by reciprocal rank fusion of the vector ranking
+// of q.Vector and the BM25 ranking of t.Terms, best first. The fusion uses k = 60 (ORDER BY RANK
 // RRF(VectorDistance, FullTextScore[, weights])). Hit.Score is the vector score (as for Search);
 // the fused score is not returned by the service.
 func (s *Searcher) Hybrid(ctx context.Context, q Query, t TextRank) (Result[json.RawMessage], error) {

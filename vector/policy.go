@@ -22,8 +22,8 @@ const (
 	MethodBruteForce    Method = "bruteForce"                                  // every document in scope, exact
 )
 
-// Index is what a Searcher read from the container's properties (once, then cached): the vector
-// embedding policy of its path, the vector index on that path, and the partition key paths.
+// Index is what a Searcher read from the container's properties (once, then cached). It holds the
+// vector embedding policy of its path, the vector index on that path, and the partition key paths.
 type Index struct {
 	Path              string                          // "/embedding"
 	DataType          azcosmos.VectorDataType         // float32, float16, int8 or uint8
