@@ -26,7 +26,7 @@ import (
 // The load benchmark of the issue: 4 physical partitions, 10,000 RU/s with throughput limits,
 // upserts of documents stored in at most 1 KB (5.15 RU each by internal/rucharge), by the bulk
 // executor and by a goroutine per item over plain azcosmos (at most 100 in flight, each retrying
-// its 429s), side by side. -bulk.n sets the operations per job (default 5,000; the README's
+// its 429s), side by side. -bulk.n sets the operations per job (default 5,000; docs/performance.md's
 // figures use 100,000).
 // With BULK_BENCH_ENDPOINT (and BULK_BENCH_KEY) set, the server is that process (cmd/cosmostest
 // --partitions 4 --throughput-limits), so cpu-ns/op is the client's alone; otherwise it is in

@@ -9,10 +9,10 @@ import (
 	"github.com/cosmoskit/cosmoskit-go/repository"
 )
 
-// Upserts returns an upsert of each item of items, encoded by repo: the repository's id and
-// partition key (its KeyFunc), its "type" and "schemaVersion" stamps, and its checks (id rules,
-// key levels and lengths, the item's own values at Options.PartitionKeyPaths, numbers, depth and
-// the 2 MB limit), as repo.Upsert would apply them. An item repo refuses still yields an
+// Upserts returns an upsert operation for each item, encoded and checked by repo as repo.Upsert
+// would. The encoding takes the repository's id and partition key (its KeyFunc), its "type" and
+// "schemaVersion" stamps, and its checks (id rules, key levels and lengths, the item's own values
+// at Options.PartitionKeyPaths, numbers, depth and the 2 MB limit). An item repo refuses still yields an
 // operation: Execute reports it as that item's own Result, with the repository's
 // *cosmoserr.ValidationError, and sends nothing for it; the other items are applied. An item
 // carrying its "_etag" (an embedded repository.Meta filled by a read) is upserted only if the
