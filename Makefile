@@ -21,7 +21,12 @@ TESTREPORT = $(GO) run ./scripts/testreport.go $(if $(SLOW),-slow $(SLOW))
 
 ## test: everything CI runs: go.mod tidiness, vet, lint, the API compatibility gate, unit tests with -race, integration tests,
 ## and the azcosmos module's own emulator test suite against cmd/cosmostest. One line per step on success.
-test: tidy vet lint api unit integration emulator-suite
+## The checks run first, one after the other (a lint failure shows in seconds); then the three test
+## steps run at once: integration and emulator-suite mostly wait (containers, the suite's sleeps),
+## so beside unit they add little wall time. They share no port: only emulator-suite binds 8081,
+## integration's containers publish on free ports. Output is grouped by step (--output-sync).
+test: tidy vet lint api
+	@$(MAKE) --no-print-directory -j3 --output-sync=target unit integration emulator-suite
 
 ## tidy: fails when go.mod or go.sum (of either module) differ from what `go mod tidy` writes.
 ## go.mod's go line is the oldest Go the module builds with: 1.26.0, because go.opentelemetry.io/otel
@@ -76,7 +81,7 @@ api-baseline: tools
 ## unit: the root module's tests with -race; prints a count and each skipped test with its reason,
 ## failures in full.
 unit:
-	@$(STEP) unit bash -c 'set -o pipefail; $(GO) test -race -json -count=1 -timeout 8m ./... | $(TESTREPORT) -name unit'
+	@GORACE="atexit_sleep_ms=0 $$GORACE" $(STEP) unit bash -c 'set -o pipefail; $(GO) test -race -json -count=1 -timeout 8m ./... | $(TESTREPORT) -name unit'
 
 ## integration: the nested module's tests; prints a count and each skipped test with its reason (no
 ## Docker engine, an image not present), failures in full.

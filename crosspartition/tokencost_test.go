@@ -208,6 +208,7 @@ func (f *costFixture) mutate(rng *rand.Rand, tk *token, all []pkRange, others []
 // (Before page sizes, drop groups and positions were bounded, a token whose backend page size was
 // 1 cost 51-54 requests, a drop group covering every row 1,200, a full DISTINCT set 400.)
 func TestCraftedTokenCost(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	f := newCostFixture(t)
 	all, err := f.x.routingMap(context.Background())
 	if err != nil {
@@ -255,6 +256,7 @@ func TestCraftedTokenCost(t *testing.T) {
 // a backend page size of 1 cost 51 requests for one page, a drop group covering every row with it
 // 1,204, a DISTINCT set holding every value 841; a legitimate resume costs at most 7.
 func TestIssueCraftedTokens(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	f := newCostFixture(t)
 	every := make([]uint64, len(f.rows))
 	for i, r := range f.rows {
