@@ -24,9 +24,10 @@ TESTREPORT = $(GO) run ./scripts/testreport.go $(if $(SLOW),-slow $(SLOW))
 ## The checks run first, one after the other (a lint failure shows in seconds); then the three test
 ## steps run at once: integration and emulator-suite mostly wait (containers, the suite's sleeps),
 ## so beside unit they add little wall time. They share no port: only emulator-suite binds 8081,
-## integration's containers publish on free ports. Output is grouped by step (--output-sync).
+## integration's containers publish on free ports. Output is grouped by step (--output-sync; GNU make
+## 3.81, macOS's, lacks it: there each step's lines still come out together, from step.sh).
 test: tidy vet lint api
-	@$(MAKE) --no-print-directory -j3 --output-sync=target unit integration emulator-suite
+	@$(MAKE) --no-print-directory -j3 $(if $(filter 3.%,$(MAKE_VERSION)),,--output-sync=target) unit integration emulator-suite
 
 ## tidy: fails when go.mod or go.sum (of either module) differ from what `go mod tidy` writes.
 ## go.mod's go line is the oldest Go the module builds with: 1.26.0, because go.opentelemetry.io/otel
