@@ -50,6 +50,7 @@ func fetchCounts(t *testing.T, x *Container, query string, size int32) (items []
 // data skewed so that one range holds the whole top 100, at most one extra request, for that
 // range. The answers are those of one partition.
 func TestOrderByTopFetchesAShare(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	const k = 100
 	var ds []map[string]any
 	for i := range 1600 {
@@ -137,6 +138,7 @@ func TestOrderByTopSmallPagesResume(t *testing.T) {
 // through one pager is served with larger requests once the first page is out: at most 1.5× the
 // 400 rows fetched and 3 requests per range. Both answers are those of one partition.
 func TestOrderByTopPagesSmallerThanTop(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	const k, size = 400, 50
 	var ds []map[string]any
 	for i := range 1600 {

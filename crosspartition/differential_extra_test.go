@@ -47,6 +47,7 @@ func readPrefix(t *testing.T, x *Container, query string, prefix azcosmos.Partit
 // ORDER BY, TOP and COUNT on a hierarchical key whose prefix spans physical partitions, and to
 // MAKELIST/MAKESET (whose arrays are compared as multisets: their element order follows the ranges).
 func TestDifferentialExtras(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	sizes := []int32{1, 7, 0}
 
 	// ORDER BY c._ts: 60 documents written over 6 seconds of the server's clock.

@@ -316,6 +316,7 @@ func compare(want *expected, got []string, gotKeys [][]any, desc []bool) string 
 // default, and with a split of a range in the middle of a read, and compares with one partition
 // holding the same documents.
 func TestDifferential(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	cases := loadDiffTable(t)
 	docs := diffDocs(t)
 	_, ref := diffContainer(t, 1, docs)

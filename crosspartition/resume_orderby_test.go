@@ -143,6 +143,7 @@ func readAllObserved(t *testing.T, x *Container, query string, size int32, betwe
 // with splits of random ranges between some pages:
 // every row that existed throughout comes back exactly once, no row twice, all in order.
 func TestOrderByResumeProperty(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	queries := []struct {
 		q    string
 		less func(a, b orderRow) int

@@ -227,6 +227,7 @@ func (f *costFixture) mutate(rng *rand.Rand, tk *token, all []pkRange, others []
 // (Before page sizes, drop groups and positions were bounded, a token whose backend page size was
 // 1 cost 51-54 requests, a drop group covering every row 1,200, a full DISTINCT set 400.)
 func TestCraftedTokenCost(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	craftedTokenCost(t, newCostFixture(t), costQueries)
 }
 
@@ -234,6 +235,7 @@ func TestCraftedTokenCost(t *testing.T) {
 // (passthrough.go), in a logical partition of 12 rows read 3 at a time: a legitimate resume costs
 // one request, and so does the worst crafted token (most are refused before any request).
 func TestCraftedPassthroughTokenCost(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	craftedTokenCost(t, newCostFixtureOf(t, []string{
 		"SELECT c.id, c.n FROM c WHERE c.pk = 'p3' ORDER BY c.n DESC",
 		"SELECT TOP 10 c.id, c.v FROM c WHERE c.pk = 'p3' ORDER BY c.v",
@@ -299,6 +301,7 @@ func craftedTokenCost(t *testing.T, f *costFixture, queries []string) {
 // a backend page size of 1 cost 51 requests for one page, a drop group covering every row with it
 // 1,204, a DISTINCT set holding every value 841; a legitimate resume costs at most 7.
 func TestIssueCraftedTokens(t *testing.T) {
+	t.Parallel() // independent: its own servers
 	f := newCostFixture(t)
 	every := make([]uint64, len(f.rows))
 	for i, r := range f.rows {

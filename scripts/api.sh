@@ -70,7 +70,7 @@ check)
   fi
   changes=$(incompatible) || exit 1
   if [[ -z $changes ]]; then
-    echo "api: exported API compatible with $BASELINE"
+    echo "api ok: exported API compatible with $BASELINE"
     exit 0
   fi
   echo "api: incompatible change to the exported API of $mod (baseline $BASELINE):" >&2

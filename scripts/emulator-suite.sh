@@ -127,8 +127,9 @@ if ((rc != 0 && nfailed == 0)); then
 	problem "the test binary exited with $rc without a failing test"
 fi
 
-echo "emulator-suite: $npassed passed, $nfailed failed (allowed to fail: ${ALLOWED_FAILURES[*]:-none}), of $ran"
+summary="$npassed/$ran passed, $nfailed failed (allowed to fail: ${ALLOWED_FAILURES[*]:-none})"
 if [[ -n "$problems" ]]; then
+	echo "emulator-suite: $summary"
 	echo "---- test output ----" >&2
 	grep -vE '^(=== (RUN|PAUSE|CONT)|--- PASS)' "$work/test.log" >&2 || true
 	echo "---- cosmostest log ----" >&2
@@ -136,4 +137,4 @@ if [[ -n "$problems" ]]; then
 	printf '%s' "$problems" | sed 's/^/emulator-suite: /' >&2
 	fail "the azcosmos emulator suite does not pass against cmd/cosmostest"
 fi
-echo "emulator-suite: ok"
+echo "emulator-suite ok: $summary"
