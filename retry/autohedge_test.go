@@ -77,9 +77,11 @@ func TestChangeFeedIsNotHedged(t *testing.T) {
 	}
 }
 
+// waitFor waits for cond; the deadline is only a backstop against a hang (a loaded 2-core CI
+// machine running three test steps at once has taken more than 5 s).
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+	for deadline := time.Now().Add(30 * time.Second); !cond(); {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
