@@ -40,13 +40,18 @@ func (f RequestFilter) match(c requestKey) bool {
 func (s *Server) Requests(filter RequestFilter) int {
 	s.s.mu.Lock()
 	defer s.s.mu.Unlock()
-	n := 0
-	for k, v := range s.s.seen {
+	return sumMatching(s.s.seen, filter)
+}
+
+// sumMatching adds up the values of the keys that filter matches.
+func sumMatching[V int | float64](m map[requestKey]V, filter RequestFilter) V {
+	var sum V
+	for k, v := range m {
 		if filter.match(k) {
-			n += v
+			sum += v
 		}
 	}
-	return n
+	return sum
 }
 
 // account adds a served request's charge to its key's total; callers hold mu.
@@ -67,13 +72,7 @@ func (srv *server) account(c *classification, charge float64) {
 func (s *Server) RequestCharge(filter RequestFilter) float64 {
 	s.s.mu.Lock()
 	defer s.s.mu.Unlock()
-	ru := 0.0
-	for k, v := range s.s.charged {
-		if filter.match(k) {
-			ru += v
-		}
-	}
-	return ru
+	return sumMatching(s.s.charged, filter)
 }
 
 // ResetRequests forgets the requests counted so far and their charges (RequestCharge).
