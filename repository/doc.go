@@ -60,7 +60,6 @@
 // exported accessor: its components are read by reflection (no unsafe) and checked the same way.
 // Page tokens are bound to the account endpoint and database id, which the SDK's ContainerClient
 // also keeps unexported and internal/tokenmac reads by reflection. Both layouts are those of
-// azcosmos v1.5.0 and tests fail if an upgrade changes them; until adapted, an SDK key that
-// cannot be read is sent unchecked (the service checks it) and tokens are bound to the container
-// id but no longer to the account and database.
+// azcosmos v1.5.0; what degrades when an upgrade changes them, and how it is reported, is in the
+// repository's docs/versioning.md.
 package repository
