@@ -8,7 +8,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -29,11 +28,11 @@ import (
 // whose context carries a throughput group (throughput.WithGroup) spends from that group's
 // budget, with its priority and bucket headers: the executor's pipeline enforces groups itself.
 type Executor struct {
-	client             *cosmoskit.Client
-	endpoint, db, coll string
-	pl                 runtime.Pipeline
-	opts               Options
-	metrics            *metrics
+	client   *cosmoskit.Client
+	db, coll string
+	cc       clientaccess.Container
+	opts     Options
+	metrics  *metrics
 }
 
 // New returns an Executor for container in database, sending with client's credential and
@@ -68,9 +67,9 @@ func New(client *cosmoskit.Client, database, container string, o Options) (*Exec
 		return nil, err
 	}
 	return &Executor{
-		client:   client,
-		endpoint: strings.TrimSuffix(a.Endpoint, "/"), db: database, coll: container, opts: o, metrics: m,
-		pl: clientaccess.Pipeline(a, "cosmoskit/bulk", attemptPolicy{}, throughput.Policy()),
+		client: client,
+		db:     database, coll: container, opts: o, metrics: m,
+		cc: clientaccess.NewContainer(a, "cosmoskit/bulk", database, container, attemptPolicy{}, throughput.Policy()),
 	}, nil
 }
 
@@ -193,14 +192,12 @@ func (e *Executor) send(ctx context.Context, rangeID string, body []byte, n int)
 		rep.throttles += int(log.throttles.Load())
 		rep.retryAfter = max(rep.retryAfter, time.Duration(log.retryAfter.Load()))
 	}()
-	req, err := runtime.NewRequest(ctx, http.MethodPost, e.endpoint+"/"+e.collPath()+"/docs")
+	req, err := e.cc.NewRequest(ctx, http.MethodPost, "/docs", clientaccess.Resource{Type: "docs", Link: e.cc.Link()}, nil)
 	if err != nil {
 		rep.err = cosmoserr.FromError(cosmoserr.OpExecuteBatch, err)
 		return rep
 	}
-	req.SetOperationValue(clientaccess.Resource{Type: "docs", Link: e.collLink()})
 	h := req.Raw().Header
-	h.Set("Accept", "application/json")
 	h.Set(wire.HeaderIsBatch, "True")
 	h.Set(wire.HeaderBatchAtomic, "False")
 	h.Set(wire.HeaderBatchContinueOnError, "True")
@@ -212,7 +209,7 @@ func (e *Executor) send(ctx context.Context, rangeID string, body []byte, n int)
 		rep.err = cosmoserr.FromError(cosmoserr.OpExecuteBatch, err)
 		return rep
 	}
-	resp, err := e.pl.Do(req)
+	resp, err := e.cc.Do(req)
 	if err != nil {
 		rep.err = cosmoserr.FromError(cosmoserr.OpExecuteBatch, err)
 		return rep

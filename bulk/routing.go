@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
 	"sort"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
@@ -50,7 +48,7 @@ func (m routingMap) lookup(e string) pkRange {
 
 // readContainer reads the container's partition key definition.
 func (e *Executor) readContainer(ctx context.Context) (*containerInfo, error) {
-	resp, err := e.get(ctx, cosmoserr.OpReadContainer, e.collPath(), clientaccess.Resource{Type: "colls", Link: e.collLink()}, nil)
+	resp, err := e.get(ctx, cosmoserr.OpReadContainer, "", clientaccess.Resource{Type: "colls", Link: e.cc.Link()}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +80,8 @@ func (e *Executor) readRanges(ctx context.Context) (routingMap, error) {
 		if cont != "" {
 			hdr[wire.HeaderContinuation] = cont
 		}
-		resp, err := e.get(ctx, cosmoserr.OpReadPartitionKeyRanges, e.collPath()+"/pkranges",
-			clientaccess.Resource{Type: "pkranges", Link: e.collLink()}, hdr)
+		resp, err := e.get(ctx, cosmoserr.OpReadPartitionKeyRanges, "/pkranges",
+			clientaccess.Resource{Type: "pkranges", Link: e.cc.Link()}, hdr)
 		if err != nil {
 			return nil, err
 		}
@@ -107,31 +105,12 @@ func (e *Executor) readRanges(ctx context.Context) (routingMap, error) {
 	return out, nil
 }
 
-// collLink is the container's resource link (unescaped, as signed); collPath the escaped path.
-func (e *Executor) collLink() string { return "dbs/" + e.db + "/colls/" + e.coll }
-func (e *Executor) collPath() string {
-	return "dbs/" + url.PathEscape(e.db) + "/colls/" + url.PathEscape(e.coll)
-}
-
-// get sends a GET through the client's pipeline and returns a 200 response; anything else is a
-// *cosmoserr.Error for op.
-func (e *Executor) get(ctx context.Context, op, path string, res clientaccess.Resource, hdr map[string]string) (*http.Response, error) {
-	req, err := runtime.NewRequest(ctx, http.MethodGet, e.endpoint+"/"+path)
+// get sends a GET for the container's path followed by suffix and returns a 200 response;
+// anything else is a *cosmoserr.Error for op.
+func (e *Executor) get(ctx context.Context, op, suffix string, res clientaccess.Resource, hdr map[string]string) (*http.Response, error) {
+	resp, err := e.cc.Send(ctx, http.MethodGet, suffix, res, hdr, http.StatusOK)
 	if err != nil {
 		return nil, cosmoserr.FromError(op, err)
-	}
-	req.SetOperationValue(res)
-	req.Raw().Header.Set("Accept", "application/json")
-	for k, v := range hdr {
-		req.Raw().Header.Set(k, v)
-	}
-	resp, err := e.pl.Do(req)
-	if err != nil {
-		return nil, cosmoserr.FromError(op, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		return nil, cosmoserr.FromError(op, runtime.NewResponseError(resp))
 	}
 	return resp, nil
 }

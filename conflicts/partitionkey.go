@@ -89,7 +89,7 @@ func (r *Reader) partitionKeyPaths(ctx context.Context) ([]string, error) {
 		return nil, cosmoserr.FromError(cosmoserr.OpReadContainer, err)
 	}
 	if resp.ContainerProperties == nil || len(resp.ContainerProperties.PartitionKeyDefinition.Paths) == 0 {
-		return nil, fmt.Errorf("conflicts: container %s has no partition key definition", r.collLink())
+		return nil, fmt.Errorf("conflicts: container %s has no partition key definition", r.cc.Link())
 	}
 	r.pkPaths = slices.Clone(resp.ContainerProperties.PartitionKeyDefinition.Paths)
 	return r.pkPaths, nil

@@ -8,13 +8,8 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
 	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
@@ -34,8 +29,7 @@ type Options struct {
 // holds no connection of its own: requests go through the cosmoskit Client's transport.
 type Reader struct {
 	client   *cosmoskit.Client
-	endpoint string
-	pl       runtime.Pipeline
+	cc       clientaccess.Container
 	db, coll string
 	opts     Options
 
@@ -68,63 +62,23 @@ func New(client *cosmoskit.Client, database, container string, o Options) (*Read
 	if a.Auth == nil {
 		return nil, cosmoserr.ErrNoCredential
 	}
-	// The client's azcore options: its transport (cosmoskit's loopback or pinned-certificate
-	// client, or the caller's), retry settings, telemetry and policies. Where the client has no
-	// transport of cosmoskit's (a remote account without ServerCertificate), azcosmos uses its own
-	// default HTTP client and this pipeline azcore's, with the same TLS verification.
-	co := a.Options
-	co.PerCallPolicies = slices.Clone(co.PerCallPolicies)
-	co.PerRetryPolicies = slices.Concat(co.PerRetryPolicies, []policy.Policy{authPolicy{auth: a.Auth}}) // last: signs what is sent
+	// Requests go through the client's azcore options (its transport, retry settings, telemetry
+	// and policies), signed with its credential.
 	return &Reader{
-		client: client, endpoint: strings.TrimSuffix(a.Endpoint, "/"), db: database, coll: container, opts: o,
-		pl: runtime.NewPipeline("cosmoskit/conflicts", "v1", runtime.PipelineOptions{}, &co),
+		client: client, db: database, coll: container, opts: o,
+		cc: clientaccess.NewContainer(a, "cosmoskit/conflicts", database, container),
 	}, nil
 }
 
 // Options returns the options in effect.
 func (r *Reader) Options() Options { return r.opts }
 
-// resource is the signature's resource type and link of a request (an operation value).
-type resource struct{ typ, link string }
-
-// authPolicy signs every attempt with the client's credential; it runs last among the per-retry
-// policies, after cosmoskit's region routing chose the host (which the signature does not cover).
-type authPolicy struct{ auth clientaccess.Authorizer }
-
-func (p authPolicy) Do(req *policy.Request) (*http.Response, error) {
-	var res resource
-	req.OperationValue(&res)
-	req.Raw().Header.Set(wire.HeaderVersion, wire.APIVersion)
-	if err := p.auth.Authorize(req.Raw(), res.typ, res.link); err != nil {
-		return nil, err
-	}
-	return req.Next()
-}
-
-// collLink is the container's resource link (unescaped, as signed); collPath the escaped path.
-func (r *Reader) collLink() string { return "dbs/" + r.db + "/colls/" + r.coll }
-func (r *Reader) collPath() string {
-	return "dbs/" + url.PathEscape(r.db) + "/colls/" + url.PathEscape(r.coll)
-}
-
-// send runs one request through the pipeline and returns the response when its status is want;
-// anything else is a *cosmoserr.Error for op.
-func (r *Reader) send(ctx context.Context, op, method, path string, res resource, hdr map[string]string, want int) (*http.Response, error) {
-	req, err := runtime.NewRequest(ctx, method, r.endpoint+"/"+path)
+// send runs one request for the container's path followed by suffix and returns the response
+// when its status is want; anything else is a *cosmoserr.Error for op.
+func (r *Reader) send(ctx context.Context, op, method, suffix string, res clientaccess.Resource, hdr map[string]string, want int) (*http.Response, error) {
+	resp, err := r.cc.Send(ctx, method, suffix, res, hdr, want)
 	if err != nil {
 		return nil, cosmoserr.FromError(op, err)
-	}
-	req.SetOperationValue(res)
-	req.Raw().Header.Set("Accept", "application/json")
-	for k, v := range hdr {
-		req.Raw().Header.Set(k, v)
-	}
-	resp, err := r.pl.Do(req)
-	if err != nil {
-		return nil, cosmoserr.FromError(op, err)
-	}
-	if resp.StatusCode != want {
-		return nil, cosmoserr.FromError(op, runtime.NewResponseError(resp))
 	}
 	return resp, nil
 }
@@ -164,14 +118,14 @@ func (r *Reader) page(ctx context.Context, cont string) (feedPage, string, error
 	if cont != "" {
 		hdr[wire.HeaderContinuation] = cont
 	}
-	resp, err := r.send(ctx, cosmoserr.OpReadConflicts, http.MethodGet, r.collPath()+"/conflicts", resource{"conflicts", r.collLink()}, hdr, http.StatusOK)
+	resp, err := r.send(ctx, cosmoserr.OpReadConflicts, http.MethodGet, "/conflicts", clientaccess.Resource{Type: "conflicts", Link: r.cc.Link()}, hdr, http.StatusOK)
 	if err != nil {
 		return feedPage{}, "", err
 	}
 	defer resp.Body.Close()
 	var p feedPage
 	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-		return feedPage{}, "", cosmoserr.FromError(cosmoserr.OpReadConflicts, fmt.Errorf("conflicts: decode the conflicts feed of %s: %w", r.collLink(), err))
+		return feedPage{}, "", cosmoserr.FromError(cosmoserr.OpReadConflicts, fmt.Errorf("conflicts: decode the conflicts feed of %s: %w", r.cc.Link(), err))
 	}
 	return p, resp.Header.Get(wire.HeaderContinuation), nil
 }
@@ -181,8 +135,8 @@ func (r *Reader) Read(ctx context.Context, id string) (Conflict, error) {
 	if id == "" {
 		return Conflict{}, &cosmoserr.ValidationError{Kind: cosmoserr.ErrValidation, Field: "id", Reason: "is required"}
 	}
-	link := r.collLink() + "/conflicts/" + id
-	resp, err := r.send(ctx, cosmoserr.OpReadConflict, http.MethodGet, r.collPath()+"/conflicts/"+url.PathEscape(id), resource{"conflicts", link}, nil, http.StatusOK)
+	link := r.cc.Link() + "/conflicts/" + id
+	resp, err := r.send(ctx, cosmoserr.OpReadConflict, http.MethodGet, "/conflicts/"+url.PathEscape(id), clientaccess.Resource{Type: "conflicts", Link: link}, nil, http.StatusOK)
 	if err != nil {
 		return Conflict{}, err
 	}
@@ -211,8 +165,8 @@ func (r *Reader) Delete(ctx context.Context, c Conflict) error {
 		}
 		hdr[wire.HeaderPartitionKey] = pk
 	}
-	link := r.collLink() + "/conflicts/" + c.ID
-	resp, err := r.send(ctx, cosmoserr.OpDeleteConflict, http.MethodDelete, r.collPath()+"/conflicts/"+url.PathEscape(c.ID), resource{"conflicts", link}, hdr, http.StatusNoContent)
+	link := r.cc.Link() + "/conflicts/" + c.ID
+	resp, err := r.send(ctx, cosmoserr.OpDeleteConflict, http.MethodDelete, "/conflicts/"+url.PathEscape(c.ID), clientaccess.Resource{Type: "conflicts", Link: link}, hdr, http.StatusNoContent)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // Package clientaccess hands what a cosmoskit package needs to send requests azcosmos has no API
-// for (the conflicts feed) from a *cosmoskit.Client to that package, without exporting anything
-// to users: the account endpoint, an Authorizer that signs requests with the client's credential
+// for (bulk requests, the conflicts feed) from a *cosmoskit.Client to that package, and sends
+// them (Container), without exporting anything to users: the account endpoint, an Authorizer that signs requests with the client's credential
 // (the key itself never leaves it), and the client's azcore options (transport and TLS settings,
 // cosmoskit's diagnostics and retry policies). cosmoskit registers the lookup at init; packages
 // built on a *cosmoskit.Client call Of.
