@@ -3,6 +3,7 @@ package changefeed_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/cosmoskit/cosmoskit-go/changefeed"
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/cosmoskit"
 )
 
 // StartFromNow (the default) skips what was written before the lease was first read.
@@ -224,5 +226,47 @@ func TestStartFromTime(t *testing.T) {
 		if tl.seen[id(i)] != 0 {
 			t.Fatalf("%s, written before the start time, was delivered", id(i))
 		}
+	}
+}
+
+// The lease container EnsureLeases creates is the one cosmoskit's defaults would create for
+// ContainerSpec{PartitionKeyPaths: ["/id"], DisableTypeCompositeIndexes: true}: changefeed writes
+// those properties out (it does not import cosmoskit), and this keeps the two from drifting apart.
+func TestEnsureLeasesMatchesContainerSpec(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t, 1)
+	o := withLeases(e, "a", newTally().handle, fast())
+	o.Leases = changefeed.EnsureLeases(e.client, "db", "leases3")
+	p, err := changefeed.New(e.monitored, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop(t, p)
+	c, _ := e.db.NewContainer("leases3")
+	got, err := c.Read(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cosmoskit.ContainerSpec{ID: "leases3", PartitionKeyPaths: []string{"/id"}, DisableTypeCompositeIndexes: true}.Properties()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got.ContainerProperties
+	// The service answers the indexing mode in lower case ("consistent"); azcosmos's constant is
+	// "Consistent".
+	gi, wi := *g.IndexingPolicy, *want.IndexingPolicy
+	gi.IndexingMode, wi.IndexingMode = azcosmos.IndexingMode(strings.ToLower(string(gi.IndexingMode))), azcosmos.IndexingMode(strings.ToLower(string(wi.IndexingMode)))
+	g.IndexingPolicy, want.IndexingPolicy = &gi, &wi
+	if !reflect.DeepEqual(g.PartitionKeyDefinition, want.PartitionKeyDefinition) {
+		t.Errorf("partition key %+v, cosmoskit would create %+v", g.PartitionKeyDefinition, want.PartitionKeyDefinition)
+	}
+	if !reflect.DeepEqual(g.IndexingPolicy, want.IndexingPolicy) {
+		t.Errorf("indexing policy %+v, cosmoskit would create %+v", g.IndexingPolicy, want.IndexingPolicy)
+	}
+	if !reflect.DeepEqual(g.ConflictResolutionPolicy, want.ConflictResolutionPolicy) {
+		t.Errorf("conflict resolution %+v, cosmoskit would create %+v", g.ConflictResolutionPolicy, want.ConflictResolutionPolicy)
 	}
 }
