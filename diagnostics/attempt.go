@@ -22,6 +22,9 @@ type Stats struct {
 	// ThrottleWait is the time spent waiting before retrying throttled attempts, as reported by
 	// the retry layer (azcore's own retry policy does not report it).
 	ThrottleWait time.Duration
+	// GroupWait is the time attempts waited for a client-side throughput group's budget (package
+	// throughput) before they were sent.
+	GroupWait time.Duration
 	// RequestCharge is the sum of x-ms-request-charge over all attempts.
 	RequestCharge float64
 	// Host is the host[:port] of the last attempt (the region endpoint that answered).
@@ -35,7 +38,7 @@ type Stats struct {
 // snapshot returns st's counts as Stats, with the region name of the last host.
 func snapshot(st *opstate.State) Stats {
 	c := st.Snapshot()
-	s := Stats{Attempts: c.Attempts, Throttles: c.Throttles, ThrottleWait: c.ThrottleWait, RequestCharge: c.RequestCharge, Host: c.Host}
+	s := Stats{Attempts: c.Attempts, Throttles: c.Throttles, ThrottleWait: c.ThrottleWait, GroupWait: c.GroupWait, RequestCharge: c.RequestCharge, Host: c.Host}
 	if st.Names != nil {
 		s.Region = st.Names.RegionName(c.Host)
 	}

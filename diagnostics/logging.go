@@ -36,7 +36,9 @@ func (p *Policy) log(ctx context.Context, raw *http.Request, op wire.Operation, 
 		if op.Point {
 			threshold = p.opts.pointThreshold()
 		}
-		slow := !p.opts.DisableLatencyLog && d > threshold
+		// Time spent waiting for a client-side throughput group's budget is the caller's choice,
+		// not a slow operation.
+		slow := !p.opts.DisableLatencyLog && d-out.groupWait > threshold
 		expensive := p.opts.RequestChargeThreshold > 0 && out.charge > p.opts.RequestChargeThreshold
 		switch {
 		case slow:

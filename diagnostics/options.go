@@ -38,7 +38,8 @@ type Options struct {
 	Logger *slog.Logger
 
 	// PointLatencyThreshold is the duration above which an item point operation (create, upsert,
-	// read, replace, patch, delete) is logged as slow with its full diagnostics. Default (0):
+	// read, replace, patch, delete) is logged as slow with its full diagnostics; time it waited for a
+	// client-side throughput group's budget (package throughput) does not count. Default (0):
 	// DefaultPointLatencyThreshold (1 s); negative is refused. To log no slow operations, set
 	// DisableLatencyLog.
 	PointLatencyThreshold time.Duration

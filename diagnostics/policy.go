@@ -271,8 +271,9 @@ type outcome struct {
 	attempts     int
 	throttles    int
 	throttleWait time.Duration
-	consistency  string // the x-ms-consistency-level the request sent, "" if none
-	hostport     string // host[:port] of the endpoint that answered last
+	groupWait    time.Duration // spent waiting for a throughput group's budget, before sending
+	consistency  string        // the x-ms-consistency-level the request sent, "" if none
+	hostport     string        // host[:port] of the endpoint that answered last
 	host         string
 	port         int
 	regions      []string // names of the regions contacted, when known
@@ -292,7 +293,7 @@ func newOutcome(raw *http.Request, resp *http.Response, err error, st *opstate.S
 		}
 	}
 	s := snapshot(st)
-	out.attempts, out.throttles, out.throttleWait = s.Attempts, s.Throttles, s.ThrottleWait
+	out.attempts, out.throttles, out.throttleWait, out.groupWait = s.Attempts, s.Throttles, s.ThrottleWait, s.GroupWait
 	host := s.Host
 	if final != nil {
 		out.resp = final

@@ -3,10 +3,12 @@ package throughput
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/cosmoskit/cosmoskit-go/cosmoserr"
+	"github.com/cosmoskit/cosmoskit-go/internal/opstate"
 	"github.com/cosmoskit/cosmoskit-go/internal/wire"
 )
 
@@ -34,7 +36,9 @@ func (groupPolicy) Do(req *policy.Request) (*http.Response, error) {
 	if g == nil || (req.OperationValue(&mark) && mark.on) {
 		return req.Next()
 	}
+	start := time.Now()
 	reserved, err := g.acquire(raw.Context())
+	opstate.AddGroupWait(raw.Context(), time.Since(start)) // not the service's latency (diagnostics)
 	if err != nil {
 		op := wire.Classify(raw)
 		return nil, &cosmoserr.Error{Operation: op.Name, Database: op.Database, Container: op.Container, Err: err}

@@ -15,6 +15,7 @@ type Counts struct {
 	Attempts      int           // HTTP attempts
 	Throttles     int           // attempts answered with 429
 	ThrottleWait  time.Duration // time waited before retrying throttled attempts
+	GroupWait     time.Duration // time attempts waited for a client-side throughput group's budget
 	RequestCharge float64       // sum of x-ms-request-charge over the attempts
 	Host          string        // host[:port] of the last attempt
 }
@@ -96,6 +97,17 @@ func AddThrottleWait(ctx context.Context, d time.Duration) {
 	if st := From(ctx); st != nil && d > 0 {
 		st.mu.Lock()
 		st.c.ThrottleWait += d
+		st.mu.Unlock()
+	}
+}
+
+// AddGroupWait records that an attempt of the operation whose request context is ctx waited d
+// for a client-side throughput group's budget before it was sent; nothing when ctx carries no
+// State or d <= 0.
+func AddGroupWait(ctx context.Context, d time.Duration) {
+	if st := From(ctx); st != nil && d > 0 {
+		st.mu.Lock()
+		st.c.GroupWait += d
 		st.mu.Unlock()
 	}
 }
