@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,24 +28,6 @@ func faultLines() int {
 	}
 	return 10000
 }
-
-// buildDir holds the importer buildImporter built; TestMain removes it.
-var buildDir string
-
-// buildImporter builds this command into a temporary directory, once per test binary.
-var buildImporter = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "cosmosbulk-test")
-	if err != nil {
-		return "", err
-	}
-	buildDir = dir
-	bin := filepath.Join(dir, "cosmosbulk")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %w\n%s", err, out)
-	}
-	return bin, nil
-})
 
 // faultRun is what one faulted, killed and resumed import left behind.
 type faultRun struct {
@@ -68,10 +48,6 @@ type faultRun struct {
 // end. extra are more cosmosbulk flags (--create).
 func importUnderFaults(t *testing.T, n int, extra ...string) faultRun {
 	t.Helper()
-	bin, err := buildImporter()
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := cosmostest.NewServer(t, cosmostest.WithPartitionCount(4), cosmostest.WithWriteCounts())
 	if err := s.CreateContainer("db", "c", "/pk"); err != nil {
 		t.Fatal(err)
@@ -90,13 +66,6 @@ func importUnderFaults(t *testing.T, n int, extra ...string) faultRun {
 	f410 := s.InjectFault(cosmostest.Fault{Operation: cosmostest.OpExecuteBatch, Status: http.StatusGone, SubStatus: 1002, Probability: 0.081, Seed: 2})
 
 	args := append([]string{"--database", "db", "--container", "c", "--file", file, "--checkpoint", ck, "--no-progress", "--max-ru", "40000"}, extra...)
-	env := append(os.Environ(), "COSMOS_ENDPOINT="+s.Endpoint(), "COSMOS_KEY="+s.Key())
-	command := func() (*exec.Cmd, *bytes.Buffer) {
-		cmd := exec.Command(bin, args...)
-		var out bytes.Buffer
-		cmd.Env, cmd.Stdout, cmd.Stderr = env, &out, &out
-		return cmd, &out
-	}
 	total := func() int {
 		w, err := s.WriteCounts("db", "c")
 		if err != nil {
@@ -111,10 +80,7 @@ func importUnderFaults(t *testing.T, n int, extra ...string) faultRun {
 
 	run := faultRun{lines: n, splitAt: -1}
 	t0 := time.Now()
-	first, out1 := command()
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
+	first, out1 := startChild(t, s, args...) // a separate process: this test binary running cosmosbulk
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if time.Now().After(deadline) {
@@ -139,7 +105,7 @@ func importUnderFaults(t *testing.T, n int, extra ...string) faultRun {
 	if err := first.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	err = first.Wait()
+	err := first.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != -1 {
 		t.Fatalf("first run: %v, want killed by a signal (it finished first?)\n%s", err, out1)
@@ -152,8 +118,8 @@ func importUnderFaults(t *testing.T, n int, extra ...string) faultRun {
 	}
 
 	t1 := time.Now()
-	second, out2 := command()
-	if err := second.Run(); err != nil {
+	second, out2 := startChild(t, s, args...)
+	if err := second.Wait(); err != nil {
 		t.Fatalf("second run: %v\n%s", err, out2)
 	}
 	run.secondOut = out2.String()

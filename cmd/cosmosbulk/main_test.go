@@ -22,9 +22,6 @@ func TestMain(m *testing.M) {
 		childMain(args) // a cosmosbulk process started by a test (global_test.go)
 	}
 	code := m.Run()
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir) // the importer built by the fault tests
-	}
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
